@@ -1,0 +1,53 @@
+// Named errors with stable codes. Messages say what to do; none ever carries the secret.
+
+export class ExportError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** A Cloudforet HTTP answer that was not a success, or a request that never got one. */
+export class CloudforetApiError extends ExportError {
+  readonly status: number | undefined;
+  readonly apiCode: string | undefined;
+  readonly path: string;
+  readonly retryable: boolean;
+  constructor(
+    fields: { status?: number; apiCode?: string; path: string; retryable: boolean; message: string },
+    options?: { cause?: unknown },
+  ) {
+    super(`CLOUDFORET_${fields.apiCode ?? (fields.status ? `HTTP_${fields.status}` : 'NETWORK')}`, fields.message, options);
+    this.status = fields.status;
+    this.apiCode = fields.apiCode;
+    this.path = fields.path;
+    this.retryable = fields.retryable;
+  }
+}
+
+/** The data changed under a paging run (total_count moved, or an id came twice): redo the whole unit. */
+export class PagingDriftError extends ExportError {
+  readonly retryable = true;
+  constructor(message: string) {
+    super('PAGING_DRIFT', message);
+  }
+}
+
+export class SecretError extends ExportError {}
+export class ConfigError extends ExportError {}
+export class EventError extends ExportError {}
+export class SinkError extends ExportError {}
+
+export function isRetryable(error: unknown): boolean {
+  return (error instanceof CloudforetApiError || error instanceof PagingDriftError) && error.retryable;
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function errorCode(error: unknown): string {
+  return error instanceof ExportError ? error.code : 'UNEXPECTED';
+}
