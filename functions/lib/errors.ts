@@ -15,15 +15,29 @@ export class CloudforetApiError extends ExportError {
   readonly apiCode: string | undefined;
   readonly path: string;
   readonly retryable: boolean;
+  /** What a proxy's Retry-After asked for, when it sent one. */
+  readonly retryAfterMs: number | undefined;
   constructor(
-    fields: { status?: number; apiCode?: string; path: string; retryable: boolean; message: string },
+    fields: {
+      status?: number;
+      apiCode?: string;
+      path: string;
+      retryable: boolean;
+      message: string;
+      retryAfterMs?: number;
+    },
     options?: { cause?: unknown },
   ) {
-    super(`CLOUDFORET_${fields.apiCode ?? (fields.status ? `HTTP_${fields.status}` : 'NETWORK')}`, fields.message, options);
+    super(
+      `CLOUDFORET_${fields.apiCode ?? (fields.status ? `HTTP_${fields.status}` : 'NETWORK')}`,
+      fields.message,
+      options,
+    );
     this.status = fields.status;
     this.apiCode = fields.apiCode;
     this.path = fields.path;
     this.retryable = fields.retryable;
+    this.retryAfterMs = fields.retryAfterMs;
   }
 }
 

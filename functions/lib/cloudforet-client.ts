@@ -1,0 +1,216 @@
+// Cloudforet HTTP API client: one POST route per verb, typed errors, bounded retries.
+// Retry policy lives here and only here; callers never retry a single request themselves.
+import { Agent, type Dispatcher, request } from 'undici';
+import { CloudforetApiError } from './errors.ts';
+import { type Logger, silentLogger } from './log.ts';
+
+export interface RetryPolicy {
+  /** Total attempts per request, the first included. */
+  readonly attempts: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+export interface CloudforetClientOptions {
+  /** Base URL of the HTTP API, e.g. https://console-v2.api.example.com */
+  readonly endpoint: string;
+  readonly token: string;
+  readonly dispatcher: Dispatcher;
+  /** Named in error messages (e.g. "secret 'cloudforet/app'"); never the token itself. */
+  readonly credentialSource?: string;
+  readonly headersTimeoutMs?: number;
+  readonly bodyTimeoutMs?: number;
+  readonly retry?: Partial<RetryPolicy>;
+  readonly log?: Logger;
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly random?: () => number;
+}
+
+export const defaultRetry: RetryPolicy = { attempts: 5, baseDelayMs: 250, maxDelayMs: 10_000 };
+
+/** A pooled keep-alive dispatcher with explicit timeouts, well under a Lambda timeout. */
+export function createDispatcher(opts: { connectTimeoutMs?: number; connections?: number } = {}): Agent {
+  return new Agent({
+    connect: { timeout: opts.connectTimeoutMs ?? 10_000 },
+    connections: opts.connections ?? 16,
+    keepAliveTimeout: 30_000,
+  });
+}
+
+export class CloudforetClient {
+  readonly endpoint: string;
+  private readonly opts: CloudforetClientOptions;
+  private readonly retry: RetryPolicy;
+  private readonly log: Logger;
+  /** Requests that were retried; for summaries and the soak. */
+  retries = 0;
+
+  constructor(opts: CloudforetClientOptions) {
+    this.endpoint = normalizeEndpoint(opts.endpoint);
+    this.opts = opts;
+    this.retry = { ...defaultRetry, ...opts.retry };
+    this.log = opts.log ?? silentLogger;
+    this.log.addSecret(opts.token);
+  }
+
+  /** POST one verb, e.g. call('/cost-analysis/cost/list', {...}), retrying transient failures. */
+  async call<T = Record<string, unknown>>(path: string, body: Record<string, unknown>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.callOnce(path, body)) as T;
+      } catch (error) {
+        if (!(error instanceof CloudforetApiError) || !error.retryable || attempt >= this.retry.attempts) {
+          throw error;
+        }
+        const delay = this.backoff(attempt, error.retryAfterMs);
+        this.retries++;
+        this.log.warn('cloudforet request retried', { path, attempt, delayMs: delay, code: error.code });
+        await (this.opts.sleep ?? sleep)(delay);
+      }
+    }
+  }
+
+  private async callOnce(path: string, body: Record<string, unknown>): Promise<unknown> {
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(`${this.endpoint}${path}`, {
+        method: 'POST',
+        dispatcher: this.opts.dispatcher,
+        headers: { authorization: `Bearer ${this.opts.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        headersTimeout: this.opts.headersTimeoutMs ?? 60_000,
+        bodyTimeout: this.opts.bodyTimeoutMs ?? 60_000,
+      });
+    } catch (error) {
+      throw networkError(path, error);
+    }
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (error) {
+      throw networkError(path, error);
+    }
+    if (response.statusCode >= 200 && response.statusCode < 300) return parseSuccess(path, text);
+    throw this.httpError(path, response.statusCode, text, response.headers['retry-after']);
+  }
+
+  private httpError(path: string, status: number, text: string, retryAfter: unknown): CloudforetApiError {
+    const detail = parseDetail(text);
+    const retryable = status >= 500 || status === 429;
+    return new CloudforetApiError({
+      status,
+      apiCode: detail.code,
+      path,
+      retryable,
+      message: explain(status, detail, path, this.opts.credentialSource),
+      retryAfterMs: typeof retryAfter === 'string' ? parseRetryAfter(retryAfter) : undefined,
+    });
+  }
+
+  private backoff(attempt: number, hintMs: number | undefined): number {
+    const cap = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));
+    const jittered = Math.round(cap / 2 + ((this.opts.random ?? Math.random)() * cap) / 2);
+    return hintMs === undefined ? jittered : Math.min(this.retry.maxDelayMs, Math.max(hintMs, jittered));
+  }
+}
+
+function normalizeEndpoint(endpoint: string): string {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw new CloudforetApiError({
+      path: '',
+      retryable: false,
+      message: `cloudforet: endpoint '${endpoint}' is not a URL: give the HTTP API base, e.g. https://console-v2.api.example.com`,
+    });
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
+function parseSuccess(path: string, text: string): unknown {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    // A 200 that is not JSON is a proxy page or a cut connection: transient as far as we can tell.
+    throw new CloudforetApiError(
+      {
+        status: 200,
+        path,
+        retryable: true,
+        message: `cloudforet: ${path} answered 200 with a body that is not JSON (${text.length} bytes, starts '${text.slice(0, 40).replace(/\s+/g, ' ')}')`,
+      },
+      { cause: error },
+    );
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new CloudforetApiError({
+      status: 200,
+      path,
+      retryable: true,
+      message: `cloudforet: ${path} answered 200 with JSON that is not an object`,
+    });
+  }
+  return parsed;
+}
+
+function parseDetail(text: string): { code?: string; message?: string } {
+  try {
+    const parsed = JSON.parse(text) as { detail?: unknown };
+    if (parsed && typeof parsed.detail === 'object' && parsed.detail !== null) {
+      const d = parsed.detail as { code?: unknown; message?: unknown };
+      return {
+        code: typeof d.code === 'string' ? d.code : undefined,
+        message: typeof d.message === 'string' ? d.message.trim() : undefined,
+      };
+    }
+    if (parsed && typeof parsed.detail === 'string') return { message: parsed.detail };
+  } catch {
+    // not JSON: an HTML error page from a proxy; the status says enough
+  }
+  return {};
+}
+
+function explain(
+  status: number,
+  detail: { code?: string; message?: string },
+  path: string,
+  source?: string,
+): string {
+  const head = `cloudforet: ${status}${detail.code ? ` ${detail.code}` : ''} for ${path}`;
+  const said = detail.message ? ` (${detail.message})` : '';
+  const credential = source ?? 'the configured client_secret';
+  switch (status) {
+    case 401:
+      return `${head} — the client_secret in ${credential} is invalid or expired: create a new client secret for the app in Cloudforet and update ${credential}${said}`;
+    case 403:
+      return `${head} — the app's role cannot use this API: give the app a role with access (a DOMAIN_ADMIN app for a domain-wide export)${said}`;
+    case 404:
+      return `${head} — not found${said}: check the id (e.g. the data source id) exists in this domain`;
+    case 400:
+      return `${head} — the request was refused${said}`;
+    default:
+      return `${head}${said}`;
+  }
+}
+
+function networkError(path: string, error: unknown): CloudforetApiError {
+  const code = (error as { code?: string }).code ?? (error as Error).name;
+  const message = error instanceof Error ? error.message : String(error);
+  return new CloudforetApiError(
+    { path, retryable: true, message: `cloudforet: no answer for ${path}: ${code}: ${message}` },
+    { cause: error },
+  );
+}
+
+function parseRetryAfter(value: string): number | undefined {
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

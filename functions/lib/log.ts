@@ -1,0 +1,71 @@
+// One structured JSON logger: a line per event, keys appended per unit of work.
+// Registered secrets are scrubbed from every line as a last line of defence.
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type LogFields = Record<string, unknown>;
+
+export interface Logger {
+  debug(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+  child(fields: LogFields): Logger;
+  /** Never print this value again, in any line of this logger or its children. */
+  addSecret(secret: string): void;
+}
+
+const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+export interface LoggerOptions {
+  level?: LogLevel;
+  write?: (line: string) => void;
+  fields?: LogFields;
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const secrets: string[] = [];
+  const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
+  return build(rank[options.level ?? 'info'], write, options.fields ?? {}, secrets);
+}
+
+export function parseLogLevel(value: string | undefined): LogLevel {
+  return value !== undefined && value in rank ? (value as LogLevel) : 'info';
+}
+
+function build(min: number, write: (line: string) => void, base: LogFields, secrets: string[]): Logger {
+  const emit = (level: LogLevel, message: string, fields?: LogFields) => {
+    if (rank[level] < min) return;
+    const line = JSON.stringify(
+      { level, time: new Date().toISOString(), message, ...base, ...fields },
+      jsonSafe,
+    );
+    write(scrub(line, secrets));
+  };
+  return {
+    debug: (m, f) => emit('debug', m, f),
+    info: (m, f) => emit('info', m, f),
+    warn: (m, f) => emit('warn', m, f),
+    error: (m, f) => emit('error', m, f),
+    child: (fields) => build(min, write, { ...base, ...fields }, secrets),
+    addSecret: (secret) => {
+      if (secret.length >= 8 && !secrets.includes(secret)) secrets.push(secret);
+    },
+  };
+}
+
+export function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) out = out.split(secret).join('[REDACTED]');
+  return out;
+}
+
+function jsonSafe(_key: string, value: unknown): unknown {
+  if (value instanceof Error) {
+    const code = (value as { code?: unknown }).code;
+    return { name: value.name, message: value.message, ...(code === undefined ? {} : { code }) };
+  }
+  return typeof value === 'bigint' ? value.toString() : value;
+}
+
+/** A logger that drops everything: for tests and library callers that do not care. */
+export const silentLogger: Logger = createLogger({ write: () => {} });

@@ -1,0 +1,79 @@
+// Offset paging over a Cloudforet list verb, as an async generator of pages.
+// page.start is a 1-based ROW offset and the server caps a page at 1000 rows, silently.
+// Paging live data can skip or repeat rows, so any sign of drift aborts the whole unit.
+import type { CloudforetClient } from './cloudforet-client.ts';
+import { PagingDriftError } from './errors.ts';
+
+export const PAGE_LIMIT = 1000;
+
+export type ApiRecord = Record<string, unknown>;
+
+export interface ListRequest {
+  readonly path: string;
+  /** The verb's own fields (e.g. data_source_id); `query` is built here. */
+  readonly params?: Record<string, unknown>;
+  readonly filter?: ReadonlyArray<{ k: string; v: unknown; o: string }>;
+  /** Sort keys; the id key is always appended last so the order is total. */
+  readonly sort?: readonly string[];
+  readonly idKey: string;
+  readonly pageLimit?: number;
+}
+
+interface ListAnswer {
+  results?: ApiRecord[];
+  total_count?: number;
+}
+
+/** Pages of records; the next page is already on its way while the caller handles this one. */
+export async function* listPages(client: CloudforetClient, req: ListRequest): AsyncGenerator<ApiRecord[]> {
+  const limit = Math.min(req.pageLimit ?? PAGE_LIMIT, PAGE_LIMIT);
+  const fetchPage = (start: number) => {
+    const answer = client.call<ListAnswer>(req.path, pageBody(req, start, limit));
+    answer.catch(() => {}); // a prefetched page may be abandoned when the unit fails; it is awaited otherwise
+    return answer;
+  };
+  const seen = new Set<unknown>();
+  let expected: number | undefined;
+  let received = 0;
+  let next: Promise<ListAnswer> | undefined = fetchPage(1);
+  while (next) {
+    const answer: ListAnswer = await next;
+    const total = answer.total_count ?? 0;
+    const rows = answer.results ?? [];
+    if (expected !== undefined && total !== expected) {
+      throw new PagingDriftError(`${req.path}: total_count moved from ${expected} to ${total} while paging`);
+    }
+    expected = total;
+    received += rows.length;
+    next = received < total && rows.length > 0 ? fetchPage(received + 1) : undefined;
+    checkIds(req, rows, seen);
+    if (rows.length === 0 && received < total) {
+      throw new PagingDriftError(`${req.path}: an empty page at row ${received + 1} of ${total}`);
+    }
+    if (received > total) {
+      throw new PagingDriftError(`${req.path}: received ${received} rows, more than total_count ${total}`);
+    }
+    if (rows.length > 0) yield rows;
+  }
+}
+
+/** The request body for one page: only fields the verb defines, never anything else. */
+export function pageBody(req: ListRequest, start: number, limit: number): Record<string, unknown> {
+  const sortKeys = [...(req.sort ?? []).filter((k) => k !== req.idKey), req.idKey];
+  const query: Record<string, unknown> = {
+    sort: sortKeys.map((key) => ({ key, desc: false })),
+    page: { start, limit },
+  };
+  if (req.filter && req.filter.length > 0) query.filter = req.filter;
+  return { ...req.params, query };
+}
+
+function checkIds(req: ListRequest, rows: ApiRecord[], seen: Set<unknown>): void {
+  for (const row of rows) {
+    const id = row[req.idKey];
+    if (id === undefined) continue;
+    if (seen.has(id))
+      throw new PagingDriftError(`${req.path}: ${req.idKey} ${String(id)} came twice while paging`);
+    seen.add(id);
+  }
+}
