@@ -1,0 +1,100 @@
+// A table is one list of typed columns: it drives the Parquet schema, the row mapping,
+// the Glue table in the CDK stack and the docs, so they cannot disagree.
+import type { SchemaElement } from 'hyparquet';
+
+export type ColumnType = 'string' | 'json' | 'double' | 'bigint' | 'timestamp';
+
+export interface Column<R, C> {
+  readonly name: string;
+  readonly type: ColumnType;
+  readonly description: string;
+  readonly value: (record: R, context: C) => unknown;
+}
+
+export interface TableDef<R = Record<string, unknown>, C = unknown> {
+  /** Folder and Glue table name, e.g. "costs". */
+  readonly name: string;
+  /** The Hive partition key; never a column inside the files. */
+  readonly partitionKey: 'billed_date' | 'snapshot_date';
+  /** Bumped whenever a column changes; written into every manifest. */
+  readonly schemaVersion: number;
+  readonly description: string;
+  readonly columns: ReadonlyArray<Column<R, C>>;
+}
+
+/** Athena / Glue type of each column type. */
+export const glueType: Record<ColumnType, string> = {
+  string: 'string',
+  json: 'string',
+  double: 'double',
+  bigint: 'bigint',
+  timestamp: 'timestamp',
+};
+
+export function parquetSchema(table: TableDef<never, never>): SchemaElement[] {
+  return [
+    { name: 'schema', num_children: table.columns.length },
+    ...table.columns.map((c) => parquetElement(c.name, c.type)),
+  ];
+}
+
+function parquetElement(name: string, type: ColumnType): SchemaElement {
+  const repetition_type = 'OPTIONAL';
+  switch (type) {
+    case 'string':
+    case 'json':
+      return { name, repetition_type, type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } };
+    case 'double':
+      return { name, repetition_type, type: 'DOUBLE' };
+    case 'bigint':
+      return { name, repetition_type, type: 'INT64', logical_type: { type: 'INTEGER', bitWidth: 64, isSigned: true } };
+    case 'timestamp':
+      return {
+        name,
+        repetition_type,
+        type: 'INT64',
+        converted_type: 'TIMESTAMP_MILLIS',
+        logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' },
+      };
+  }
+}
+
+// Value helpers shared by the tables' column lists. The API omits '', 0, false, null and [].
+
+export function str(value: unknown): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  return typeof value === 'string' ? value : String(value);
+}
+
+/** A number the API omits when it is 0. */
+export function zeroIfOmitted(value: unknown): number {
+  return typeof value === 'number' ? value : 0;
+}
+
+export function num(value: unknown): number | null {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+  return null;
+}
+
+/** Free-form objects as a JSON string; absent stays null. */
+export function json(value: unknown): string | null {
+  return value === undefined || value === null ? null : JSON.stringify(value);
+}
+
+/** Epoch milliseconds, UTC, of an ISO timestamp. A timestamp with no zone is taken as UTC. */
+export function timestampMs(value: unknown): number | null {
+  if (typeof value !== 'string' || value === '') return null;
+  const hasZone = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(value);
+  const ms = Date.parse(hasZone || !value.includes('T') ? value : `${value}Z`);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+export function pick(record: Record<string, unknown>, path: string): unknown {
+  let current: unknown = record;
+  for (const part of path.split('.')) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[part];
+  }
+  return current;
+}

@@ -1,0 +1,117 @@
+// S3 as a sink. Data objects stream through a multipart upload that becomes visible only
+// when it completes; a failure aborts it, leaving no parts and the previous object intact.
+import { once } from 'node:events';
+import { PassThrough } from 'node:stream';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  NoSuchKey,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { SinkError } from './errors.ts';
+import { joinKey, type ObjectUpload, type Sink } from './sink.ts';
+
+export interface S3SinkOptions {
+  readonly client: S3Client;
+  readonly bucket: string;
+  readonly prefix: string;
+  /** Multipart part size in bytes (S3's minimum is 5 MiB). */
+  readonly partSize?: number;
+  readonly queueSize?: number;
+}
+
+export function s3Sink(opts: S3SinkOptions): Sink {
+  const { client, bucket, prefix } = opts;
+  const keyOf = (key: string) => joinKey(prefix, key);
+  const fail = (action: string, key: string, error: unknown) => s3Error(action, bucket, keyOf(key), error);
+  return {
+    location: `s3://${bucket}${prefix ? `/${prefix}` : ''}`,
+    begin: (key, contentType) => beginUpload(opts, keyOf(key), contentType),
+    put: async (key, body, contentType) => {
+      await client
+        .send(new PutObjectCommand({ Bucket: bucket, Key: keyOf(key), Body: body, ContentType: contentType }))
+        .catch((e) => Promise.reject(fail('write', key, e)));
+    },
+    read: async (key) => {
+      try {
+        const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(key) }));
+        return await answer.Body?.transformToString('utf8');
+      } catch (error) {
+        if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
+        throw fail('read', key, error);
+      }
+    },
+    remove: async (key) => {
+      await client
+        .send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(key) }))
+        .catch((e) => Promise.reject(fail('delete', key, e)));
+    },
+    list: (under) => listKeys(opts, keyOf(under)),
+  };
+}
+
+function beginUpload(opts: S3SinkOptions, key: string, contentType: string): ObjectUpload {
+  const body = new PassThrough({ highWaterMark: 1 << 20 });
+  const upload = new Upload({
+    client: opts.client,
+    params: { Bucket: opts.bucket, Key: key, Body: body, ContentType: contentType },
+    partSize: opts.partSize ?? 8 * 1024 * 1024,
+    queueSize: opts.queueSize ?? 2,
+    leavePartsOnError: false,
+  });
+  let failure: unknown;
+  const done = upload.done();
+  const settled = done.then(
+    () => undefined,
+    (error) => {
+      failure = error;
+    },
+  );
+  return {
+    write: async (chunk) => {
+      if (failure !== undefined) throw s3Error('upload', opts.bucket, key, failure);
+      if (!body.write(chunk)) await Promise.race([once(body, 'drain'), settled]);
+      if (failure !== undefined) throw s3Error('upload', opts.bucket, key, failure);
+    },
+    commit: async () => {
+      body.end();
+      await settled;
+      if (failure !== undefined) throw s3Error('upload', opts.bucket, key, failure);
+    },
+    abort: async () => {
+      await upload.abort().catch(() => {});
+      body.destroy();
+      await settled;
+    },
+  };
+}
+
+async function listKeys(opts: S3SinkOptions, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  const strip = opts.prefix ? opts.prefix.length + 1 : 0;
+  let token: string | undefined;
+  do {
+    const page = await opts.client
+      .send(new ListObjectsV2Command({ Bucket: opts.bucket, Prefix: prefix, ContinuationToken: token }))
+      .catch((e) => Promise.reject(s3Error('list', opts.bucket, prefix, e)));
+    for (const o of page.Contents ?? []) if (o.Key) keys.push(o.Key.slice(strip));
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  return keys;
+}
+
+function s3Error(action: string, bucket: string, key: string, error: unknown): SinkError {
+  const name = (error as { name?: string }).name ?? 'Error';
+  const hint =
+    name === 'AccessDenied'
+      ? ': the function role needs s3:PutObject/GetObject/DeleteObject under this prefix'
+      : name === 'NoSuchBucket'
+        ? `: bucket '${bucket}' does not exist in this account/region`
+        : '';
+  return new SinkError('SINK_S3_FAILED', `s3: could not ${action} s3://${bucket}/${key}: ${name}${hint}`, {
+    cause: error,
+  });
+}

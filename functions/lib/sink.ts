@@ -1,0 +1,36 @@
+// Where exported objects go. Every object appears whole or not at all: data is written to a
+// pending upload (multipart, or a temporary file) that becomes visible only on commit.
+import type { ByteOut } from './parquet-writer.ts';
+
+export interface ObjectUpload extends ByteOut {
+  /** Make the object visible under its key, replacing any previous one. */
+  commit(): Promise<void>;
+  /** Drop everything written; the previous object, if any, stays as it was. */
+  abort(): Promise<void>;
+}
+
+export interface Sink {
+  /** e.g. s3://bucket/prefix or /abs/dir, for messages and summaries. */
+  readonly location: string;
+  begin(key: string, contentType: string): ObjectUpload;
+  /** Write a small object whole (manifests). */
+  put(key: string, body: string, contentType: string): Promise<void>;
+  /** A small object's text, or undefined when there is none. */
+  read(key: string): Promise<string | undefined>;
+  remove(key: string): Promise<void>;
+  /** Keys under a prefix (relative to the sink's root), in any order. */
+  list(prefix: string): Promise<string[]>;
+}
+
+export type Destination = { kind: 's3'; bucket: string; prefix: string } | { kind: 'dir'; path: string };
+
+/** `s3://bucket/prefix` or a local directory. */
+export function parseDestination(value: string): Destination {
+  const match = /^s3:\/\/([^/]+)\/?(.*)$/.exec(value);
+  if (match) return { kind: 's3', bucket: match[1]!, prefix: match[2]!.replace(/\/+$/, '') };
+  return { kind: 'dir', path: value };
+}
+
+export function joinKey(prefix: string, key: string): string {
+  return prefix === '' ? key : `${prefix}/${key}`;
+}
