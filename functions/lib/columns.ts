@@ -43,11 +43,22 @@ function parquetElement(name: string, type: ColumnType): SchemaElement {
   switch (type) {
     case 'string':
     case 'json':
-      return { name, repetition_type, type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } };
+      return {
+        name,
+        repetition_type,
+        type: 'BYTE_ARRAY',
+        converted_type: 'UTF8',
+        logical_type: { type: 'STRING' },
+      };
     case 'double':
       return { name, repetition_type, type: 'DOUBLE' };
     case 'bigint':
-      return { name, repetition_type, type: 'INT64', logical_type: { type: 'INTEGER', bitWidth: 64, isSigned: true } };
+      return {
+        name,
+        repetition_type,
+        type: 'INT64',
+        logical_type: { type: 'INTEGER', bitWidth: 64, isSigned: true },
+      };
     case 'timestamp':
       return {
         name,
@@ -73,7 +84,8 @@ export function zeroIfOmitted(value: unknown): number {
 
 export function num(value: unknown): number | null {
   if (typeof value === 'number' && Number.isFinite(value)) return value;
-  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))
+    return Number(value);
   return null;
 }
 

@@ -34,7 +34,12 @@ export const costTable: TableDef<ApiRecord, CostContext> = {
   description: 'Daily cost rows from Cloudforet cost-analysis, one file per data source and billed_date.',
   columns: [
     text('cost_id', 'Cloudforet cost row id; changes when a sync re-inserts the month'),
-    { name: 'cost', type: 'double', description: 'Cost in `currency` (0 when the API omits it)', value: (r) => zeroIfOmitted(r.cost) },
+    {
+      name: 'cost',
+      type: 'double',
+      description: 'Cost in `currency` (0 when the API omits it)',
+      value: (r) => zeroIfOmitted(r.cost),
+    },
     {
       name: 'usage_quantity',
       type: 'double',
@@ -56,7 +61,8 @@ export const costTable: TableDef<ApiRecord, CostContext> = {
       name: 'workspace_id',
       type: 'string',
       description: 'Workspace; a virtual workspace id is replaced by the real one it maps to',
-      value: (r, c) => (isVirtual(r.workspace_id) ? (c.workspaceOfVirtual.get(r.workspace_id) ?? null) : str(r.workspace_id)),
+      value: (r, c) =>
+        isVirtual(r.workspace_id) ? (c.workspaceOfVirtual.get(r.workspace_id) ?? null) : str(r.workspace_id),
     },
     {
       name: 'v_workspace_id',

@@ -87,7 +87,11 @@ function tempName(target: string): string {
 
 function sinkError(action: string, path: string, error: unknown): SinkError {
   const code = (error as NodeJS.ErrnoException).code ?? 'EIO';
-  return new SinkError('SINK_LOCAL_FAILED', `local sink: could not ${action} ${path}: ${code} (${(error as Error).message})`, {
-    cause: error,
-  });
+  return new SinkError(
+    'SINK_LOCAL_FAILED',
+    `local sink: could not ${action} ${path}: ${code} (${(error as Error).message})`,
+    {
+      cause: error,
+    },
+  );
 }

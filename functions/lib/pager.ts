@@ -16,6 +16,8 @@ export interface ListRequest {
   /** Sort keys; the id key is always appended last so the order is total. */
   readonly sort?: readonly string[];
   readonly idKey: string;
+  /** What makes a record unique, when the id key alone does not (default: the id key). */
+  readonly identify?: (record: ApiRecord) => unknown;
   readonly pageLimit?: number;
 }
 
@@ -70,7 +72,7 @@ export function pageBody(req: ListRequest, start: number, limit: number): Record
 
 function checkIds(req: ListRequest, rows: ApiRecord[], seen: Set<unknown>): void {
   for (const row of rows) {
-    const id = row[req.idKey];
+    const id = req.identify ? req.identify(row) : row[req.idKey];
     if (id === undefined) continue;
     if (seen.has(id))
       throw new PagingDriftError(`${req.path}: ${req.idKey} ${String(id)} came twice while paging`);

@@ -37,9 +37,11 @@ export class ParquetRowWriter<R, C> {
       schema: parquetSchema(table as TableDef<never, never>),
       codec: 'SNAPPY',
       createdBy: 'cloudforet-export',
-      kvMetadata: Object.entries({ table: table.name, schema_version: String(table.schemaVersion), ...opts.kvMetadata }).map(
-        ([key, value]) => ({ key, value }),
-      ),
+      kvMetadata: Object.entries({
+        table: table.name,
+        schema_version: String(table.schemaVersion),
+        ...opts.kvMetadata,
+      }).map(([key, value]) => ({ key, value })),
     });
   }
 

@@ -21,7 +21,8 @@ export interface SecretSource {
 }
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
-const WHAT_TO_STORE = "the Cloudforet app's client_secret alone, or the whole 'Download JSON' file from the Cloudforet console";
+const WHAT_TO_STORE =
+  "the Cloudforet app's client_secret alone, or the whole 'Download JSON' file from the Cloudforet console";
 
 export function parseCredential(raw: string, source: string, now: Date = new Date()): CloudforetCredential {
   const token = extractToken(raw.trim(), source);
@@ -187,7 +188,11 @@ export function secretsManagerSource(opts: SecretsManagerSourceOptions): SecretS
   };
 }
 
-async function getSecretString(client: SecretsManagerClient, secretId: string, source: string): Promise<string> {
+async function getSecretString(
+  client: SecretsManagerClient,
+  secretId: string,
+  source: string,
+): Promise<string> {
   let answer: { SecretString?: string | undefined };
   try {
     answer = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
@@ -205,7 +210,11 @@ async function getSecretString(client: SecretsManagerClient, secretId: string, s
   return answer.SecretString;
 }
 
-async function fetchFailureMessage(client: SecretsManagerClient, secretId: string, error: unknown): Promise<string> {
+async function fetchFailureMessage(
+  client: SecretsManagerClient,
+  secretId: string,
+  error: unknown,
+): Promise<string> {
   const name = error instanceof Error ? error.name : 'Error';
   const head = `cannot read secret '${secretId}' from Secrets Manager (${name})`;
   switch (name) {

@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+// Launcher: runs the TypeScript CLI through tsx, so a clone needs no build step.
+import { register } from 'tsx/esm/api';
+
+register();
+const { main } = await import('../cli/main.ts');
+process.exitCode = await main(process.argv.slice(2), process.env);

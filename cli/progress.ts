@@ -1,0 +1,27 @@
+// Progress for long runs: a live line on a terminal, a line every few seconds otherwise.
+import type { RunProgress } from '../functions/lib/cost-run.ts';
+
+export function progressReporter(
+  stream: NodeJS.WriteStream,
+  label: string,
+  intervalMs = 5_000,
+): { update(p: RunProgress): void; done(): void } {
+  let lastLine = 0;
+  let shown = false;
+  return {
+    update(p) {
+      const rate = p.elapsedMs > 0 ? Math.round((p.rows / p.elapsedMs) * 1000) : 0;
+      const text = `${label}: ${p.unitsDone}/${p.unitsTotal} units, ${p.rows.toLocaleString('en-US')} rows, ${rate.toLocaleString('en-US')} rows/s`;
+      if (stream.isTTY) {
+        stream.write(`\r\x1b[2K${text}`);
+        shown = true;
+      } else if (Date.now() - lastLine >= intervalMs || p.unitsDone === p.unitsTotal) {
+        stream.write(`${text}\n`);
+        lastLine = Date.now();
+      }
+    },
+    done() {
+      if (shown) stream.write('\n');
+    },
+  };
+}

@@ -1,0 +1,40 @@
+// Load the credential and build a client for it: shared by the functions and the CLI.
+import type { Dispatcher } from 'undici';
+import { CloudforetClient, createDispatcher } from './cloudforet-client.ts';
+import type { Logger } from './log.ts';
+import type { CloudforetCredential, SecretSource } from './secret.ts';
+
+export interface SessionOptions {
+  readonly endpoint: string;
+  readonly secrets: SecretSource;
+  readonly log: Logger;
+  readonly requestTimeoutMs?: number;
+  readonly dispatcher?: Dispatcher;
+}
+
+export interface CloudforetSession {
+  readonly client: CloudforetClient;
+  readonly credential: CloudforetCredential;
+  /** What this app can see: the whole domain, or one workspace. */
+  readonly scope: string;
+}
+
+let sharedDispatcher: Dispatcher | undefined;
+
+export async function openSession(opts: SessionOptions): Promise<CloudforetSession> {
+  const credential = await opts.secrets.load();
+  opts.log.addSecret(credential.token);
+  sharedDispatcher ??= createDispatcher();
+  const client = new CloudforetClient({
+    endpoint: opts.endpoint,
+    token: credential.token,
+    dispatcher: opts.dispatcher ?? sharedDispatcher,
+    credentialSource: credential.source,
+    headersTimeoutMs: opts.requestTimeoutMs,
+    bodyTimeoutMs: opts.requestTimeoutMs,
+    log: opts.log,
+  });
+  const scope =
+    credential.workspaceId === '*' ? `domain ${credential.domainId}` : `workspace ${credential.workspaceId}`;
+  return { client, credential, scope };
+}

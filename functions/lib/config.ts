@@ -1,0 +1,57 @@
+// Function configuration from the environment, read when asked (never at import time).
+// Every missing or invalid variable is reported in one error.
+import { ConfigError } from './errors.ts';
+import { type LogLevel, parseLogLevel } from './log.ts';
+
+export interface FunctionConfig {
+  readonly endpoint: string;
+  readonly secretId: string;
+  readonly bucket: string;
+  readonly prefix: string;
+  readonly concurrency: number;
+  readonly maxInlineDays: number;
+  readonly requestTimeoutMs: number;
+  readonly secretTtlMs: number;
+  readonly logLevel: LogLevel;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export function readConfig(env: Env): FunctionConfig {
+  const problems: string[] = [];
+  const required = (name: string): string => {
+    const value = env[name]?.trim();
+    if (!value) problems.push(`${name} is not set`);
+    return value ?? '';
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name]?.trim();
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got '${raw}')`);
+    }
+    return value;
+  };
+  const endpoint = required('CLOUDFORET_ENDPOINT');
+  if (endpoint && !/^https?:\/\/[^/\s]+/.test(endpoint)) {
+    problems.push(
+      `CLOUDFORET_ENDPOINT must be an http(s) URL, e.g. https://console-v2.api.example.com (got '${endpoint}')`,
+    );
+  }
+  const config: FunctionConfig = {
+    endpoint,
+    secretId: required('CLOUDFORET_SECRET_ID'),
+    bucket: required('EXPORT_BUCKET'),
+    prefix: (env.EXPORT_PREFIX ?? '').trim().replace(/^\/+|\/+$/g, ''),
+    concurrency: integer('EXPORT_CONCURRENCY', 4, 1, 64),
+    maxInlineDays: integer('MAX_INLINE_DAYS', 31, 1, 400),
+    requestTimeoutMs: integer('CLOUDFORET_TIMEOUT_MS', 60_000, 1_000, 600_000),
+    secretTtlMs: integer('SECRET_TTL_SECONDS', 300, 0, 86_400) * 1000,
+    logLevel: parseLogLevel(env.LOG_LEVEL),
+  };
+  if (problems.length > 0) {
+    throw new ConfigError('CONFIG_INVALID', `configuration: ${problems.join('; ')}`);
+  }
+  return config;
+}

@@ -1,0 +1,119 @@
+// One unit of cost export: every row of one data source on one billed_date, paged from
+// Cloudforet into one Parquet object under a fixed key, replacing what was there.
+import type { CloudforetClient } from './cloudforet-client.ts';
+import { type CostContext, costTable } from './cost-columns.ts';
+import type { DataSourceInfo } from './data-sources.ts';
+import { type Logger, silentLogger } from './log.ts';
+import { manifestKey, type UnitManifest } from './manifest.ts';
+import { listPages } from './pager.ts';
+import { ParquetRowWriter } from './parquet-writer.ts';
+import type { ObjectUpload, Sink } from './sink.ts';
+
+export interface CostUnit {
+  readonly dataSource: DataSourceInfo;
+  readonly date: string;
+}
+
+export interface CostUnitDeps {
+  readonly client: CloudforetClient;
+  readonly sink: Sink;
+  readonly runId: string;
+  readonly workspaceOfVirtual: ReadonlyMap<string, string | undefined>;
+  readonly now?: () => Date;
+  readonly log?: Logger;
+  readonly rowGroupRows?: number;
+}
+
+export interface CostUnitResult {
+  readonly dataSourceId: string;
+  readonly date: string;
+  /** written: a new object; removed: the day has no rows, so no object. */
+  readonly outcome: 'written' | 'removed';
+  readonly rows: number;
+  readonly costSum: number;
+  readonly bytes: number;
+}
+
+export const PARQUET_CONTENT_TYPE = 'application/vnd.apache.parquet';
+
+export function costObjectKey(dataSourceId: string, date: string): string {
+  return `${costTable.name}/${costTable.partitionKey}=${date}/${dataSourceId}.parquet`;
+}
+
+export function costManifestKey(dataSourceId: string, date: string): string {
+  return manifestKey(costTable.name, costTable.partitionKey, date, dataSourceId);
+}
+
+export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promise<CostUnitResult> {
+  const { dataSource: ds, date } = unit;
+  const now = deps.now?.() ?? new Date();
+  const key = costObjectKey(ds.id, date);
+  const context: CostContext = {
+    currency: ds.currency,
+    workspaceOfVirtual: deps.workspaceOfVirtual,
+    exportedAtMs: now.getTime(),
+  };
+  const pages = listPages(deps.client, {
+    path: '/cost-analysis/cost/list',
+    params: { data_source_id: ds.id },
+    filter: [{ k: 'billed_date', v: date, o: 'eq' }],
+    idKey: 'cost_id',
+  });
+  let upload: ObjectUpload | undefined;
+  let writer: ParquetRowWriter<Record<string, unknown>, CostContext> | undefined;
+  let costSum = 0;
+  let bytes = 0;
+  try {
+    for await (const page of pages) {
+      if (!upload) {
+        upload = deps.sink.begin(key, PARQUET_CONTENT_TYPE);
+        writer = new ParquetRowWriter(costTable, upload, context, {
+          rowGroupRows: deps.rowGroupRows,
+          kvMetadata: { data_source_id: ds.id, billed_date: date, run_id: deps.runId },
+        });
+      }
+      for (const row of page) costSum += typeof row.cost === 'number' ? row.cost : 0;
+      await writer!.append(page);
+    }
+    if (upload && writer) {
+      bytes = (await writer.close()).bytes;
+      await upload.commit();
+    }
+  } catch (error) {
+    await upload?.abort();
+    throw error;
+  }
+  const rows = writer?.rows ?? 0;
+  if (rows === 0) await deps.sink.remove(key);
+  await writeManifest(deps, unit, { key: rows > 0 ? key : null, rows, costSum, bytes, now });
+  (deps.log ?? silentLogger).info('cost unit exported', {
+    dataSourceId: ds.id,
+    billedDate: date,
+    rows,
+    bytes,
+  });
+  return { dataSourceId: ds.id, date, outcome: rows > 0 ? 'written' : 'removed', rows, costSum, bytes };
+}
+
+async function writeManifest(
+  deps: CostUnitDeps,
+  unit: CostUnit,
+  fields: { key: string | null; rows: number; costSum: number; bytes: number; now: Date },
+): Promise<void> {
+  const manifest: UnitManifest = {
+    table: costTable.name,
+    partition: unit.date,
+    dataSourceId: unit.dataSource.id,
+    key: fields.key,
+    rows: fields.rows,
+    totalCount: fields.rows,
+    costSum: fields.costSum,
+    bytes: fields.bytes,
+    schemaVersion: costTable.schemaVersion,
+    lastSynchronizedAt: unit.dataSource.lastSynchronizedAt,
+    runId: deps.runId,
+    exportedAt: fields.now.toISOString(),
+  };
+  const body = `${JSON.stringify(manifest, null, 2)}\n`;
+  await deps.sink.put(costManifestKey(unit.dataSource.id, unit.date), body, 'application/json');
+}

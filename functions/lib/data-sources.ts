@@ -1,0 +1,74 @@
+// Cost data sources as the exporter needs them: id, currency, last sync, account routing.
+import type { CloudforetClient } from './cloudforet-client.ts';
+import { EventError } from './errors.ts';
+import { type ApiRecord, listPages } from './pager.ts';
+
+export interface DataSourceInfo {
+  readonly id: string;
+  readonly name: string;
+  readonly provider: string | undefined;
+  /** plugin_info.metadata.currency; USD when the plugin names none. */
+  readonly currency: string;
+  readonly lastSynchronizedAt: string | undefined;
+}
+
+export async function listDataSources(client: CloudforetClient): Promise<DataSourceInfo[]> {
+  const found: DataSourceInfo[] = [];
+  for await (const page of listPages(client, {
+    path: '/cost-analysis/data-source/list',
+    idKey: 'data_source_id',
+  })) {
+    for (const r of page) found.push(toInfo(r));
+  }
+  return found;
+}
+
+/** The data sources asked for (all when none are named); an unknown id is an error naming it. */
+export function selectDataSources(
+  all: readonly DataSourceInfo[],
+  wanted: readonly string[] | undefined,
+): DataSourceInfo[] {
+  if (!wanted || wanted.length === 0) return [...all];
+  const byId = new Map(all.map((d) => [d.id, d]));
+  const unknown = wanted.filter((id) => !byId.has(id));
+  if (unknown.length > 0) {
+    throw new EventError(
+      'UNKNOWN_DATA_SOURCE',
+      `unknown data source id(s): ${unknown.join(', ')}; this app sees: ${all.map((d) => d.id).join(', ') || 'none'}`,
+    );
+  }
+  return wanted.map((id) => byId.get(id)!);
+}
+
+/** v_workspace_id -> real workspace_id (undefined when the account is not linked). */
+export async function virtualWorkspaceMap(
+  client: CloudforetClient,
+): Promise<Map<string, string | undefined>> {
+  const map = new Map<string, string | undefined>();
+  const req = {
+    path: '/cost-analysis/data-source-account/list',
+    sort: ['data_source_id'],
+    idKey: 'account_id',
+    identify: (r: ApiRecord) => `${String(r.data_source_id)}/${String(r.account_id)}`,
+  };
+  for await (const page of listPages(client, req)) {
+    for (const r of page) {
+      if (typeof r.v_workspace_id === 'string') {
+        map.set(r.v_workspace_id, typeof r.workspace_id === 'string' ? r.workspace_id : undefined);
+      }
+    }
+  }
+  return map;
+}
+
+function toInfo(r: ApiRecord): DataSourceInfo {
+  const plugin = r.plugin_info as { metadata?: { currency?: unknown } } | undefined;
+  const currency = plugin?.metadata?.currency;
+  return {
+    id: String(r.data_source_id),
+    name: typeof r.name === 'string' ? r.name : String(r.data_source_id),
+    provider: typeof r.provider === 'string' ? r.provider : undefined,
+    currency: typeof currency === 'string' && currency !== '' ? currency : 'USD',
+    lastSynchronizedAt: typeof r.last_synchronized_at === 'string' ? r.last_synchronized_at : undefined,
+  };
+}
