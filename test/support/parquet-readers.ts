@@ -7,7 +7,10 @@ import { readParquet } from 'parquet-wasm/node';
 export type Row = Record<string, unknown>;
 
 /** All rows of a Parquet file through arrow-rs, values as plain JS (int64 as bigint). */
-export function readWithArrow(bytes: Uint8Array): { rows: Row[]; schema: Array<{ name: string; type: string }> } {
+export function readWithArrow(bytes: Uint8Array): {
+  rows: Row[];
+  schema: Array<{ name: string; type: string }>;
+} {
   const wasmTable = readParquet(bytes);
   const table = tableFromIPC(wasmTable.intoIPCStream());
   const schema = table.schema.fields.map((f) => ({ name: f.name, type: String(f.type) }));

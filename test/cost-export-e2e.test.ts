@@ -1,0 +1,163 @@
+// The cost Lambda handler end to end, invoked as Lambda would: simulator, s3rver, Secrets Manager.
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Context } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { handler } from '../functions/cost-export.ts';
+import { costTable } from '../functions/lib/cost-columns.ts';
+import { daysBetween } from '../functions/lib/dates.ts';
+import { downloadPrefix, readBothWays } from './support/export-reader.ts';
+import { BUCKET, type LocalAws, PREFIX, startLocalAws } from './support/local-aws.ts';
+import { expectNoSecret } from './support/log-capture.ts';
+import { duckSchema } from './support/parquet-readers.ts';
+import { getObjectBytes, listKeys } from './support/s3-server.ts';
+
+const FROM = '2026-10-01';
+const TO = '2026-10-05';
+const context = { awsRequestId: 'req-e2e-1', functionName: 'cost-export' } as Context;
+
+describe('cost export handler', () => {
+  let local: LocalAws;
+  let restoreEnv: () => void;
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    local = await startLocalAws({
+      seed: 11,
+      dataSources: 3,
+      from: FROM,
+      to: TO,
+      rowsPerDay: 1400,
+      exactRowsPerDay: true,
+    });
+    restoreEnv = local.applyEnv();
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      logs.push(String(chunk));
+      return true;
+    });
+  });
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    restoreEnv();
+    await local.stop();
+  });
+
+  it('publishes every (data source, day) with exactly the source rows, read back by DuckDB and Arrow', async () => {
+    const summary = await handler({ from: FROM, to: TO }, context);
+    const { dir, keys } = await downloadPrefix(local.s3.client, BUCKET, `${PREFIX}/costs/`);
+
+    expect(summary.failed).toBe(0);
+    expect(summary.units).toBe(15);
+    for (const ds of local.simulator.dataSourceIds()) {
+      for (const date of daysBetween(FROM, TO)) {
+        const truth = local.simulator.costTruth(ds, date);
+        const key = `billed_date=${date}/${ds}.parquet`;
+        expect(keys.includes(key), key).toBe(truth.rows > 0);
+        if (truth.rows === 0) continue;
+        const path = join(dir, key);
+        const read = await readBothWays(path, new Uint8Array(await readFile(path)));
+        expect(read.count, key).toBe(truth.rows);
+        expect(read.costSum).toBeCloseTo(truth.costSum, 6);
+        expect(new Set(read.rows.map((r) => r.cost_id)).size).toBe(truth.rows);
+      }
+    }
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('writes the declared column types and keeps billed_date out of the file', async () => {
+    const ds = local.simulator.dataSourceIds()[0]!;
+    const { dir } = await downloadPrefix(local.s3.client, BUCKET, `${PREFIX}/costs/billed_date=${FROM}/`);
+
+    const schema = await duckSchema(join(dir, `${ds}.parquet`));
+
+    expect(Object.keys(schema).sort()).toEqual(costTable.columns.map((c) => c.name).sort());
+    expect(schema).toMatchObject({
+      cost: 'DOUBLE',
+      usage_quantity: 'DOUBLE',
+      tags: 'VARCHAR',
+      exported_at: 'TIMESTAMP WITH TIME ZONE',
+    });
+    expect(schema).not.toHaveProperty('billed_date');
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('writes a manifest per unit outside the table folder', async () => {
+    const ds = local.simulator.dataSourceIds()[1]!;
+
+    const manifest = JSON.parse(
+      Buffer.from(
+        await getObjectBytes(
+          local.s3.client,
+          BUCKET,
+          `${PREFIX}/_manifests/costs/billed_date=${TO}/${ds}.json`,
+        ),
+      ).toString(),
+    );
+
+    const truth = local.simulator.costTruth(ds, TO);
+    expect(manifest).toMatchObject({
+      table: 'costs',
+      partition: TO,
+      dataSourceId: ds,
+      rows: truth.rows,
+      totalCount: truth.rows,
+      schemaVersion: 1,
+    });
+    expect(manifest.costSum).toBeCloseTo(truth.costSum, 6);
+  });
+
+  it('re-running the same range gives the same keys and no duplicate rows', async () => {
+    const before = await listKeys(local.s3.client, BUCKET, `${PREFIX}/`);
+
+    await handler({ from: FROM, to: TO }, context);
+    const after = await listKeys(local.s3.client, BUCKET, `${PREFIX}/`);
+    const ds = local.simulator.dataSourceIds()[0]!;
+    const { dir } = await downloadPrefix(local.s3.client, BUCKET, `${PREFIX}/costs/billed_date=${FROM}/`);
+    const path = join(dir, `${ds}.parquet`);
+    const read = await readBothWays(path, new Uint8Array(await readFile(path)));
+
+    expect(after.sort()).toEqual(before.sort());
+    expect(read.count).toBe(local.simulator.costTruth(ds, FROM).rows);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('removes the object of a day that lost all its rows', async () => {
+    const ds = local.simulator.dataSourceIds()[2]!;
+    local.simulator.resync(ds, FROM, { rowDelta: -1_000_000 });
+
+    const summary = await handler({ date: FROM, dataSourceIds: [ds] }, context);
+    const keys = await listKeys(local.s3.client, BUCKET, `${PREFIX}/costs/billed_date=${FROM}/`);
+
+    expect(summary).toMatchObject({ units: 1, removed: 1, failed: 0 });
+    expect(keys).not.toContain(`${PREFIX}/costs/billed_date=${FROM}/${ds}.parquet`);
+  });
+
+  it('leaves the previous object as it was when a unit fails in the middle', async () => {
+    const ds = local.simulator.dataSourceIds()[0]!;
+    const key = `${PREFIX}/costs/billed_date=${TO}/${ds}.parquet`;
+    const before = await getObjectBytes(local.s3.client, BUCKET, key);
+    local.simulator.resync(ds, TO, { costFactor: 2 });
+    local.simulator.injectFault({ path: '/cost-analysis/cost/list', kind: '401', afterRequests: 1 });
+
+    const failure = await handler({ date: TO, dataSourceIds: [ds] }, context).catch((e: Error) => e);
+    const after = await getObjectBytes(local.s3.client, BUCKET, key);
+
+    expect(failure).toMatchObject({ code: 'RUN_FAILED' });
+    expect(String((failure as Error).message)).toContain('ERROR_AUTHENTICATE_FAILURE');
+    expect(Buffer.from(after).equals(Buffer.from(before))).toBe(true);
+  });
+
+  it('rejects an unknown data source id with a message naming it', async () => {
+    const failure = await handler({ date: TO, dataSourceIds: ['ds-000000000000'] }, context).catch(
+      (e: Error) => e,
+    );
+
+    expect(failure).toMatchObject({ code: 'UNKNOWN_DATA_SOURCE' });
+    expect(String((failure as Error).message)).toContain('ds-000000000000');
+  });
+
+  it('never logs the client secret', () => {
+    expect(logs.length).toBeGreaterThan(5);
+    expectNoSecret(logs, local.token);
+  });
+});

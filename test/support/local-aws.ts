@@ -1,0 +1,62 @@
+// Everything a handler meets in AWS, on loopback: the Cloudforet simulator, s3rver as S3 and a
+// Secrets Manager responder, wired through the same environment variables Lambda would set.
+import { type Simulator, type SimulatorOptions, startSimulator } from '../../tools/simulator/index.ts';
+import { type S3Server, startS3 } from './s3-server.ts';
+import { type SecretsManagerResponder, startSecretsManager } from './secrets-manager.ts';
+import { consoleAppJson } from './tokens.ts';
+
+export const BUCKET = 'exports';
+export const PREFIX = 'cf';
+export const SECRET_ID = 'cloudforet/app';
+
+export interface LocalAws {
+  readonly simulator: Simulator;
+  readonly s3: S3Server;
+  readonly secrets: SecretsManagerResponder;
+  readonly token: string;
+  readonly env: Record<string, string>;
+  /** Set the environment as Lambda would; returns a function restoring the previous one. */
+  applyEnv(extra?: Record<string, string>): () => void;
+  stop(): Promise<void>;
+}
+
+export async function startLocalAws(options: SimulatorOptions = {}): Promise<LocalAws> {
+  const simulator = await startSimulator(options);
+  const s3 = await startS3({ buckets: [BUCKET] });
+  const token = simulator.issueToken();
+  const secrets = await startSecretsManager({ [SECRET_ID]: consoleAppJson(token) });
+  const env = {
+    CLOUDFORET_ENDPOINT: simulator.url,
+    CLOUDFORET_SECRET_ID: SECRET_ID,
+    EXPORT_BUCKET: BUCKET,
+    EXPORT_PREFIX: PREFIX,
+    AWS_ENDPOINT_URL_S3: s3.endpoint,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    LOG_LEVEL: 'info',
+  };
+  return {
+    simulator,
+    s3,
+    secrets,
+    token,
+    env,
+    applyEnv: (extra = {}) => applyEnv({ ...env, ...extra }),
+    stop: async () => {
+      await Promise.all([simulator.close(), s3.stop(), secrets.stop()]);
+    },
+  };
+}
+
+function applyEnv(values: Record<string, string>): () => void {
+  const previous = Object.fromEntries(Object.keys(values).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, values);
+  return () => {
+    for (const [k, v] of Object.entries(previous)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+}
