@@ -1,16 +1,15 @@
 // cloudforet-export: the same core as the Lambda functions, for local runs and backfills.
+// This file parses the arguments and builds what every command shares; commands live beside it.
 import { parseArgs } from 'node:util';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { openSession } from '../functions/lib/cloudforet-session.ts';
-import { parseCostEvent } from '../functions/lib/cost-event.ts';
-import { runCostExport } from '../functions/lib/cost-run.ts';
-import { openSink } from '../functions/lib/destination.ts';
+import { type CloudforetSession, openSession } from '../functions/lib/cloudforet-session.ts';
 import { ExportError, errorCode, errorMessage } from '../functions/lib/errors.ts';
-import { createLogger, parseLogLevel } from '../functions/lib/log.ts';
+import { createLogger, type Logger, parseLogLevel } from '../functions/lib/log.ts';
 import { fileSecretSource, type SecretSource, secretsManagerSource } from '../functions/lib/secret.ts';
-import { progressReporter } from './progress.ts';
+import { runCosts } from './costs-command.ts';
+import { runInventory } from './inventory-command.ts';
 
-type Env = Readonly<Record<string, string | undefined>>;
+export type Env = Readonly<Record<string, string | undefined>>;
 
 export interface CliIo {
   readonly stdout: NodeJS.WriteStream;
@@ -20,9 +19,14 @@ export interface CliIo {
 export const usage = `Usage:
   cloudforet-export costs --endpoint URL (--secret-file PATH | --secret-id ID) --out (DIR | s3://bucket/prefix)
                           [--date YYYY-MM-DD | --from YYYY-MM-DD --to YYYY-MM-DD] [--data-source ID]...
-                          [--concurrency N] [--json]
+                          [--force] [--concurrency N] [--json]
+  cloudforet-export inventory --endpoint URL (--secret-file PATH | --secret-id ID) --out (DIR | s3://bucket/prefix)
+                          [--snapshot-date YYYY-MM-DD] [--include-inactive] [--concurrency N] [--json]
 Environment fallbacks: CLOUDFORET_ENDPOINT, CLOUDFORET_SECRET_FILE, CLOUDFORET_SECRET_ID, EXPORT_DESTINATION.
-Without a date, exports yesterday (UTC). Exit code 0 only when every unit succeeded.`;
+costs without a date covers this month and the previous one (UTC); it exports only the days that
+are new or changed since the last export (per-day row count and cost sum), or all with --force.
+inventory without --snapshot-date snapshots into today (UTC).
+Exit code 0 only when every unit succeeded.`;
 
 const options = {
   endpoint: { type: 'string' },
@@ -33,10 +37,38 @@ const options = {
   from: { type: 'string' },
   to: { type: 'string' },
   'data-source': { type: 'string', multiple: true },
+  force: { type: 'boolean' },
+  'snapshot-date': { type: 'string' },
+  'include-inactive': { type: 'boolean' },
   concurrency: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+export type Values = {
+  [K in keyof typeof options]?: (typeof options)[K] extends { multiple: true }
+    ? string[]
+    : (typeof options)[K] extends { type: 'boolean' }
+      ? boolean
+      : string;
+};
+
+/** What every command is given: its arguments and the shared plumbing, opened when it asks. */
+export interface CommandContext {
+  readonly values: Values;
+  readonly io: CliIo;
+  readonly log: Logger;
+  /** DIR or s3://bucket/prefix. */
+  readonly destination: string;
+  readonly concurrency: number;
+  openSession(): Promise<CloudforetSession>;
+}
+
+const commands = { costs: runCosts, inventory: runInventory };
+const ownOptions: Record<keyof typeof commands, ReadonlyArray<keyof Values>> = {
+  costs: ['date', 'from', 'to', 'data-source', 'force'],
+  inventory: ['snapshot-date', 'include-inactive'],
+};
 
 export async function main(argv: readonly string[], env: Env, io: CliIo = process): Promise<number> {
   try {
@@ -50,10 +82,15 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
       io.stdout.write(`${usage}\n`);
       return values.help ? 0 : 2;
     }
-    if (positionals[0] !== 'costs' || positionals.length > 1) {
-      throw new ExportError('CLI_USAGE', `unknown command '${positionals.join(' ')}'; commands: costs`);
+    const name = positionals[0];
+    if (positionals.length > 1 || (name !== 'costs' && name !== 'inventory')) {
+      throw new ExportError(
+        'CLI_USAGE',
+        `unknown command '${positionals.join(' ')}'; commands: costs, inventory`,
+      );
     }
-    return await runCosts(values, env, io);
+    rejectForeignOptions(name, values);
+    return await commands[name](commandContext(values, env, io));
   } catch (error) {
     io.stderr.write(`cloudforet-export: ${errorMessage(error)} [${errorCode(error)}]\n`);
     return errorCode(error) === 'CLI_USAGE' || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
@@ -62,47 +99,39 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
   }
 }
 
-type Values = {
-  [K in keyof typeof options]?: (typeof options)[K] extends { multiple: true }
-    ? string[]
-    : (typeof options)[K] extends { type: 'boolean' }
-      ? boolean
-      : string;
-};
+function rejectForeignOptions(command: keyof typeof commands, values: Values): void {
+  const foreign = Object.entries(ownOptions)
+    .filter(([other]) => other !== command)
+    .flatMap(([, names]) => names.filter((n) => values[n] !== undefined));
+  if (foreign.length > 0) {
+    const list = foreign.map((n) => `--${n}`).join(', ');
+    throw new ExportError('CLI_USAGE', `${list} is not an option of '${command}'\n${usage}`);
+  }
+}
 
-async function runCosts(values: Values, env: Env, io: CliIo): Promise<number> {
+function commandContext(values: Values, env: Env, io: CliIo): CommandContext {
   const endpoint = values.endpoint ?? env.CLOUDFORET_ENDPOINT;
-  const out = values.out ?? env.EXPORT_DESTINATION;
+  const destination = values.out ?? env.EXPORT_DESTINATION;
   const missing = [
     !endpoint && '--endpoint (or CLOUDFORET_ENDPOINT)',
-    !out && '--out (or EXPORT_DESTINATION)',
+    !destination && '--out (or EXPORT_DESTINATION)',
   ].filter(Boolean);
-  if (missing.length > 0) throw new ExportError('CLI_USAGE', `missing ${missing.join(' and ')}\n${usage}`);
-  const request = parseCostEvent(
-    { date: values.date, from: values.from, to: values.to, dataSourceIds: values['data-source'] },
-    new Date(),
-    Number.POSITIVE_INFINITY,
-  );
+  if (!endpoint || !destination) {
+    throw new ExportError('CLI_USAGE', `missing ${missing.join(' and ')}\n${usage}`);
+  }
+  const secrets = secretSource(values, env);
   const log = createLogger({
     level: parseLogLevel(env.LOG_LEVEL ?? 'warn'),
     write: (l) => io.stderr.write(`${l}\n`),
   });
-  const session = await openSession({ endpoint: endpoint!, secrets: secretSource(values, env), log });
-  const progress = progressReporter(io.stderr, 'costs');
-  const summary = await runCostExport(
-    {
-      client: session.client,
-      sink: openSink(out!),
-      concurrency: concurrency(values.concurrency),
-      log,
-      onProgress: progress.update,
-    },
-    request,
-  );
-  progress.done();
-  if (values.json) io.stdout.write(`${JSON.stringify({ ...summary, scope: session.scope })}\n`);
-  else io.stdout.write(describeSummary({ ...summary, scope: session.scope }));
-  return summary.failed === 0 ? 0 : 1;
+  return {
+    values,
+    io,
+    log,
+    destination,
+    concurrency: concurrency(values.concurrency),
+    openSession: () => openSession({ endpoint, secrets, log }),
+  };
 }
 
 function secretSource(values: Values, env: Env): SecretSource {
@@ -123,14 +152,4 @@ function concurrency(value: string | undefined): number {
   if (!Number.isInteger(n) || n < 1 || n > 64)
     throw new ExportError('CLI_USAGE', `--concurrency must be a whole number from 1 to 64 (got '${value}')`);
   return n;
-}
-
-function describeSummary(s: Awaited<ReturnType<typeof runCostExport>> & { scope: string }): string {
-  const lines = [
-    `costs ${s.from}..${s.to} (${s.scope}) -> ${s.destination}`,
-    `  ${s.units} units over ${s.dataSources} data sources: ${s.written} written, ${s.removed} empty, ${s.failed} failed`,
-    `  ${s.rows.toLocaleString('en-US')} rows, ${s.bytes.toLocaleString('en-US')} bytes in ${(s.durationMs / 1000).toFixed(1)} s`,
-    ...s.failures.map((f) => `  FAILED ${f.dataSourceId} ${f.date}: ${f.message} [${f.code}]`),
-  ];
-  return `${lines.join('\n')}\n`;
 }

@@ -18,7 +18,10 @@ export async function handler(event: unknown, context?: Context): Promise<CostRu
     level: config.logLevel,
     fields: { function: 'cost-export', requestId: context?.awsRequestId },
   });
-  const request = parseCostEvent(event, new Date(), config.maxInlineDays);
+  const request = parseCostEvent(event, new Date(), {
+    maxDays: config.maxInlineDays,
+    windowMonths: config.windowMonths,
+  });
   if (secrets?.id !== config.secretId) {
     const client = new SecretsManagerClient({});
     secrets = {

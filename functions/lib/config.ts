@@ -10,6 +10,8 @@ export interface FunctionConfig {
   readonly prefix: string;
   readonly concurrency: number;
   readonly maxInlineDays: number;
+  /** Months in the default window of an event without dates, the current one included. */
+  readonly windowMonths: number;
   readonly requestTimeoutMs: number;
   readonly secretTtlMs: number;
   readonly logLevel: LogLevel;
@@ -45,7 +47,8 @@ export function readConfig(env: Env): FunctionConfig {
     bucket: required('EXPORT_BUCKET'),
     prefix: (env.EXPORT_PREFIX ?? '').trim().replace(/^\/+|\/+$/g, ''),
     concurrency: integer('EXPORT_CONCURRENCY', 4, 1, 64),
-    maxInlineDays: integer('MAX_INLINE_DAYS', 31, 1, 400),
+    maxInlineDays: integer('MAX_INLINE_DAYS', 62, 1, 400),
+    windowMonths: integer('EXPORT_WINDOW_MONTHS', 2, 1, 12),
     requestTimeoutMs: integer('CLOUDFORET_TIMEOUT_MS', 60_000, 1_000, 600_000),
     secretTtlMs: integer('SECRET_TTL_SECONDS', 300, 0, 86_400) * 1000,
     logLevel: parseLogLevel(env.LOG_LEVEL),

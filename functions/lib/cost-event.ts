@@ -1,13 +1,21 @@
-// The cost function's event: {} (yesterday, UTC), {"date"}, or {"from","to"}, with optional
-// "dataSourceIds". Anything else is refused with a message that names it.
-import { addDays, dayCount, isIsoDate, utcDay } from './dates.ts';
+// The cost function's event: {} (the default window: this month and the previous one, UTC),
+// {"date"}, or {"from","to"}, with optional "dataSourceIds" and "force". Anything else is
+// refused with a message that names it.
+import { dayCount, isIsoDate, utcDay } from './dates.ts';
 import { EventError } from './errors.ts';
 import type { CostRunRequest } from './cost-run.ts';
 
-const allowedKeys = ['date', 'from', 'to', 'dataSourceIds'];
+const allowedKeys = ['date', 'from', 'to', 'dataSourceIds', 'force'];
 
-export function parseCostEvent(event: unknown, now: Date, maxDays: number): CostRunRequest {
-  if (event === null || event === undefined) return yesterday(now);
+export interface EventLimits {
+  /** Longest range one invocation may export. */
+  readonly maxDays: number;
+  /** Months in the default window, the current one included. */
+  readonly windowMonths: number;
+}
+
+export function parseCostEvent(event: unknown, now: Date, limits: EventLimits): CostRunRequest {
+  if (event === null || event === undefined) return defaultWindow(now, limits.windowMonths);
   if (typeof event !== 'object' || Array.isArray(event)) {
     throw new EventError(
       'EVENT_NOT_OBJECT',
@@ -23,34 +31,43 @@ export function parseCostEvent(event: unknown, now: Date, maxDays: number): Cost
     );
   }
   const dataSourceIds = parseIds(e.dataSourceIds);
-  const range = parseRange(e, now);
+  if (e.force !== undefined && typeof e.force !== 'boolean') {
+    throw new EventError('EVENT_BAD_FORCE', '"force" must be true or false');
+  }
+  const range = parseRange(e, now, limits.windowMonths);
   const today = utcDay(now);
   if (range.to > today)
     throw new EventError('EVENT_DATE_IN_FUTURE', `${range.to} is after today (${today}, UTC)`);
   const days = dayCount(range.from, range.to);
-  if (days > maxDays) {
+  if (days > limits.maxDays) {
     throw new EventError(
       'EVENT_RANGE_TOO_LONG',
-      `event asks for ${days} days (${range.from}..${range.to}); one invocation exports at most ${maxDays}: ` +
-        'run a backfill with the CLI (cloudforet-export costs --from … --to …) or split the range',
+      `event asks for ${days} days (${range.from}..${range.to}); one invocation exports at most ${limits.maxDays}: ` +
+        'start the backfill state machine with this event, run the CLI (cloudforet-export costs --from … --to …), or split the range',
     );
   }
-  return dataSourceIds ? { ...range, dataSourceIds } : range;
+  return { ...range, ...(dataSourceIds && { dataSourceIds }), ...(e.force === true && { force: true }) };
 }
 
-function yesterday(now: Date): CostRunRequest {
-  const day = addDays(utcDay(now), -1);
-  return { from: day, to: day };
+/** From the first day of the month `months - 1` before this one, to today (UTC). */
+export function defaultWindow(now: Date, months: number): { from: string; to: string } {
+  const today = utcDay(now);
+  const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - (months - 1), 1));
+  return { from: utcDay(first), to: today };
 }
 
-function parseRange(e: Record<string, unknown>, now: Date): { from: string; to: string } {
+function parseRange(
+  e: Record<string, unknown>,
+  now: Date,
+  windowMonths: number,
+): { from: string; to: string } {
   if (e.date !== undefined) {
     if (e.from !== undefined || e.to !== undefined) {
       throw new EventError('EVENT_DATE_AND_RANGE', 'give either "date" or "from"/"to", not both');
     }
     return { from: day('date', e.date), to: day('date', e.date) };
   }
-  if (e.from === undefined && e.to === undefined) return yesterday(now);
+  if (e.from === undefined && e.to === undefined) return defaultWindow(now, windowMonths);
   if (e.from === undefined || e.to === undefined) {
     throw new EventError('EVENT_RANGE_INCOMPLETE', 'give both "from" and "to" (YYYY-MM-DD, inclusive)');
   }

@@ -3,6 +3,7 @@
 import type { CloudforetClient } from './cloudforet-client.ts';
 import { type CostContext, costTable } from './cost-columns.ts';
 import type { DataSourceInfo } from './data-sources.ts';
+import { dayCount, utcDay } from './dates.ts';
 import { type Logger, silentLogger } from './log.ts';
 import { manifestKey, type UnitManifest } from './manifest.ts';
 import { listPages } from './pager.ts';
@@ -22,19 +23,27 @@ export interface CostUnitDeps {
   readonly now?: () => Date;
   readonly log?: Logger;
   readonly rowGroupRows?: number;
+  /** Days older than this have left Cloudforet's retention: an empty answer never removes them. */
+  readonly archiveAfterDays?: number;
 }
 
 export interface CostUnitResult {
   readonly dataSourceId: string;
   readonly date: string;
-  /** written: a new object; removed: the day has no rows, so no object. */
-  readonly outcome: 'written' | 'removed';
+  /**
+   * written: a new object; removed: the day has no rows, so no object; kept: Cloudforet has no
+   * rows for a day past its retention, so the archived object is left as it was.
+   */
+  readonly outcome: 'written' | 'removed' | 'kept';
   readonly rows: number;
   readonly costSum: number;
   readonly bytes: number;
 }
 
 export const PARQUET_CONTENT_TYPE = 'application/vnd.apache.parquet';
+
+/** Cloudforet keeps about 12 months; past ~11 an empty day means purged, not restated to zero. */
+export const DEFAULT_ARCHIVE_AFTER_DAYS = 330;
 
 export function costObjectKey(dataSourceId: string, date: string): string {
   return `${costTable.name}/${costTable.partitionKey}=${date}/${dataSourceId}.parquet`;
@@ -84,6 +93,13 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
     throw error;
   }
   const rows = writer?.rows ?? 0;
+  if (rows === 0 && dayCount(date, utcDay(now)) > (deps.archiveAfterDays ?? DEFAULT_ARCHIVE_AFTER_DAYS)) {
+    (deps.log ?? silentLogger).warn('no rows past retention; archived object kept', {
+      dataSourceId: ds.id,
+      billedDate: date,
+    });
+    return { dataSourceId: ds.id, date, outcome: 'kept', rows: 0, costSum: 0, bytes: 0 };
+  }
   if (rows === 0) await deps.sink.remove(key);
   await writeManifest(deps, unit, { key: rows > 0 ? key : null, rows, costSum, bytes, now });
   (deps.log ?? silentLogger).info('cost unit exported', {

@@ -1,12 +1,19 @@
-// A cost export run: data sources x days as units, bounded concurrency, bounded unit retries,
-// a summary whatever happens. A failed unit never stops the others.
+// A cost export run: plan (what changed since the last export), then export the planned units
+// with bounded concurrency and bounded unit retries, and summarise whatever happens.
+// A failed unit never stops the others.
 import { randomUUID } from 'node:crypto';
 import type { CloudforetClient } from './cloudforet-client.ts';
-import { type CostUnit, type CostUnitResult, exportCostUnit } from './cost-export.ts';
-import { listDataSources, selectDataSources, virtualWorkspaceMap } from './data-sources.ts';
-import { daysBetween } from './dates.ts';
+import { type CostUnitResult, exportCostUnit } from './cost-export.ts';
+import { planCostExport } from './cost-plan.ts';
+import {
+  type DataSourceInfo,
+  listDataSources,
+  selectDataSources,
+  virtualWorkspaceMap,
+} from './data-sources.ts';
 import { errorCode, errorMessage, isRetryable } from './errors.ts';
 import { type Logger, silentLogger } from './log.ts';
+import type { PlannedUnit } from './plan.ts';
 import { forEachLimit } from './pool.ts';
 import type { Sink } from './sink.ts';
 
@@ -14,6 +21,8 @@ export interface CostRunRequest {
   readonly from: string;
   readonly to: string;
   readonly dataSourceIds?: readonly string[];
+  /** Export every day, changed or not. */
+  readonly force?: boolean;
 }
 
 export interface RunProgress {
@@ -44,22 +53,36 @@ export interface UnitFailure {
   readonly attempts: number;
 }
 
+export interface DataSourceSummary {
+  readonly dataSourceId: string;
+  readonly exported: number;
+  readonly unchanged: number;
+  readonly failed: number;
+  readonly skippedSyncInProgress: boolean;
+}
+
 export interface CostRunSummary {
   readonly runId: string;
   readonly table: 'costs';
   readonly destination: string;
   readonly from: string;
   readonly to: string;
+  readonly force: boolean;
   readonly dataSources: number;
+  /** Units exported (planned); unchanged days are not units. */
   readonly units: number;
   readonly written: number;
   readonly removed: number;
+  readonly kept: number;
+  readonly unchanged: number;
   readonly failed: number;
+  readonly skippedSyncInProgress: readonly string[];
   readonly rows: number;
   readonly bytes: number;
   readonly unitRetries: number;
   readonly requestRetries: number;
   readonly durationMs: number;
+  readonly perDataSource: readonly DataSourceSummary[];
   readonly failures: readonly UnitFailure[];
 }
 
@@ -68,76 +91,93 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
   const runId = deps.runId ?? randomUUID();
   const log = (deps.log ?? silentLogger).child({ runId });
   const dataSources = selectDataSources(await listDataSources(deps.client), req.dataSourceIds);
-  const workspaceOfVirtual = await virtualWorkspaceMap(deps.client);
-  const units: CostUnit[] = dataSources.flatMap((dataSource) =>
-    daysBetween(req.from, req.to).map((date) => ({ dataSource, date })),
-  );
-  const unitDeps = { ...deps, runId, workspaceOfVirtual, log };
+  const plan = await planCostExport(deps.client, deps.sink, dataSources, req);
+  log.info('cost run planned', { units: plan.units.length, skippedSyncInProgress: plan.skippedSyncing });
   const results: CostUnitResult[] = [];
   const failures: UnitFailure[] = [];
-  let unitRetries = 0;
+  const exec = await unitExecutor({ ...deps, runId, log }, dataSources);
   let rows = 0;
-  await forEachLimit(units, deps.concurrency ?? 4, async (unit) => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const result = await exportCostUnit(unitDeps, unit);
-        results.push(result);
-        rows += result.rows;
-        break;
-      } catch (error) {
-        if (isRetryable(error) && attempt < (deps.unitAttempts ?? 3)) {
-          unitRetries++;
-          log.warn('cost unit retried', {
-            dataSourceId: unit.dataSource.id,
-            billedDate: unit.date,
-            attempt,
-            error,
-          });
-          continue;
-        }
-        failures.push(failureOf(unit, error, attempt));
-        log.error('cost unit failed', {
-          dataSourceId: unit.dataSource.id,
-          billedDate: unit.date,
-          attempt,
-          error,
-        });
-        break;
-      }
+  await forEachLimit(plan.units, deps.concurrency ?? 4, async (unit) => {
+    const outcome = await exec.run(unit);
+    if ('code' in outcome) failures.push(outcome);
+    else {
+      results.push(outcome);
+      rows += outcome.rows;
     }
     const unitsDone = results.length + failures.length;
-    deps.onProgress?.({ unitsDone, unitsTotal: units.length, rows, elapsedMs: Date.now() - started });
+    deps.onProgress?.({ unitsDone, unitsTotal: plan.units.length, rows, elapsedMs: Date.now() - started });
   });
+  const count = (o: CostUnitResult['outcome']) => results.filter((r) => r.outcome === o).length;
   const summary: CostRunSummary = {
     runId,
     table: 'costs',
     destination: deps.sink.location,
     from: req.from,
     to: req.to,
+    force: req.force ?? false,
     dataSources: dataSources.length,
-    units: units.length,
-    written: results.filter((r) => r.outcome === 'written').length,
-    removed: results.filter((r) => r.outcome === 'removed').length,
+    units: plan.units.length,
+    written: count('written'),
+    removed: count('removed'),
+    kept: count('kept'),
+    unchanged: [...plan.unchanged.values()].reduce((a, b) => a + b, 0),
     failed: failures.length,
+    skippedSyncInProgress: plan.skippedSyncing,
     rows,
     bytes: results.reduce((n, r) => n + r.bytes, 0),
-    unitRetries,
+    unitRetries: exec.retries(),
     requestRetries: deps.client.retries,
     durationMs: Date.now() - started,
+    perDataSource: dataSources.map((d) => ({
+      dataSourceId: d.id,
+      exported: results.filter((r) => r.dataSourceId === d.id).length,
+      unchanged: plan.unchanged.get(d.id) ?? 0,
+      failed: failures.filter((f) => f.dataSourceId === d.id).length,
+      skippedSyncInProgress: plan.skippedSyncing.includes(d.id),
+    })),
     failures: failures.sort(
       (a, b) => a.date.localeCompare(b.date) || a.dataSourceId.localeCompare(b.dataSourceId),
     ),
   };
-  log.info('cost export finished', { ...summary, failures: summary.failures.slice(0, 20) });
+  log.info('cost export finished', {
+    ...summary,
+    perDataSource: undefined,
+    failures: summary.failures.slice(0, 20),
+  });
   return summary;
 }
 
-function failureOf(unit: CostUnit, error: unknown, attempts: number): UnitFailure {
-  return {
-    dataSourceId: unit.dataSource.id,
-    date: unit.date,
-    code: errorCode(error),
-    message: errorMessage(error),
-    attempts,
+/** Exports one planned unit with bounded retries; shared by the inline run and the Step Functions worker. */
+export async function unitExecutor(
+  deps: Omit<CostRunDeps, 'onProgress' | 'concurrency'> & { runId: string; log: Logger },
+  dataSources: readonly DataSourceInfo[],
+): Promise<{ run(unit: PlannedUnit): Promise<CostUnitResult | UnitFailure>; retries(): number }> {
+  const byId = new Map(dataSources.map((d) => [d.id, d]));
+  const unitDeps = { ...deps, workspaceOfVirtual: await virtualWorkspaceMap(deps.client) };
+  let retries = 0;
+  const run = async (planned: PlannedUnit): Promise<CostUnitResult | UnitFailure> => {
+    const unit = { dataSource: byId.get(planned.dataSourceId)!, date: planned.date };
+    const fields = { dataSourceId: planned.dataSourceId, billedDate: planned.date, reason: planned.reason };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await exportCostUnit(unitDeps, unit);
+      } catch (error) {
+        if (isRetryable(error) && attempt < (deps.unitAttempts ?? 3)) {
+          retries++;
+          deps.log.warn('cost unit retried', { ...fields, attempt, error });
+          continue;
+        }
+        deps.log.error('cost unit failed', { ...fields, attempt, error });
+        const { dataSourceId, date } = planned;
+        return {
+          dataSourceId,
+          date,
+          code: errorCode(error),
+          message: errorMessage(error),
+          attempts: attempt,
+        };
+      }
+    }
   };
+  return { run, retries: () => retries };
 }

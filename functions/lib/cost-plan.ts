@@ -1,0 +1,64 @@
+// Gathers what planning needs (published manifests, Cloudforet's per-day stats, running syncs)
+// and plans the units of a cost run.
+import type { CloudforetClient } from './cloudforet-client.ts';
+import { costManifestKey } from './cost-export.ts';
+import type { DataSourceInfo } from './data-sources.ts';
+import { daysBetween } from './dates.ts';
+import { parseManifest } from './manifest.ts';
+import { type CostPlan, planCostUnits } from './plan.ts';
+import { forEachLimit } from './pool.ts';
+import type { Sink } from './sink.ts';
+import { type DayStat, dailyCostStats, syncingDataSources } from './source-state.ts';
+
+export interface CostPlanRequest {
+  readonly from: string;
+  readonly to: string;
+  readonly force?: boolean;
+}
+
+export async function planCostExport(
+  client: CloudforetClient,
+  sink: Sink,
+  dataSources: readonly DataSourceInfo[],
+  req: CostPlanRequest,
+): Promise<CostPlan> {
+  const syncing = await syncingDataSources(client);
+  const active = dataSources.filter((d) => !syncing.has(d.id));
+  const force = req.force ?? false;
+  const [published, source] = force
+    ? [new Map(), new Map()]
+    : await Promise.all([
+        readPublished(sink, active, req.from, req.to),
+        readSourceStats(client, active, req.from, req.to),
+      ]);
+  return planCostUnits({ from: req.from, to: req.to, dataSources, published, source, syncing, force });
+}
+
+/** dataSourceId -> date -> what the manifests say was published. */
+async function readPublished(
+  sink: Sink,
+  dataSources: readonly DataSourceInfo[],
+  from: string,
+  to: string,
+): Promise<Map<string, Map<string, DayStat>>> {
+  const published = new Map<string, Map<string, DayStat>>(dataSources.map((d) => [d.id, new Map()]));
+  const keys = dataSources.flatMap((d) => daysBetween(from, to).map((date) => ({ id: d.id, date })));
+  await forEachLimit(keys, 16, async ({ id, date }) => {
+    const manifest = parseManifest(await sink.read(costManifestKey(id, date)));
+    if (manifest) published.get(id)!.set(date, { rows: manifest.rows, costSum: manifest.costSum ?? 0 });
+  });
+  return published;
+}
+
+async function readSourceStats(
+  client: CloudforetClient,
+  dataSources: readonly DataSourceInfo[],
+  from: string,
+  to: string,
+): Promise<Map<string, Map<string, DayStat>>> {
+  const stats = new Map<string, Map<string, DayStat>>();
+  await forEachLimit(dataSources, 4, async (d) => {
+    stats.set(d.id, await dailyCostStats(client, d.id, from, to));
+  });
+  return stats;
+}

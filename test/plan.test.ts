@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import type { DataSourceInfo } from '../functions/lib/data-sources.ts';
+import { planCostUnits, sameSum } from '../functions/lib/plan.ts';
+import type { DayStat } from '../functions/lib/source-state.ts';
+
+const ds = (id: string): DataSourceInfo => ({
+  id,
+  name: id,
+  provider: 'aws',
+  currency: 'USD',
+  lastSynchronizedAt: undefined,
+});
+const days = (entries: Record<string, [number, number]>) =>
+  new Map<string, DayStat>(Object.entries(entries).map(([d, [rows, costSum]]) => [d, { rows, costSum }]));
+
+const base = {
+  from: '2026-03-01',
+  to: '2026-03-03',
+  dataSources: [ds('ds-a')],
+  published: new Map([
+    ['ds-a', days({ '2026-03-01': [10, 5.5], '2026-03-02': [3, 1], '2026-03-03': [0, 0] })],
+  ]),
+  source: new Map([['ds-a', days({ '2026-03-01': [10, 5.5], '2026-03-02': [3, 1] })]]),
+  syncing: new Set<string>(),
+  force: false,
+};
+
+describe('planCostUnits', () => {
+  it('plans nothing when every day matches what was published (an empty day included)', () => {
+    const plan = planCostUnits(base);
+
+    expect(plan.units).toEqual([]);
+    expect(plan.unchanged.get('ds-a')).toBe(3);
+  });
+
+  it('plans a day whose row count changed', () => {
+    const plan = planCostUnits({
+      ...base,
+      source: new Map([['ds-a', days({ '2026-03-01': [11, 5.5], '2026-03-02': [3, 1] })]]),
+    });
+
+    expect(plan.units).toEqual([{ dataSourceId: 'ds-a', date: '2026-03-01', reason: 'rows-changed' }]);
+  });
+
+  it('plans a day whose cost sum changed with the same count (a restatement)', () => {
+    const plan = planCostUnits({
+      ...base,
+      source: new Map([['ds-a', days({ '2026-03-01': [10, 5.5], '2026-03-02': [3, 1.01] })]]),
+    });
+
+    expect(plan.units).toEqual([{ dataSourceId: 'ds-a', date: '2026-03-02', reason: 'cost-changed' }]);
+  });
+
+  it('plans a day with no manifest, and a day that lost all its rows', () => {
+    const published = new Map([['ds-a', days({ '2026-03-01': [10, 5.5], '2026-03-02': [3, 1] })]]);
+    const source = new Map([['ds-a', days({ '2026-03-01': [10, 5.5] })]]);
+
+    const plan = planCostUnits({ ...base, published, source });
+
+    expect(plan.units.map((u) => [u.date, u.reason])).toEqual([
+      ['2026-03-02', 'rows-changed'],
+      ['2026-03-03', 'no-manifest'],
+    ]);
+  });
+
+  it('skips a data source whose sync is in progress and reports it', () => {
+    const plan = planCostUnits({
+      ...base,
+      dataSources: [ds('ds-a'), ds('ds-b')],
+      syncing: new Set(['ds-b']),
+    });
+
+    expect(plan.skippedSyncing).toEqual(['ds-b']);
+    expect(plan.units).toEqual([]);
+  });
+
+  it('plans every day with force', () => {
+    const plan = planCostUnits({ ...base, force: true });
+
+    expect(plan.units.map((u) => u.reason)).toEqual(['forced', 'forced', 'forced']);
+  });
+
+  it('treats sums differing only by float rounding as equal', () => {
+    expect(sameSum(0.1 + 0.2, 0.3)).toBe(true);
+    expect(sameSum(1234567.891234, 1234567.891235)).toBe(true);
+    expect(sameSum(100, 100.01)).toBe(false);
+  });
+});
