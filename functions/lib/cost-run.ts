@@ -51,6 +51,8 @@ export interface UnitFailure {
   readonly code: string;
   readonly message: string;
   readonly attempts: number;
+  /** Whether a later attempt may succeed (transient API failure, drift). */
+  readonly retryable: boolean;
 }
 
 export interface DataSourceSummary {
@@ -175,6 +177,7 @@ export async function unitExecutor(
           code: errorCode(error),
           message: errorMessage(error),
           attempts: attempt,
+          retryable: isRetryable(error),
         };
       }
     }

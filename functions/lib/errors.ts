@@ -65,3 +65,8 @@ export function errorMessage(error: unknown): string {
 export function errorCode(error: unknown): string {
   return error instanceof ExportError ? error.code : 'UNEXPECTED';
 }
+
+/** A backfill unit failed for good (bad request, auth, permission): Step Functions does not retry it. */
+export class UnitFailedError extends ExportError {}
+/** A backfill unit failed for a transient reason after its own retries: Step Functions retries it later. */
+export class UnitRetryableError extends ExportError {}

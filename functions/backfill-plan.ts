@@ -1,0 +1,20 @@
+// Step Functions, first state: plan a cost backfill and write its units for the Distributed Map.
+import type { Context } from 'aws-lambda';
+import { type BackfillPlan, planBackfill } from './lib/backfill.ts';
+import { parseCostEvent } from './lib/cost-event.ts';
+import { functionRuntime } from './lib/function-runtime.ts';
+import { joinKey } from './lib/sink.ts';
+
+export async function handler(
+  event: unknown,
+  context?: Context,
+): Promise<BackfillPlan & { bucket: string; unitsObjectKey: string }> {
+  const { config, log, runId, connect } = functionRuntime('backfill-plan', context);
+  const request = parseCostEvent(event, new Date(), { maxDays: 400, windowMonths: config.windowMonths });
+  const { session, sink } = await connect();
+  const plan = await planBackfill(
+    { client: session.client, sink, runId: runId ?? crypto.randomUUID(), log },
+    request,
+  );
+  return { ...plan, bucket: config.bucket, unitsObjectKey: joinKey(config.prefix, plan.unitsKey) };
+}

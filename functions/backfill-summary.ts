@@ -1,0 +1,20 @@
+// Step Functions, last state: summarise a backfill from the manifests its units wrote.
+// Fails (so the execution fails and alarms) when any unit did not export.
+import type { Context } from 'aws-lambda';
+import { type BackfillPlan, type BackfillSummary, summarizeBackfill } from './lib/backfill.ts';
+import { openSink } from './lib/destination.ts';
+import { ExportError } from './lib/errors.ts';
+import { functionRuntime } from './lib/function-runtime.ts';
+
+export async function handler(event: { plan: BackfillPlan }, context?: Context): Promise<BackfillSummary> {
+  const { config, log } = functionRuntime('backfill-summary', context);
+  const summary = await summarizeBackfill(openSink(`s3://${config.bucket}/${config.prefix}`), event.plan);
+  log.info('backfill finished', { ...summary, failures: summary.failures.slice(0, 20) });
+  if (summary.failed > 0) {
+    throw new ExportError(
+      'RUN_FAILED',
+      `${summary.failed} of ${summary.units} backfill units did not export: ${JSON.stringify(summary.failures.slice(0, 10))}`,
+    );
+  }
+  return summary;
+}

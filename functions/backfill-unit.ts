@@ -1,0 +1,28 @@
+// Step Functions, Distributed Map item: export one (data source, billed date) unit.
+import type { Context } from 'aws-lambda';
+import { type BackfillItem, runBackfillUnit } from './lib/backfill.ts';
+import type { CostUnitResult } from './lib/cost-export.ts';
+import { EventError } from './lib/errors.ts';
+import { functionRuntime } from './lib/function-runtime.ts';
+import { isIsoDate } from './lib/dates.ts';
+
+export async function handler(event: unknown, context?: Context): Promise<CostUnitResult> {
+  const { log, connect } = functionRuntime('backfill-unit', context);
+  const item = parseItem(event);
+  const { session, sink } = await connect();
+  return runBackfillUnit(
+    { client: session.client, sink, runId: item.runId, log: log.child({ runId: item.runId }) },
+    item,
+  );
+}
+
+function parseItem(event: unknown): BackfillItem {
+  const e = (event ?? {}) as Partial<BackfillItem>;
+  if (typeof e.runId !== 'string' || typeof e.dataSourceId !== 'string' || !isIsoDate(e.date)) {
+    throw new EventError(
+      'EVENT_BAD_UNIT',
+      'a backfill unit is {"runId", "dataSourceId", "date": "YYYY-MM-DD"}, written by the plan step',
+    );
+  }
+  return { runId: e.runId, dataSourceId: e.dataSourceId, date: e.date, reason: e.reason ?? 'forced' };
+}

@@ -1,0 +1,115 @@
+// Backfills on Step Functions: plan once (units to S3, read by a Distributed Map), export each
+// unit in its own invocation, then summarise from the manifests the units wrote.
+import type { CloudforetClient } from './cloudforet-client.ts';
+import { costManifestKey, type CostUnitResult } from './cost-export.ts';
+import { planCostExport } from './cost-plan.ts';
+import { type CostRunRequest, unitExecutor } from './cost-run.ts';
+import { listDataSources, selectDataSources } from './data-sources.ts';
+import { UnitFailedError, UnitRetryableError } from './errors.ts';
+import type { Logger } from './log.ts';
+import { parseManifest } from './manifest.ts';
+import type { PlannedUnit } from './plan.ts';
+import { forEachLimit } from './pool.ts';
+import type { Sink } from './sink.ts';
+
+export interface BackfillDeps {
+  readonly client: CloudforetClient;
+  readonly sink: Sink;
+  readonly runId: string;
+  readonly log: Logger;
+}
+
+export interface BackfillPlan {
+  readonly runId: string;
+  readonly from: string;
+  readonly to: string;
+  readonly force: boolean;
+  readonly units: number;
+  readonly unchanged: number;
+  readonly skippedSyncInProgress: readonly string[];
+  /** Key (relative to the sink) of the JSON array of units, the Distributed Map's items. */
+  readonly unitsKey: string;
+}
+
+export type BackfillItem = PlannedUnit & { readonly runId: string };
+
+export function unitsKey(runId: string): string {
+  return `_runs/costs/${runId}/units.json`;
+}
+
+export async function planBackfill(deps: BackfillDeps, req: CostRunRequest): Promise<BackfillPlan> {
+  const dataSources = selectDataSources(await listDataSources(deps.client), req.dataSourceIds);
+  const plan = await planCostExport(deps.client, deps.sink, dataSources, req);
+  const items: BackfillItem[] = plan.units.map((u) => ({ runId: deps.runId, ...u }));
+  const key = unitsKey(deps.runId);
+  await deps.sink.put(key, JSON.stringify(items), 'application/json');
+  const summary: BackfillPlan = {
+    runId: deps.runId,
+    from: req.from,
+    to: req.to,
+    force: req.force ?? false,
+    units: items.length,
+    unchanged: [...plan.unchanged.values()].reduce((a, b) => a + b, 0),
+    skippedSyncInProgress: plan.skippedSyncing,
+    unitsKey: key,
+  };
+  deps.log.info('backfill planned', { ...summary });
+  return summary;
+}
+
+export async function runBackfillUnit(deps: BackfillDeps, item: BackfillItem): Promise<CostUnitResult> {
+  const dataSources = selectDataSources(await listDataSources(deps.client), [item.dataSourceId]);
+  const exec = await unitExecutor(
+    { client: deps.client, sink: deps.sink, runId: item.runId, log: deps.log },
+    dataSources,
+  );
+  const outcome = await exec.run(item);
+  if (!('code' in outcome)) return outcome;
+  const message = `${item.dataSourceId} ${item.date}: ${outcome.message} [${outcome.code}]`;
+  throw outcome.retryable
+    ? new UnitRetryableError(outcome.code, message)
+    : new UnitFailedError(outcome.code, message);
+}
+
+export interface BackfillSummary {
+  readonly runId: string;
+  readonly from: string;
+  readonly to: string;
+  readonly units: number;
+  readonly exported: number;
+  readonly unchanged: number;
+  readonly failed: number;
+  readonly skippedSyncInProgress: readonly string[];
+  readonly perDataSource: ReadonlyArray<{ dataSourceId: string; exported: number; failed: number }>;
+  readonly failures: ReadonlyArray<{ dataSourceId: string; date: string }>;
+}
+
+/** A unit counts as exported when its manifest carries this run's id. */
+export async function summarizeBackfill(sink: Sink, plan: BackfillPlan): Promise<BackfillSummary> {
+  const items = JSON.parse((await sink.read(plan.unitsKey)) ?? '[]') as BackfillItem[];
+  const done = new Set<BackfillItem>();
+  await forEachLimit(items, 16, async (item) => {
+    const manifest = parseManifest(await sink.read(costManifestKey(item.dataSourceId, item.date)));
+    if (manifest?.runId === plan.runId) done.add(item);
+  });
+  const failures = items
+    .filter((i) => !done.has(i))
+    .map(({ dataSourceId, date }) => ({ dataSourceId, date }));
+  const ids = [...new Set(items.map((i) => i.dataSourceId))].sort();
+  return {
+    runId: plan.runId,
+    from: plan.from,
+    to: plan.to,
+    units: items.length,
+    exported: done.size,
+    unchanged: plan.unchanged,
+    failed: failures.length,
+    skippedSyncInProgress: plan.skippedSyncInProgress,
+    perDataSource: ids.map((dataSourceId) => ({
+      dataSourceId,
+      exported: [...done].filter((i) => i.dataSourceId === dataSourceId).length,
+      failed: failures.filter((f) => f.dataSourceId === dataSourceId).length,
+    })),
+    failures,
+  };
+}

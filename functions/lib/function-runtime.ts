@@ -1,0 +1,48 @@
+// What every Lambda entry needs: config, a logger, and (after the event is validated) a
+// Cloudforet session and the S3 sink. The secret source lives in module scope so warm
+// invocations reuse the cached client_secret.
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { Context } from 'aws-lambda';
+import { type CloudforetSession, openSession } from './cloudforet-session.ts';
+import { type FunctionConfig, readConfig } from './config.ts';
+import { openSink } from './destination.ts';
+import { createLogger, type Logger } from './log.ts';
+import { type SecretSource, secretsManagerSource } from './secret.ts';
+import type { Sink } from './sink.ts';
+
+let secrets: { id: string; source: SecretSource } | undefined;
+
+export interface FunctionRuntime {
+  readonly config: FunctionConfig;
+  readonly log: Logger;
+  readonly runId: string | undefined;
+  /** Load the secret and open the client and sink; call it after the event is validated. */
+  connect(): Promise<{ session: CloudforetSession; sink: Sink }>;
+}
+
+export function functionRuntime(name: string, context: Context | undefined): FunctionRuntime {
+  const config = readConfig(process.env);
+  const log = createLogger({
+    level: config.logLevel,
+    fields: { function: name, requestId: context?.awsRequestId },
+  });
+  return {
+    config,
+    log,
+    runId: context?.awsRequestId,
+    connect: async () => {
+      if (secrets?.id !== config.secretId) {
+        const client = new SecretsManagerClient({});
+        const source = secretsManagerSource({ client, secretId: config.secretId, ttlMs: config.secretTtlMs });
+        secrets = { id: config.secretId, source };
+      }
+      const session = await openSession({
+        endpoint: config.endpoint,
+        secrets: secrets.source,
+        log,
+        requestTimeoutMs: config.requestTimeoutMs,
+      });
+      return { session, sink: openSink(`s3://${config.bucket}/${config.prefix}`) };
+    },
+  };
+}

@@ -1,0 +1,78 @@
+// The Step Functions backfill's three functions, driven as the state machine drives them:
+// plan -> one invocation per unit read from the plan's S3 object -> summary.
+import type { Context } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as plan } from '../functions/backfill-plan.ts';
+import { handler as summarize } from '../functions/backfill-summary.ts';
+import { handler as runUnit } from '../functions/backfill-unit.ts';
+import type { BackfillItem } from '../functions/lib/backfill.ts';
+import { BUCKET, type LocalAws, startLocalAws } from './support/local-aws.ts';
+import { getObjectBytes } from './support/s3-server.ts';
+
+const FROM = '2026-07-01';
+const TO = '2026-07-20';
+const ctx = (id: string) => ({ awsRequestId: id }) as Context;
+
+describe('backfill on Step Functions', () => {
+  let local: LocalAws;
+  let restoreEnv: () => void;
+
+  beforeAll(async () => {
+    local = await startLocalAws({ seed: 41, dataSources: 2, from: FROM, to: TO, rowsPerDay: 25 });
+    restoreEnv = local.applyEnv({ LOG_LEVEL: 'error' });
+  });
+  afterAll(async () => {
+    restoreEnv();
+    await local.stop();
+  });
+
+  async function execute(runId: string, event: object) {
+    const planned = await plan(event, ctx(runId));
+    const items = JSON.parse(
+      Buffer.from(await getObjectBytes(local.s3.client, planned.bucket, planned.unitsObjectKey)).toString(),
+    ) as BackfillItem[];
+    const outcomes = await Promise.allSettled(items.map((item, i) => runUnit(item, ctx(`${runId}-${i}`))));
+    const summary = await summarize({ plan: planned }, ctx(`${runId}-summary`)).catch((e: Error) => e);
+    return { planned, items, outcomes, summary };
+  }
+
+  it('plans every unit of a first backfill, exports each, and summarises them as exported', async () => {
+    const { planned, items, summary } = await execute('run-1', { from: FROM, to: TO });
+
+    expect(planned).toMatchObject({ bucket: BUCKET, units: 40, unchanged: 0 });
+    expect(items[0]).toMatchObject({ runId: 'run-1', reason: 'no-manifest' });
+    expect(summary).toMatchObject({ units: 40, exported: 40, failed: 0 });
+  });
+
+  it('plans nothing on a rerun', async () => {
+    const { planned, summary } = await execute('run-2', { from: FROM, to: TO });
+
+    expect(planned).toMatchObject({ units: 0, unchanged: 40 });
+    expect(summary).toMatchObject({ units: 0, failed: 0 });
+  });
+
+  it('fails a unit for good on 401, and the summary fails naming it', async () => {
+    const ds = local.simulator.dataSourceIds()[0]!;
+    local.simulator.resync(ds, '2026-07-05', { rowDelta: 2 });
+    local.simulator.injectFault({ path: '/cost-analysis/cost/list', kind: '401' });
+
+    const { outcomes, summary } = await execute('run-3', { from: FROM, to: TO });
+
+    expect(outcomes).toHaveLength(1);
+    expect(outcomes[0]).toMatchObject({ status: 'rejected', reason: { name: 'UnitFailedError' } });
+    expect(summary).toMatchObject({ code: 'RUN_FAILED' });
+    expect(String((summary as Error).message)).toContain(`"dataSourceId":"${ds}","date":"2026-07-05"`);
+  });
+
+  it('marks a transient failure retryable for the state machine', async () => {
+    local.simulator.injectFault({ path: '/cost-analysis/cost/list', kind: '503', times: 15 }); // 5 request attempts x 3 unit attempts
+    const ds = local.simulator.dataSourceIds()[0]!;
+
+    const failure = await runUnit(
+      { runId: 'run-4', dataSourceId: ds, date: '2026-07-05', reason: 'forced' },
+      ctx('u'),
+    ).catch((e: Error) => e);
+
+    expect(failure).toMatchObject({ name: 'UnitRetryableError' });
+  }, 120_000);
+});
