@@ -1,0 +1,237 @@
+// Inventory snapshots: each table is one unit, paged from Cloudforet into one Parquet object
+// <table>/snapshot_date=D/<scope>.parquet that a re-run replaces whole. The scope part ('domain'
+// for a domain app, the workspace id for a workspace app) keeps scopes from overwriting each other.
+import { randomUUID } from 'node:crypto';
+import type { CloudforetClient } from './cloudforet-client.ts';
+import { PARQUET_CONTENT_TYPE } from './cost-export.ts';
+import type { RunProgress } from './cost-run.ts';
+import { errorCode, errorMessage, isRetryable } from './errors.ts';
+import {
+  INACTIVE_STATES,
+  type InventoryContext,
+  type InventorySource,
+  type InventoryTableDef,
+  inventorySources,
+} from './inventory-columns.ts';
+import { type Logger, silentLogger } from './log.ts';
+import { manifestKey, type UnitManifest } from './manifest.ts';
+import { type ApiRecord, listPages } from './pager.ts';
+import { ParquetRowWriter } from './parquet-writer.ts';
+import { forEachLimit } from './pool.ts';
+import type { ObjectUpload, Sink } from './sink.ts';
+
+export interface InventoryScope {
+  /** 'domain domain-…' or 'workspace workspace-…', as sessions name it. */
+  readonly label: string;
+  /** The object name within a partition: 'domain', or the workspace id. */
+  readonly objectName: string;
+}
+
+export function inventoryScope(credential: { domainId: string; workspaceId: string }): InventoryScope {
+  return credential.workspaceId === '*'
+    ? { label: `domain ${credential.domainId}`, objectName: 'domain' }
+    : { label: `workspace ${credential.workspaceId}`, objectName: credential.workspaceId };
+}
+
+export function inventoryObjectKey(table: InventoryTableDef, date: string, scope: InventoryScope): string {
+  return `${table.name}/${table.partitionKey}=${date}/${scope.objectName}.parquet`;
+}
+
+export function inventoryManifestKey(table: InventoryTableDef, date: string, scope: InventoryScope): string {
+  return manifestKey(table.name, table.partitionKey, date, scope.objectName);
+}
+
+export interface InventoryRunRequest {
+  readonly snapshotDate: string;
+  /** Add DISCONNECTED and DELETED cloud services to the ACTIVE ones Cloudforet lists by default. */
+  readonly includeInactive?: boolean;
+}
+
+export interface InventoryRunDeps {
+  readonly client: CloudforetClient;
+  readonly sink: Sink;
+  readonly credential: { readonly domainId: string; readonly workspaceId: string };
+  readonly concurrency?: number;
+  /** Attempts per table for retryable failures (drift, transient API errors). */
+  readonly unitAttempts?: number;
+  readonly runId?: string;
+  readonly log?: Logger;
+  readonly now?: () => Date;
+  /** Overrides every table's row-group size (tests). */
+  readonly rowGroupRows?: number;
+  readonly sources?: readonly InventorySource[];
+  readonly onProgress?: (progress: RunProgress) => void;
+}
+
+export interface InventoryTableResult {
+  /** written: a new object; removed: nothing listed, so no object; failed: left as it was. */
+  readonly outcome: 'written' | 'removed' | 'failed';
+  readonly rows: number;
+  readonly bytes: number;
+  readonly key: string | null;
+}
+
+export interface InventoryFailure {
+  readonly table: string;
+  readonly code: string;
+  readonly message: string;
+  readonly attempts: number;
+}
+
+export interface InventoryRunSummary {
+  readonly runId: string;
+  readonly destination: string;
+  readonly snapshotDate: string;
+  readonly scope: string;
+  readonly includeInactive: boolean;
+  readonly tables: Readonly<Record<string, InventoryTableResult>>;
+  readonly rows: number;
+  readonly bytes: number;
+  readonly failed: number;
+  readonly unitRetries: number;
+  readonly requestRetries: number;
+  readonly durationMs: number;
+  readonly failures: readonly InventoryFailure[];
+}
+
+interface UnitDeps extends InventoryRunDeps {
+  readonly runId: string;
+  readonly log: Logger;
+  readonly scope: InventoryScope;
+  readonly onRows: (rows: number) => void;
+}
+
+interface TableOutcome {
+  readonly result: InventoryTableResult;
+  readonly failure?: InventoryFailure;
+  readonly retries: number;
+}
+
+export async function runInventoryExport(
+  deps: InventoryRunDeps,
+  req: InventoryRunRequest,
+): Promise<InventoryRunSummary> {
+  const started = Date.now();
+  const runId = deps.runId ?? randomUUID();
+  const scope = inventoryScope(deps.credential);
+  const log = (deps.log ?? silentLogger).child({ runId, snapshotDate: req.snapshotDate, scope: scope.label });
+  const sources = deps.sources ?? inventorySources;
+  const outcomes = new Map<string, TableOutcome>();
+  let rowsRead = 0;
+  const progress = () =>
+    deps.onProgress?.({
+      unitsDone: outcomes.size,
+      unitsTotal: sources.length,
+      rows: rowsRead,
+      elapsedMs: Date.now() - started,
+    });
+  const onRows = (rows: number) => {
+    rowsRead += rows;
+    progress();
+  };
+  const unitDeps: UnitDeps = { ...deps, runId, log, scope, onRows };
+  await forEachLimit(sources, deps.concurrency ?? 4, async (source) => {
+    outcomes.set(source.table.name, await exportTableWithRetries(unitDeps, source, req));
+    progress();
+  });
+  const ordered = sources.map((s) => [s.table.name, outcomes.get(s.table.name)!] as const);
+  const results = ordered.map(([, o]) => o.result);
+  const failures = ordered.flatMap(([, o]) => (o.failure ? [o.failure] : []));
+  const summary: InventoryRunSummary = {
+    runId,
+    destination: deps.sink.location,
+    snapshotDate: req.snapshotDate,
+    scope: scope.label,
+    includeInactive: req.includeInactive === true,
+    tables: Object.fromEntries(ordered.map(([name, o]) => [name, o.result])),
+    rows: results.reduce((n, r) => n + r.rows, 0),
+    bytes: results.reduce((n, r) => n + r.bytes, 0),
+    failed: failures.length,
+    unitRetries: ordered.reduce((n, [, o]) => n + o.retries, 0),
+    requestRetries: deps.client.retries,
+    durationMs: Date.now() - started,
+    failures,
+  };
+  log.info('inventory export finished', { ...summary });
+  return summary;
+}
+
+/** Redo a table on drift or a transient API error, up to unitAttempts; never throws. */
+async function exportTableWithRetries(
+  deps: UnitDeps,
+  source: InventorySource,
+  req: InventoryRunRequest,
+): Promise<TableOutcome> {
+  const table = source.table.name;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return { result: await exportInventoryTable(deps, source, req), retries: attempt - 1 };
+    } catch (error) {
+      if (isRetryable(error) && attempt < (deps.unitAttempts ?? 3)) {
+        deps.log.warn('inventory table retried', { table, attempt, error });
+        continue;
+      }
+      deps.log.error('inventory table failed', { table, attempt, error });
+      const failure = { table, code: errorCode(error), message: errorMessage(error), attempts: attempt };
+      return { result: { outcome: 'failed', rows: 0, bytes: 0, key: null }, failure, retries: attempt - 1 };
+    }
+  }
+}
+
+/** One table's snapshot: stream every listed record into one object, then its manifest. */
+async function exportInventoryTable(
+  deps: UnitDeps,
+  source: InventorySource,
+  req: InventoryRunRequest,
+): Promise<InventoryTableResult> {
+  const { table } = source;
+  const now = deps.now?.() ?? new Date();
+  const key = inventoryObjectKey(table, req.snapshotDate, deps.scope);
+  const filter =
+    source.hidesInactive && req.includeInactive ? [{ k: 'state', v: INACTIVE_STATES, o: 'in' }] : [];
+  const pages = listPages(deps.client, { ...source.list, filter });
+  const context: InventoryContext = { exportedAtMs: now.getTime() };
+  let upload: ObjectUpload | undefined;
+  let writer: ParquetRowWriter<ApiRecord, InventoryContext> | undefined;
+  let bytes = 0;
+  try {
+    for await (const page of pages) {
+      if (!upload) {
+        upload = deps.sink.begin(key, PARQUET_CONTENT_TYPE);
+        writer = new ParquetRowWriter(table, upload, context, {
+          rowGroupRows: deps.rowGroupRows ?? source.rowGroupRows,
+          kvMetadata: { snapshot_date: req.snapshotDate, scope: deps.scope.label, run_id: deps.runId },
+        });
+      }
+      await writer!.append(page);
+      deps.onRows(page.length);
+    }
+    if (upload && writer) {
+      bytes = (await writer.close()).bytes;
+      await upload.commit();
+    }
+  } catch (error) {
+    await upload?.abort();
+    throw error;
+  }
+  const rows = writer?.rows ?? 0;
+  if (rows === 0) await deps.sink.remove(key);
+  const published = rows > 0 ? key : null;
+  const manifest: UnitManifest & { scope: string; includeInactive: boolean } = {
+    table: table.name,
+    partition: req.snapshotDate,
+    scope: deps.scope.label,
+    includeInactive: req.includeInactive === true,
+    key: published,
+    rows,
+    totalCount: rows,
+    bytes,
+    schemaVersion: table.schemaVersion,
+    runId: deps.runId,
+    exportedAt: now.toISOString(),
+  };
+  const body = `${JSON.stringify(manifest, null, 2)}\n`;
+  await deps.sink.put(inventoryManifestKey(table, req.snapshotDate, deps.scope), body, 'application/json');
+  deps.log.info('inventory table exported', { table: table.name, rows, bytes });
+  return { outcome: published ? 'written' : 'removed', rows, bytes, key: published };
+}

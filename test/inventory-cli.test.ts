@@ -1,0 +1,115 @@
+// `cloudforet-export inventory` into a local directory, against the simulator.
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliIo, main } from '../cli/main.ts';
+import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { queryDuckDB } from './support/parquet-readers.ts';
+
+function fakeIo(): CliIo & { out: () => string; err: () => string } {
+  const out: string[] = [];
+  const err: string[] = [];
+  const stream = (sink: string[]) =>
+    ({
+      isTTY: false,
+      write: (chunk: string) => sink.push(String(chunk)) > 0,
+    }) as unknown as NodeJS.WriteStream;
+  return { stdout: stream(out), stderr: stream(err), out: () => out.join(''), err: () => err.join('') };
+}
+
+describe('cloudforet-export inventory', () => {
+  let simulator: Simulator;
+  let dir: string;
+  let secretFile: string;
+
+  beforeAll(async () => {
+    simulator = await startSimulator({ seed: 44, cloudServices: 300 });
+    dir = await mkdtemp(join(tmpdir(), 'inventory-cli-'));
+    secretFile = join(dir, 'app.json');
+    await writeFile(secretFile, simulator.issueToken());
+  });
+  afterAll(async () => {
+    await simulator.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const args = (out: string, ...more: string[]) => [
+    'inventory',
+    '--endpoint',
+    simulator.url,
+    '--secret-file',
+    secretFile,
+    '--out',
+    out,
+    ...more,
+  ];
+
+  it('snapshots every table into the directory and prints the summary as JSON', async () => {
+    const io = fakeIo();
+    const out = join(dir, 'out');
+
+    const code = await main(args(out, '--snapshot-date', '2026-05-10', '--json'), {}, io);
+    const summary = JSON.parse(io.out());
+    const { rows } = await queryDuckDB(
+      `SELECT count(*) AS n FROM read_parquet('${out}/cloud_services/snapshot_date=2026-05-10/domain.parquet')`,
+    );
+
+    expect(code).toBe(0);
+    expect(summary).toMatchObject({
+      snapshotDate: '2026-05-10',
+      scope: `domain ${simulator.domainId}`,
+      failed: 0,
+    });
+    expect(Object.keys(summary.tables)).toEqual([
+      'cloud_services',
+      'regions',
+      'data_sources',
+      'data_source_accounts',
+    ]);
+    expect(Number(rows[0]!.n)).toBe([...simulator.cloudServiceTruth().values()].reduce((a, b) => a + b, 0));
+    expect((await readdir(join(out, '_manifests'))).sort()).toEqual(Object.keys(summary.tables).sort());
+  });
+
+  it('adds inactive cloud services with --include-inactive and says so', async () => {
+    const io = fakeIo();
+
+    const code = await main(args(join(dir, 'all'), '--include-inactive'), {}, io);
+
+    const total = [...simulator.cloudServiceTruth({ includeInactive: true }).values()].reduce(
+      (a, b) => a + b,
+      0,
+    );
+    expect(code).toBe(0);
+    expect(io.out()).toContain('inactive included');
+    expect(io.out()).toContain(`cloud_services: written, ${total} rows`);
+  });
+
+  it('refuses a costs option with exit code 2, naming it', async () => {
+    const io = fakeIo();
+
+    const code = await main(args(join(dir, 'x'), '--date', '2026-05-10'), {}, io);
+
+    expect(code).toBe(2);
+    expect(io.err()).toContain("--date is not an option of 'inventory'");
+  });
+
+  it('refuses a bad --snapshot-date with exit code 1 and the event error code', async () => {
+    const io = fakeIo();
+
+    const code = await main(args(join(dir, 'x'), '--snapshot-date', '10/05/2026'), {}, io);
+
+    expect(code).toBe(1);
+    expect(io.err()).toContain('[EVENT_BAD_DATE]');
+  });
+
+  it('exits 1 and prints the failed table when Cloudforet refuses a list', async () => {
+    const io = fakeIo();
+    simulator.injectFault({ path: '/cost-analysis/data-source/list', kind: '401' });
+
+    const code = await main(args(join(dir, 'fail')), {}, io);
+
+    expect(code).toBe(1);
+    expect(io.out()).toContain('FAILED data_sources');
+  });
+});

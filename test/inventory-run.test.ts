@@ -1,0 +1,164 @@
+// The inventory run over a scripted list source and a directory sink: drift redone, bounded row
+// groups, empty tables removed, failures contained.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parquetMetadata } from 'hyparquet';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CloudforetClient } from '../functions/lib/cloudforet-client.ts';
+import { dirSink } from '../functions/lib/dir-sink.ts';
+import { inventoryTables } from '../functions/lib/inventory-columns.ts';
+import { type InventoryRunDeps, runInventoryExport } from '../functions/lib/inventory-export.ts';
+import { exportTables } from '../functions/lib/tables.ts';
+import { readWithArrow } from './support/parquet-readers.ts';
+
+type Body = { query: { page: { start: number; limit: number }; filter?: unknown } };
+type Answer = { results?: Record<string, unknown>[]; total_count?: number };
+
+const DAY = '2026-05-01';
+const DOMAIN = { domainId: 'domain-000000000001', workspaceId: '*' };
+
+const services = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    cloud_service_id: `cloud-svc-${String(i).padStart(12, '0')}`,
+    state: 'ACTIVE',
+    data: { hardware: { core: 2, memory: 8 } },
+  }));
+
+/** A list source answering each verb from its records, 1-based row offsets, 1000 rows a page. */
+function listSource(
+  tables: Record<string, Record<string, unknown>[]>,
+  tweak?: (path: string, a: Answer) => Answer,
+) {
+  const calls: Array<{ path: string; body: Body }> = [];
+  const client = {
+    retries: 0,
+    call: async (path: string, body: Body) => {
+      calls.push({ path, body });
+      const records = tables[path] ?? [];
+      const { start, limit } = body.query.page;
+      const answer: Answer =
+        records.length === 0
+          ? {}
+          : { results: records.slice(start - 1, start - 1 + limit), total_count: records.length };
+      return tweak ? tweak(path, answer) : answer;
+    },
+  };
+  return { client: client as unknown as CloudforetClient, calls };
+}
+
+const CS = '/inventory/cloud-service/list';
+const REGIONS = '/inventory/region/list';
+
+describe('runInventoryExport', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'inventory-run-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const deps = (client: CloudforetClient, extra: Partial<InventoryRunDeps> = {}): InventoryRunDeps => ({
+    client,
+    sink: dirSink(dir),
+    credential: DOMAIN,
+    ...extra,
+  });
+  const rowsOf = async (key: string) => readWithArrow(new Uint8Array(await readFile(join(dir, key)))).rows;
+
+  it('redoes a table whose total_count moved while paging, publishing one consistent result', async () => {
+    let drifted = false;
+    const { client } = listSource({ [CS]: services(2500) }, (path, answer) => {
+      if (path !== CS || drifted || answer.results?.[0]?.cloud_service_id !== 'cloud-svc-000000001000')
+        return answer;
+      drifted = true;
+      return { ...answer, total_count: 2501 };
+    });
+
+    const summary = await runInventoryExport(deps(client), { snapshotDate: DAY });
+
+    expect(summary.unitRetries).toBe(1);
+    expect(summary.tables.cloud_services).toMatchObject({ outcome: 'written', rows: 2500 });
+    expect((await rowsOf(`cloud_services/snapshot_date=${DAY}/domain.parquet`)).length).toBe(2500);
+  });
+
+  it('fails a table that keeps drifting, leaves its previous object, and publishes the others', async () => {
+    const first = listSource({ [CS]: services(1500), [REGIONS]: [{ region_id: 'region-000000000001' }] });
+    await runInventoryExport(deps(first.client), { snapshotDate: DAY });
+    const { client } = listSource(
+      { [CS]: services(2000), [REGIONS]: [{ region_id: 'region-000000000002' }] },
+      (path, a) =>
+        path === CS && a.results?.[0]?.cloud_service_id !== 'cloud-svc-000000000000'
+          ? { ...a, total_count: 1999 }
+          : a,
+    );
+
+    const summary = await runInventoryExport(deps(client, { unitAttempts: 2 }), { snapshotDate: DAY });
+
+    expect(summary.failures).toEqual([
+      expect.objectContaining({ table: 'cloud_services', code: 'PAGING_DRIFT', attempts: 2 }),
+    ]);
+    expect(summary.tables.cloud_services).toMatchObject({ outcome: 'failed', rows: 0 });
+    expect((await rowsOf(`cloud_services/snapshot_date=${DAY}/domain.parquet`)).length).toBe(1500);
+    expect((await rowsOf(`regions/snapshot_date=${DAY}/domain.parquet`))[0]!.region_id).toBe(
+      'region-000000000002',
+    );
+  });
+
+  it('writes cloud services in row groups of 10,000 rows', async () => {
+    const { client } = listSource({ [CS]: services(25_000) });
+
+    await runInventoryExport(deps(client), { snapshotDate: DAY });
+    const bytes = await readFile(join(dir, `cloud_services/snapshot_date=${DAY}/domain.parquet`));
+    const metadata = parquetMetadata(
+      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
+    );
+
+    expect(metadata.row_groups.map((g) => Number(g.num_rows))).toEqual([10_000, 10_000, 5_000]);
+  });
+
+  it('removes the object of a table that lists nothing and says so in its manifest', async () => {
+    await runInventoryExport(deps(listSource({ [REGIONS]: [{ region_id: 'region-000000000001' }] }).client), {
+      snapshotDate: DAY,
+    });
+
+    const summary = await runInventoryExport(deps(listSource({}).client), { snapshotDate: DAY });
+    const manifest = JSON.parse(
+      await readFile(join(dir, `_manifests/regions/snapshot_date=${DAY}/domain.json`), 'utf8'),
+    );
+
+    expect(summary.tables.regions).toEqual({ outcome: 'removed', rows: 0, bytes: 0, key: null });
+    await expect(readFile(join(dir, `regions/snapshot_date=${DAY}/domain.parquet`))).rejects.toThrow(
+      /ENOENT/,
+    );
+    expect(manifest).toMatchObject({ table: 'regions', key: null, rows: 0 });
+  });
+
+  it('sorts every list on its id and filters on state only with includeInactive', async () => {
+    const plain = listSource({});
+    const inactive = listSource({});
+
+    await runInventoryExport(deps(plain.client), { snapshotDate: DAY });
+    await runInventoryExport(deps(inactive.client), { snapshotDate: DAY, includeInactive: true });
+
+    const sorts = Object.fromEntries(plain.calls.map((c) => [c.path, JSON.stringify(c.body.query)]));
+    expect(sorts[CS]).toBe(
+      '{"sort":[{"key":"cloud_service_id","desc":false}],"page":{"start":1,"limit":1000}}',
+    );
+    expect(sorts['/cost-analysis/data-source-account/list']).toContain(
+      '[{"key":"data_source_id","desc":false},{"key":"account_id","desc":false}]',
+    );
+    expect(inactive.calls.find((c) => c.path === CS)!.body.query.filter).toEqual([
+      { k: 'state', v: ['ACTIVE', 'DISCONNECTED', 'DELETED'], o: 'in' },
+    ]);
+    expect(inactive.calls.find((c) => c.path === REGIONS)!.body.query.filter).toBeUndefined();
+  });
+
+  it('registers every inventory table for the Glue catalogue', () => {
+    const names = exportTables.map((t) => t.name);
+
+    expect(names).toEqual(expect.arrayContaining(inventoryTables.map((t) => t.name)));
+    expect(exportTables.filter((t) => t.partitionKey === 'snapshot_date').length).toBe(4);
+  });
+});
