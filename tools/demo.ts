@@ -1,6 +1,6 @@
 // npm start: a whole export with no AWS account. Starts the local Cloudforet simulator with a
-// small seeded domain, exports a week of costs into ./export-out with the real CLI, and
-// queries the Parquet with DuckDB.
+// small seeded domain, exports a week of costs and an inventory snapshot into ./export-out
+// with the real CLI, and queries the Parquet with DuckDB.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -28,21 +28,32 @@ try {
   const common = ['--endpoint', simulator.url, '--secret-file', secretFile, '--out', out];
   const costs = await main(['costs', ...common, '--from', from, '--to', to], process.env);
   if (costs !== 0) process.exit(costs);
-  await showCosts(out);
+  const inventory = await main(['inventory', ...common], process.env);
+  if (inventory !== 0) process.exit(inventory);
+  await show(
+    'cost per day per provider',
+    join(out, 'costs', '*', '*.parquet'),
+    `SELECT billed_date, provider, currency, count(*) AS rows, round(sum(cost), 2) AS cost
+     FROM read_parquet('$GLOB', hive_partitioning = true) GROUP BY ALL ORDER BY billed_date, provider`,
+  );
+  await show(
+    'resources per provider and type in the latest snapshot',
+    join(out, 'cloud_services', '*', '*.parquet'),
+    `SELECT snapshot_date, provider, cloud_service_group || '/' || cloud_service_type AS type, count(*) AS resources
+     FROM read_parquet('$GLOB', hive_partitioning = true)
+     WHERE snapshot_date = (SELECT max(snapshot_date) FROM read_parquet('$GLOB', hive_partitioning = true))
+     GROUP BY ALL ORDER BY provider, type`,
+  );
 } finally {
   await simulator.close();
   await rm(secretDir, { recursive: true, force: true });
 }
 
-async function showCosts(dir: string): Promise<void> {
+async function show(title: string, glob: string, sql: string): Promise<void> {
   const db = await DuckDBInstance.create(':memory:');
   const connection = await db.connect();
-  const glob = join(dir, 'costs', '*', '*.parquet');
-  const result = await connection.runAndReadAll(`
-    SELECT billed_date, provider, currency, count(*) AS rows, round(sum(cost), 2) AS cost
-    FROM read_parquet('${glob}', hive_partitioning = true)
-    GROUP BY ALL ORDER BY billed_date, provider`);
-  console.log(`\nParquet files: ${glob}\nDuckDB: cost per day per provider\n`);
+  const result = await connection.runAndReadAll(sql.replaceAll('$GLOB', glob));
+  console.log(`\n${title} (DuckDB over ${glob})`);
   console.table(result.getRowObjectsJson());
   connection.closeSync();
   db.closeSync();
