@@ -2,7 +2,7 @@
 // unit in its own invocation, then summarise from the manifests the units wrote.
 import type { CloudforetClient } from './cloudforet-client.ts';
 import { costManifestKey, type CostUnitResult } from './cost-export.ts';
-import { planCostExport } from './cost-plan.ts';
+import { listCostManifests, planCostExport } from './cost-plan.ts';
 import { type CostRunRequest, unitExecutor } from './cost-run.ts';
 import { listDataSources, selectDataSources } from './data-sources.ts';
 import { UnitFailedError, UnitRetryableError } from './errors.ts';
@@ -88,7 +88,9 @@ export interface BackfillSummary {
 export async function summarizeBackfill(sink: Sink, plan: BackfillPlan): Promise<BackfillSummary> {
   const items = JSON.parse((await sink.read(plan.unitsKey)) ?? '[]') as BackfillItem[];
   const done = new Set<BackfillItem>();
-  await forEachLimit(items, 16, async (item) => {
+  const existing = await listCostManifests(sink);
+  const written = items.filter((i) => existing.has(costManifestKey(i.dataSourceId, i.date)));
+  await forEachLimit(written, 16, async (item) => {
     const manifest = parseManifest(await sink.read(costManifestKey(item.dataSourceId, item.date)));
     if (manifest?.runId === plan.runId) done.add(item);
   });

@@ -6,7 +6,8 @@ import type { DataSourceInfo } from './data-sources.ts';
 import { dayCount, utcDay } from './dates.ts';
 import { type Logger, silentLogger } from './log.ts';
 import { manifestKey, type UnitManifest } from './manifest.ts';
-import { listPages } from './pager.ts';
+import { PagingDriftError } from './errors.ts';
+import { type ListRequest, listPages, pageBody } from './pager.ts';
 import { ParquetRowWriter } from './parquet-writer.ts';
 import type { ObjectUpload, Sink } from './sink.ts';
 
@@ -49,6 +50,8 @@ export function costObjectKey(dataSourceId: string, date: string): string {
   return `${costTable.name}/${costTable.partitionKey}=${date}/${dataSourceId}.parquet`;
 }
 
+export const costManifestPrefix = `_manifests/${costTable.name}/`;
+
 export function costManifestKey(dataSourceId: string, date: string): string {
   return manifestKey(costTable.name, costTable.partitionKey, date, dataSourceId);
 }
@@ -62,18 +65,21 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
     workspaceOfVirtual: deps.workspaceOfVirtual,
     exportedAtMs: now.getTime(),
   };
-  const pages = listPages(deps.client, {
+  const list: ListRequest = {
     path: '/cost-analysis/cost/list',
     params: { data_source_id: ds.id },
     filter: [{ k: 'billed_date', v: date, o: 'eq' }],
     idKey: 'cost_id',
-  });
+  };
+  const syncedBefore = lastSeenSync.has(ds) ? lastSeenSync.get(ds) : ds.lastSynchronizedAt;
+  let pageCount = 0;
   let upload: ObjectUpload | undefined;
   let writer: ParquetRowWriter<Record<string, unknown>, CostContext> | undefined;
   let costSum = 0;
   let bytes = 0;
   try {
-    for await (const page of pages) {
+    for await (const page of listPages(deps.client, list)) {
+      pageCount++;
       if (!upload) {
         upload = deps.sink.begin(key, PARQUET_CONTENT_TYPE);
         writer = new ParquetRowWriter(costTable, upload, context, {
@@ -84,6 +90,7 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
       for (const row of page) costSum += typeof row.cost === 'number' ? row.cost : 0;
       await writer!.append(page);
     }
+    if (pageCount > 1) await expectNoSyncFinished(deps.client, ds, syncedBefore, date);
     if (upload && writer) {
       bytes = (await writer.close()).bytes;
       await upload.commit();
@@ -100,7 +107,10 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
     });
     return { dataSourceId: ds.id, date, outcome: 'kept', rows: 0, costSum: 0, bytes: 0 };
   }
-  if (rows === 0) await deps.sink.remove(key);
+  if (rows === 0) {
+    await expectStillEmpty(deps.client, list, `${ds.id} ${date}`);
+    await deps.sink.remove(key);
+  }
   await writeManifest(deps, unit, { key: rows > 0 ? key : null, rows, costSum, bytes, now });
   (deps.log ?? silentLogger).info('cost unit exported', {
     dataSourceId: ds.id,
@@ -109,6 +119,39 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
     bytes,
   });
   return { dataSourceId: ds.id, date, outcome: rows > 0 ? 'written' : 'removed', rows, costSum, bytes };
+}
+
+/** The last_synchronized_at seen per data source, once it moved after the run listed it. */
+const lastSeenSync = new WeakMap<DataSourceInfo, string | undefined>();
+
+/**
+ * A re-sync replaces a day's rows with the same count under new ids, which offset paging cannot
+ * see: a day paged across a finished sync would mix two versions. The data source's
+ * last_synchronized_at, unchanged since before the first page, proves no sync finished.
+ */
+async function expectNoSyncFinished(
+  client: CloudforetClient,
+  ds: DataSourceInfo,
+  before: string | undefined,
+  date: string,
+): Promise<void> {
+  const answer = await client.call('/cost-analysis/data-source/get', { data_source_id: ds.id });
+  const after = typeof answer.last_synchronized_at === 'string' ? answer.last_synchronized_at : undefined;
+  if (after === before) return;
+  lastSeenSync.set(ds, after);
+  throw new PagingDriftError(
+    `/cost-analysis/cost/list: data source ${ds.id} finished a sync while ${date} was paged ` +
+      `(last_synchronized_at ${before ?? 'none'} -> ${after ?? 'none'})`,
+  );
+}
+
+/** One stray `{}` must not remove a published day: ask once more before believing it is empty. */
+async function expectStillEmpty(client: CloudforetClient, list: ListRequest, what: string): Promise<void> {
+  const answer = await client.call(list.path, pageBody(list, 1, 1));
+  const total = typeof answer.total_count === 'number' ? answer.total_count : 0;
+  if (total > 0) {
+    throw new PagingDriftError(`${list.path}: ${what} answered no rows, then ${total} on a second look`);
+  }
 }
 
 async function writeManifest(

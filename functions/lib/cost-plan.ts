@@ -1,7 +1,7 @@
 // Gathers what planning needs (published manifests, Cloudforet's per-day stats, running syncs)
 // and plans the units of a cost run.
 import type { CloudforetClient } from './cloudforet-client.ts';
-import { costManifestKey } from './cost-export.ts';
+import { costManifestKey, costManifestPrefix } from './cost-export.ts';
 import type { DataSourceInfo } from './data-sources.ts';
 import { daysBetween } from './dates.ts';
 import { parseManifest } from './manifest.ts';
@@ -34,7 +34,11 @@ export async function planCostExport(
   return planCostUnits({ from: req.from, to: req.to, dataSources, published, source, syncing, force });
 }
 
-/** dataSourceId -> date -> what the manifests say was published. */
+/**
+ * dataSourceId -> date -> what the manifests say was published. Lists first and reads only the
+ * manifests that exist: one LIST per 1000 keys, and no GET of a missing key (which S3 answers
+ * 403, not 404, to a role that may list only under the prefix).
+ */
 async function readPublished(
   sink: Sink,
   dataSources: readonly DataSourceInfo[],
@@ -42,12 +46,22 @@ async function readPublished(
   to: string,
 ): Promise<Map<string, Map<string, DayStat>>> {
   const published = new Map<string, Map<string, DayStat>>(dataSources.map((d) => [d.id, new Map()]));
-  const keys = dataSources.flatMap((d) => daysBetween(from, to).map((date) => ({ id: d.id, date })));
-  await forEachLimit(keys, 16, async ({ id, date }) => {
-    const manifest = parseManifest(await sink.read(costManifestKey(id, date)));
+  const existing = await listCostManifests(sink);
+  const keys = dataSources.flatMap((d) =>
+    daysBetween(from, to)
+      .map((date) => ({ id: d.id, date, key: costManifestKey(d.id, date) }))
+      .filter((k) => existing.has(k.key)),
+  );
+  await forEachLimit(keys, 16, async ({ id, date, key }) => {
+    const manifest = parseManifest(await sink.read(key));
     if (manifest) published.get(id)!.set(date, { rows: manifest.rows, costSum: manifest.costSum ?? 0 });
   });
   return published;
+}
+
+/** Keys of every cost manifest written so far. */
+export async function listCostManifests(sink: Sink): Promise<Set<string>> {
+  return new Set(await sink.list(costManifestPrefix));
 }
 
 async function readSourceStats(

@@ -4,7 +4,9 @@ const DAY_MS = 86_400_000;
 
 export function isIsoDate(value: unknown): value is string {
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-  return new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+  const at = new Date(`${value}T00:00:00Z`);
+  // Month 13 or day 32 is an Invalid Date, whose toISOString() throws; 02-30 rolls over to March.
+  return !Number.isNaN(at.getTime()) && at.toISOString().startsWith(value);
 }
 
 export function addDays(date: string, days: number): string {

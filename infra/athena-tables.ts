@@ -1,0 +1,90 @@
+// The Glue database and one external Parquet table per exported table, with partition
+// projection so new days are queryable at once: no crawler, no MSCK REPAIR.
+import { Stack } from 'aws-cdk-lib';
+import { CfnDatabase, CfnTable } from 'aws-cdk-lib/aws-glue';
+import { Construct } from 'constructs';
+import { glueType, type TableDef } from '../functions/lib/columns.ts';
+
+export const PARQUET_FORMAT = {
+  inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
+  outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
+  serde: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe',
+} as const;
+
+export interface AthenaTablesProps {
+  readonly databaseName: string;
+  readonly tables: ReadonlyArray<TableDef<never, never>>;
+  readonly bucketName: string;
+  readonly prefix: string;
+  readonly projectionStart: string;
+}
+
+export class AthenaTables extends Construct {
+  readonly database: CfnDatabase;
+  readonly tables: CfnTable[];
+
+  constructor(scope: Construct, id: string, props: AthenaTablesProps) {
+    super(scope, id);
+    const catalogId = Stack.of(this).account;
+    this.database = new CfnDatabase(this, 'Database', {
+      catalogId,
+      databaseInput: {
+        name: props.databaseName,
+        description: 'Cloudforet cost history and inventory snapshots exported as Parquet',
+      },
+    });
+    this.tables = props.tables.map((table) => {
+      const location = `s3://${props.bucketName}/${props.prefix}/${table.name}/`;
+      const cfn = new CfnTable(this, `Table-${table.name}`, {
+        catalogId,
+        databaseName: props.databaseName,
+        tableInput: glueTableInput(table, location, props.projectionStart),
+      });
+      cfn.node.addDependency(this.database);
+      return cfn;
+    });
+  }
+}
+
+/** The Glue TableInput of one exported table stored under `location` (ending in '/'). */
+export function glueTableInput(
+  table: TableDef<never, never>,
+  location: string,
+  projectionStart: string,
+): CfnTable.TableInputProperty {
+  const key = table.partitionKey;
+  return {
+    name: table.name,
+    description: table.description.slice(0, 2048),
+    tableType: 'EXTERNAL_TABLE',
+    parameters: {
+      EXTERNAL: 'TRUE',
+      classification: 'parquet',
+      'projection.enabled': 'true',
+      [`projection.${key}.type`]: 'date',
+      [`projection.${key}.format`]: 'yyyy-MM-dd',
+      [`projection.${key}.range`]: `${projectionStart},NOW`,
+      [`projection.${key}.interval`]: '1',
+      [`projection.${key}.interval.unit`]: 'DAYS',
+      'storage.location.template': `${location}${key}=\${${key}}/`,
+      'cloudforet_export.schema_version': String(table.schemaVersion),
+    },
+    partitionKeys: [{ name: key, type: 'string', comment: 'YYYY-MM-DD (the Hive partition folder)' }],
+    storageDescriptor: {
+      location,
+      inputFormat: PARQUET_FORMAT.inputFormat,
+      outputFormat: PARQUET_FORMAT.outputFormat,
+      serdeInfo: {
+        serializationLibrary: PARQUET_FORMAT.serde,
+        parameters: { 'serialization.format': '1' },
+      },
+      compressed: false,
+      storedAsSubDirectories: false,
+      columns: table.columns.map((c) => ({
+        name: c.name,
+        type: glueType[c.type],
+        comment: c.description.slice(0, 255),
+      })),
+    },
+  };
+}

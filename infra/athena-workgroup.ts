@@ -1,0 +1,49 @@
+// The Athena workgroup the exported tables are queried in: engine version chosen by Athena,
+// a per-query scan limit, results kept in the export bucket outside every table folder, and
+// the saved queries.
+import { CfnNamedQuery, CfnWorkGroup } from 'aws-cdk-lib/aws-athena';
+import { Construct } from 'constructs';
+import { type NamedQuerySql, loadNamedQueries } from './named-queries.ts';
+
+export interface AthenaWorkgroupProps {
+  readonly name: string;
+  readonly databaseName: string;
+  /** s3://bucket/prefix/ for query results. */
+  readonly resultsLocation: string;
+  readonly bytesScannedCutoffPerQuery: number;
+  readonly queries?: readonly NamedQuerySql[];
+}
+
+export class AthenaWorkgroup extends Construct {
+  readonly workgroup: CfnWorkGroup;
+
+  constructor(scope: Construct, id: string, props: AthenaWorkgroupProps) {
+    super(scope, id);
+    this.workgroup = new CfnWorkGroup(this, 'WorkGroup', {
+      name: props.name,
+      description: 'Queries over the Cloudforet cost and inventory exports',
+      state: 'ENABLED',
+      // Lets stack updates and deletion remove a workgroup that holds saved queries.
+      recursiveDeleteOption: true,
+      workGroupConfiguration: {
+        enforceWorkGroupConfiguration: true,
+        publishCloudWatchMetricsEnabled: true,
+        bytesScannedCutoffPerQuery: props.bytesScannedCutoffPerQuery,
+        engineVersion: { selectedEngineVersion: 'AUTO' },
+        resultConfiguration: {
+          outputLocation: props.resultsLocation,
+          encryptionConfiguration: { encryptionOption: 'SSE_S3' },
+        },
+      },
+    });
+    for (const query of props.queries ?? loadNamedQueries()) {
+      new CfnNamedQuery(this, `Query-${query.name}`, {
+        name: query.name,
+        description: query.description,
+        database: props.databaseName,
+        workGroup: this.workgroup.ref,
+        queryString: query.sql,
+      });
+    }
+  }
+}

@@ -1,0 +1,117 @@
+// The Cloudforet export stack: a bucket, the secret, the cost and inventory functions on
+// daily schedules, Glue tables with partition projection, an Athena workgroup and alarms.
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import type { TableDef } from '../functions/lib/columns.ts';
+import { exportTables } from '../functions/lib/tables.ts';
+import { ExportAlarms } from './alarms.ts';
+import { AthenaTables } from './athena-tables.ts';
+import { AthenaWorkgroup } from './athena-workgroup.ts';
+import { cloudforetSecret } from './cloudforet-secret.ts';
+import { ATHENA_RESULTS_PREFIX, exportBucket } from './export-bucket.ts';
+import { ExportFunction } from './export-function.ts';
+import { ExportSchedules } from './schedules.ts';
+import type { Settings } from './settings.ts';
+
+export interface CloudforetExportStackProps extends StackProps {
+  readonly settings: Settings;
+  /** Defaults to every table the functions write. */
+  readonly tables?: ReadonlyArray<TableDef<never, never>>;
+}
+
+export class CloudforetExportStack extends Stack {
+  constructor(scope: Construct, id: string, props: CloudforetExportStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+    const bucket = exportBucket(this, settings.bucketName);
+    const secret = cloudforetSecret(this, settings.secretName);
+    const failedInvocations = deadLetterQueue(this, 'FailedInvocationsQueue');
+    const schedulerDlq = deadLetterQueue(this, 'SchedulerDeadLetterQueue');
+    const common = { settings, bucket, secret, failureQueue: failedInvocations };
+    const cost = new ExportFunction(this, 'CostExport', {
+      ...common,
+      entry: 'functions/cost-export.ts',
+      description: 'Cloudforet cost rows to Parquet: {} for yesterday, {"date"} or {"from","to"}',
+    });
+    const inventory = new ExportFunction(this, 'InventoryExport', {
+      ...common,
+      entry: 'functions/inventory-export.ts',
+      description: 'Cloudforet inventory snapshot to Parquet: {} for today, or {"snapshotDate"}',
+    });
+    new ExportSchedules(this, 'Schedules', {
+      timeZone: settings.scheduleTimeZone,
+      deadLetterQueue: schedulerDlq,
+      runs: [
+        {
+          id: 'CostDaily',
+          description: 'Daily cost export',
+          expression: settings.costSchedule,
+          function: cost.function,
+        },
+        {
+          id: 'InventoryDaily',
+          description: 'Daily inventory snapshot',
+          expression: settings.inventorySchedule,
+          function: inventory.function,
+        },
+      ],
+    });
+    const tables = new AthenaTables(this, 'Tables', {
+      databaseName: settings.databaseName,
+      tables: props.tables ?? exportTables,
+      bucketName: bucket.bucketName,
+      prefix: settings.prefix,
+      projectionStart: settings.projectionStart,
+    });
+    const athena = new AthenaWorkgroup(this, 'Athena', {
+      name: settings.workgroupName,
+      databaseName: settings.databaseName,
+      resultsLocation: `s3://${bucket.bucketName}/${ATHENA_RESULTS_PREFIX}`,
+      bytesScannedCutoffPerQuery: settings.athenaBytesScannedLimit,
+    });
+    athena.node.addDependency(tables);
+    new ExportAlarms(this, 'Alarms', {
+      email: settings.alarmEmail,
+      functions: [
+        { id: 'CostExport', function: cost.function },
+        { id: 'InventoryExport', function: inventory.function },
+      ],
+      queues: [
+        { id: 'FailedInvocationsQueue', queue: failedInvocations },
+        { id: 'SchedulerDeadLetterQueue', queue: schedulerDlq },
+      ],
+    });
+
+    const output = (id: string, value: string, description: string) =>
+      new CfnOutput(this, id, { value, description });
+    output('BucketName', bucket.bucketName, 'Bucket the Parquet files are written to');
+    output('ExportPrefix', settings.prefix, 'Key prefix of every exported object');
+    output(
+      'CostFunctionName',
+      cost.function.functionName,
+      'Cost export function (test event: events/costs-*.json)',
+    );
+    output(
+      'InventoryFunctionName',
+      inventory.function.functionName,
+      'Inventory export function (test event: events/inventory-*.json)',
+    );
+    output('AthenaWorkgroup', athena.workgroup.ref, 'Athena workgroup with the saved queries');
+    output('GlueDatabase', settings.databaseName, 'Glue database holding the export tables');
+    output('SecretName', secret.secretName, 'Secret the functions read the Cloudforet credential from');
+    output(
+      'PutSecretValueCommand',
+      secret.putValueCommand,
+      "Store the Cloudforet app credential (the console's 'Download JSON' file saved as app.json)",
+    );
+  }
+}
+
+function deadLetterQueue(scope: Construct, id: string): Queue {
+  return new Queue(scope, id, {
+    encryption: QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(14),
+  });
+}

@@ -1,0 +1,130 @@
+// One exporter Lambda: bundled ESM on Node 22/arm64, its own log group and role, IAM scoped to
+// the one secret and the one prefix, failed async invocations sent to a queue.
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { type IRole, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { CloudforetSecret } from './cloudforet-secret.ts';
+import type { Settings } from './settings.ts';
+
+export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** ESM output still meets CommonJS dependencies that call require(). */
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
+/** esbuild on this machine (never Docker): one minified ESM file with its source map. */
+export const BUNDLING: BundlingOptions = {
+  format: OutputFormat.ESM,
+  target: 'node22',
+  mainFields: ['module', 'main'],
+  banner: ESM_REQUIRE_BANNER,
+  // The runtime ships an SDK v3 too, but of its own version: bundle ours to pin behaviour.
+  externalModules: [],
+  minify: true,
+  // Error classes name themselves with new.target.name; minified names would reach the logs.
+  keepNames: true,
+  sourceMap: true,
+  sourcesContent: false,
+  forceDockerBundling: false,
+};
+
+export interface ExportFunctionProps {
+  /** Entry file, relative to the project root. */
+  readonly entry: string;
+  readonly description: string;
+  readonly settings: Settings;
+  readonly bucket: IBucket;
+  readonly secret: CloudforetSecret;
+  readonly failureQueue: IQueue;
+}
+
+export class ExportFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: IRole;
+
+  constructor(scope: Construct, id: string, props: ExportFunctionProps) {
+    super(scope, id);
+    const { settings } = props;
+    const logGroup = new LogGroup(this, 'Logs', {
+      retention: RetentionDays.THREE_MONTHS,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    // An explicit role: the default one carries AWSLambdaBasicExecutionRole, whose log actions are on '*'.
+    const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    this.role = role;
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: `${PROJECT_ROOT}${props.entry}`,
+      handler: 'handler',
+      description: props.description,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: settings.memoryMb,
+      timeout: Duration.seconds(settings.timeoutSeconds),
+      reservedConcurrentExecutions: settings.reservedConcurrency,
+      role,
+      logGroup,
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+      environment: functionEnvironment(settings, props.bucket.bucketName, props.secret.secretId),
+      bundling: BUNDLING,
+      // Exports are idempotent (fixed keys, whole-object replace), so one retry is safe.
+      retryAttempts: 1,
+      maxEventAge: Duration.hours(6),
+      onFailure: new SqsDestination(props.failureQueue),
+    });
+    logGroup.grantWrite(role);
+    for (const statement of exportStatements(props.bucket, settings.prefix, props.secret.policyArn)) {
+      role.addToPrincipalPolicy(statement);
+    }
+  }
+}
+
+export function functionEnvironment(
+  settings: Settings,
+  bucketName: string,
+  secretId: string,
+): Record<string, string> {
+  return {
+    CLOUDFORET_ENDPOINT: settings.cloudforetEndpoint,
+    CLOUDFORET_SECRET_ID: secretId,
+    EXPORT_BUCKET: bucketName,
+    EXPORT_PREFIX: settings.prefix,
+    EXPORT_CONCURRENCY: String(settings.exportConcurrency),
+    MAX_INLINE_DAYS: String(settings.maxInlineDays),
+    EXPORT_WINDOW_MONTHS: String(settings.costWindowMonths),
+    CLOUDFORET_TIMEOUT_MS: String(settings.cloudforetTimeoutMs),
+    SECRET_TTL_SECONDS: String(settings.secretTtlSeconds),
+    LOG_LEVEL: settings.logLevel,
+    // The bundle ships a source map; without this flag Node ignores it in stack traces.
+    NODE_OPTIONS: '--enable-source-maps',
+  };
+}
+
+/** What an exporter may do: read its one secret; read, write and list under its one prefix. */
+export function exportStatements(bucket: IBucket, prefix: string, secretArn: string): PolicyStatement[] {
+  return [
+    new PolicyStatement({
+      sid: 'ReadCloudforetSecret',
+      actions: ['secretsmanager:GetSecretValue'],
+      resources: [secretArn],
+    }),
+    new PolicyStatement({
+      sid: 'WriteExportObjects',
+      actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+      resources: [bucket.arnForObjects(`${prefix}/*`)],
+    }),
+    new PolicyStatement({
+      sid: 'ListExportPrefix',
+      actions: ['s3:ListBucket'],
+      resources: [bucket.bucketArn],
+      conditions: { StringLike: { 's3:prefix': [`${prefix}/*`] } },
+    }),
+  ];
+}

@@ -1,0 +1,54 @@
+// Daily EventBridge Scheduler schedules for the exporters: one role allowed to invoke exactly
+// these functions, bounded retries, and a dead-letter queue for what could not be delivered.
+import { Duration, Stack, TimeZone } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+export interface ScheduledRun {
+  readonly id: string;
+  readonly description: string;
+  readonly expression: string;
+  readonly function: IFunction;
+}
+
+export interface ExportSchedulesProps {
+  readonly runs: readonly ScheduledRun[];
+  readonly timeZone: string;
+  readonly deadLetterQueue: IQueue;
+}
+
+export const SCHEDULE_RETRY_ATTEMPTS = 4;
+export const SCHEDULE_MAX_EVENT_AGE = Duration.hours(2);
+
+export class ExportSchedules extends Construct {
+  readonly schedules: Schedule[];
+
+  constructor(scope: Construct, id: string, props: ExportSchedulesProps) {
+    super(scope, id);
+    const role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
+      description: 'EventBridge Scheduler: invoke the Cloudforet export functions',
+    });
+    const timeZone = TimeZone.of(props.timeZone);
+    this.schedules = props.runs.map(
+      (run) =>
+        new Schedule(this, run.id, {
+          description: run.description,
+          schedule: ScheduleExpression.expression(run.expression, timeZone),
+          target: new LambdaInvoke(run.function, {
+            role,
+            input: ScheduleTargetInput.fromObject({}),
+            retryAttempts: SCHEDULE_RETRY_ATTEMPTS,
+            maxEventAge: SCHEDULE_MAX_EVENT_AGE,
+            deadLetterQueue: props.deadLetterQueue,
+          }),
+        }),
+    );
+  }
+}

@@ -1,0 +1,262 @@
+// Stack settings from CDK context (`-c key=value` or cdk.json), checked at synth time.
+// Every bad value is reported in one error, so one failed synth shows everything to fix.
+import {
+  GiB,
+  isBucketName,
+  isHttpUrl,
+  isIsoDate,
+  isPrefix,
+  isScheduleExpression,
+  isTimeZone,
+  parseBytes,
+} from './setting-values.ts';
+
+export interface Settings {
+  readonly cloudforetEndpoint: string;
+  /** An existing secret to import by name; undefined: the stack creates an empty one. */
+  readonly secretName: string | undefined;
+  readonly costSchedule: string;
+  readonly inventorySchedule: string;
+  readonly scheduleTimeZone: string;
+  /** An existing bucket to import; undefined: the stack creates one. */
+  readonly bucketName: string | undefined;
+  readonly prefix: string;
+  readonly memoryMb: number;
+  readonly timeoutSeconds: number;
+  /** undefined: the functions use unreserved account concurrency. */
+  readonly reservedConcurrency: number | undefined;
+  readonly alarmEmail: string | undefined;
+  readonly projectionStart: string;
+  readonly athenaBytesScannedLimit: number;
+  readonly databaseName: string;
+  readonly workgroupName: string;
+  readonly exportConcurrency: number;
+  readonly maxInlineDays: number;
+  /** Months a cost event without dates ({}, the schedule's) exports, the current one included. */
+  readonly costWindowMonths: number;
+  readonly cloudforetTimeoutMs: number;
+  readonly secretTtlSeconds: number;
+  readonly logLevel: string;
+}
+
+/** Every context key this stack reads, with its default ('' when it has none). */
+export const settingDefaults = {
+  cloudforetEndpoint: '',
+  secretName: '',
+  costSchedule: 'cron(0 6 * * ? *)',
+  inventorySchedule: 'cron(0 7 * * ? *)',
+  scheduleTimeZone: 'UTC',
+  bucketName: '',
+  prefix: 'cloudforet',
+  memoryMb: 1024,
+  timeoutSeconds: 900,
+  reservedConcurrency: 2,
+  alarmEmail: '',
+  projectionStart: '2025-01-01',
+  athenaBytesScannedLimit: 10 * GiB,
+  databaseName: 'cloudforet_export',
+  workgroupName: 'cloudforet_export',
+  exportConcurrency: 4,
+  maxInlineDays: 62,
+  costWindowMonths: 2,
+  cloudforetTimeoutMs: 60_000,
+  secretTtlSeconds: 300,
+  logLevel: 'info',
+} as const;
+
+export type SettingKey = keyof typeof settingDefaults;
+export const settingKeys = Object.keys(settingDefaults) as SettingKey[];
+
+export class SettingsError extends Error {
+  readonly code = 'SETTINGS_INVALID';
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(
+      `invalid CDK context for the Cloudforet export stack (set with -c key=value or in cdk.json):\n` +
+        problems.map((p) => `  - ${p}`).join('\n'),
+    );
+    this.name = 'SettingsError';
+    this.problems = problems;
+  }
+}
+
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error'];
+
+/** Settings from a context lookup; throws one SettingsError naming every bad value. */
+export function readSettings(context: Readonly<Record<string, unknown>>): Settings {
+  const r = contextReader(context);
+  const settings: Settings = {
+    ...readConnection(r),
+    ...readSchedules(r),
+    ...readStorage(r),
+    ...readFunctionTuning(r),
+    ...readAthena(r),
+    alarmEmail: r.optional('alarmEmail', /^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an e-mail address'),
+  };
+  r.problems.push(...crossProblems(settings));
+  if (r.problems.length > 0) throw new SettingsError(r.problems);
+  return settings;
+}
+
+/** Values that are each valid but do not work together. */
+function crossProblems(s: Settings): string[] {
+  const problems: string[] = [];
+  if (s.cloudforetTimeoutMs >= s.timeoutSeconds * 1000) {
+    problems.push(
+      `cloudforetTimeoutMs (${s.cloudforetTimeoutMs}) must be below timeoutSeconds (${s.timeoutSeconds}) × 1000, ` +
+        'or one slow request outlives the function',
+    );
+  }
+  if (s.maxInlineDays < 31 * s.costWindowMonths) {
+    problems.push(
+      `maxInlineDays (${s.maxInlineDays}) must be at least 31 × costWindowMonths (${31 * s.costWindowMonths}), ` +
+        'or the scheduled cost export ({}: the current and previous months) is refused on long months',
+    );
+  }
+  return problems;
+}
+
+interface ContextReader {
+  readonly problems: string[];
+  text(key: SettingKey): string | undefined;
+  orDefault(key: SettingKey): string;
+  check(key: SettingKey, ok: boolean, expected: string): void;
+  optional(key: SettingKey, pattern: RegExp, expected: string): string | undefined;
+  integer(key: SettingKey, min: number, max: number): number;
+}
+
+function contextReader(context: Readonly<Record<string, unknown>>): ContextReader {
+  const problems: string[] = [];
+  const text = (key: SettingKey): string | undefined => {
+    const raw = context[key];
+    const value = raw === undefined || raw === null ? '' : String(raw).trim();
+    return value === '' ? undefined : value;
+  };
+  const orDefault = (key: SettingKey) => text(key) ?? String(settingDefaults[key]);
+  const check = (key: SettingKey, ok: boolean, expected: string) => {
+    if (!ok) problems.push(`${key} ${expected} (got ${JSON.stringify(context[key])})`);
+  };
+  return {
+    problems,
+    text,
+    orDefault,
+    check,
+    optional: (key, pattern, expected) => {
+      const value = text(key);
+      if (value !== undefined) check(key, pattern.test(value), expected);
+      return value;
+    },
+    integer: (key, min, max) => {
+      const value = Number(orDefault(key));
+      const ok = Number.isInteger(value) && value >= min && value <= max;
+      check(key, ok, `must be a whole number from ${min} to ${max}`);
+      return value;
+    },
+  };
+}
+
+function readConnection(r: ContextReader) {
+  const cloudforetEndpoint = r.text('cloudforetEndpoint') ?? '';
+  if (cloudforetEndpoint === '') {
+    r.problems.push(
+      'cloudforetEndpoint is required: the Cloudforet API endpoint, ' +
+        'e.g. -c cloudforetEndpoint=https://console-v2.api.example.com',
+    );
+  } else {
+    r.check(
+      'cloudforetEndpoint',
+      isHttpUrl(cloudforetEndpoint),
+      'must be an http(s) URL such as https://console-v2.api.example.com',
+    );
+  }
+  return {
+    cloudforetEndpoint: cloudforetEndpoint.replace(/\/+$/, ''),
+    secretName: r.optional(
+      'secretName',
+      /^[A-Za-z0-9/_+=.@-]{1,512}$/,
+      'must be a Secrets Manager secret name (letters, digits and /_+=.@-)',
+    ),
+  };
+}
+
+function readSchedules(r: ContextReader) {
+  const costSchedule = r.orDefault('costSchedule');
+  r.check('costSchedule', isScheduleExpression(costSchedule), SCHEDULE_HINT);
+  const inventorySchedule = r.orDefault('inventorySchedule');
+  r.check('inventorySchedule', isScheduleExpression(inventorySchedule), SCHEDULE_HINT);
+  const scheduleTimeZone = r.orDefault('scheduleTimeZone');
+  r.check(
+    'scheduleTimeZone',
+    isTimeZone(scheduleTimeZone),
+    'must be an IANA time zone such as UTC or Asia/Seoul',
+  );
+  return { costSchedule, inventorySchedule, scheduleTimeZone };
+}
+
+function readStorage(r: ContextReader) {
+  const bucketName = r.text('bucketName');
+  if (bucketName !== undefined) {
+    r.check(
+      'bucketName',
+      isBucketName(bucketName),
+      'must be an S3 bucket name (3-63 lower-case letters, digits, dots, hyphens)',
+    );
+  }
+  const prefix = r.orDefault('prefix').replace(/^\/+|\/+$/g, '');
+  r.check(
+    'prefix',
+    isPrefix(prefix),
+    'must be a non-empty key prefix of letters, digits and _.- separated by /, not under athena-results/',
+  );
+  return { bucketName, prefix };
+}
+
+function readFunctionTuning(r: ContextReader) {
+  const logLevel = r.orDefault('logLevel');
+  r.check('logLevel', LOG_LEVELS.includes(logLevel), `must be one of ${LOG_LEVELS.join(', ')}`);
+  return {
+    memoryMb: r.integer('memoryMb', 128, 10_240),
+    timeoutSeconds: r.integer('timeoutSeconds', 30, 900),
+    reservedConcurrency:
+      r.orDefault('reservedConcurrency') === 'none' ? undefined : r.integer('reservedConcurrency', 1, 1000),
+    exportConcurrency: r.integer('exportConcurrency', 1, 64),
+    maxInlineDays: r.integer('maxInlineDays', 1, 400),
+    costWindowMonths: r.integer('costWindowMonths', 1, 12),
+    cloudforetTimeoutMs: r.integer('cloudforetTimeoutMs', 1_000, 600_000),
+    secretTtlSeconds: r.integer('secretTtlSeconds', 0, 86_400),
+    logLevel,
+  };
+}
+
+function readAthena(r: ContextReader) {
+  const projectionStart = r.orDefault('projectionStart');
+  r.check('projectionStart', isIsoDate(projectionStart), 'must be a date as YYYY-MM-DD');
+  const athenaBytesScannedLimit = parseBytes(r.orDefault('athenaBytesScannedLimit'));
+  r.check(
+    'athenaBytesScannedLimit',
+    Number.isSafeInteger(athenaBytesScannedLimit) && athenaBytesScannedLimit >= 10_000_000,
+    'must be a byte count of at least 10000000 (the Athena minimum), optionally with a unit: 10GiB, 500MB',
+  );
+  const databaseName = r.orDefault('databaseName');
+  r.check(
+    'databaseName',
+    /^[a-z0-9_]{1,255}$/.test(databaseName),
+    'must be lower-case letters, digits and _',
+  );
+  const workgroupName = r.orDefault('workgroupName');
+  r.check(
+    'workgroupName',
+    /^[A-Za-z0-9._-]{1,128}$/.test(workgroupName),
+    'must be 1-128 letters, digits and ._-',
+  );
+  return { projectionStart, athenaBytesScannedLimit, databaseName, workgroupName };
+}
+
+/** The context values of every setting key, for readSettings. */
+export function settingsContext(tryGetContext: (key: string) => unknown): Record<string, unknown> {
+  return Object.fromEntries(settingKeys.map((key) => [key, tryGetContext(key)]));
+}
+
+const SCHEDULE_HINT =
+  'must be an EventBridge Scheduler expression: cron(minutes hours day-of-month month day-of-week year) ' +
+  'with ? in day-of-month or day-of-week, e.g. cron(0 6 * * ? *), or rate(1 day)';

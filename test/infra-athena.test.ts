@@ -1,0 +1,222 @@
+import { DuckDBInstance } from '@duckdb/node-api';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { exportTables } from '../functions/lib/tables.ts';
+import { CloudforetExportStack } from '../infra/cloudforet-export-stack.ts';
+import { loadNamedQueries } from '../infra/named-queries.ts';
+import { readSettings } from '../infra/settings.ts';
+
+type Json = Record<string, unknown>;
+
+function synth(context: Json = {}): Template {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+  const settings = readSettings({ cloudforetEndpoint: 'https://cf.example.com', ...context });
+  return Template.fromStack(new CloudforetExportStack(app, 'Export', { settings }));
+}
+
+function tableInputs(template: Template): Map<string, Json> {
+  const inputs = Object.values(template.findResources('AWS::Glue::Table')).map(
+    (r) => r.Properties.TableInput as Json,
+  );
+  return new Map(inputs.map((input) => [input.Name as string, input]));
+}
+
+const QUERY_NAMES = [
+  'cost_by_inventory_resource',
+  'cost_by_tag',
+  'create_focus_view',
+  'daily_cost_by_provider',
+  'inventory_counts_by_type',
+  'month_to_date_by_workspace_project',
+  'top_resources_last_30_days',
+];
+
+describe('Glue tables', () => {
+  let t: Template;
+  beforeAll(() => {
+    t = synth({ bucketName: 'my-exports', projectionStart: '2024-06-01' });
+  });
+
+  it('defines one table per exported table in the cloudforet_export database', () => {
+    t.hasResourceProperties('AWS::Glue::Database', {
+      CatalogId: { Ref: 'AWS::AccountId' },
+      DatabaseInput: { Name: 'cloudforet_export' },
+    });
+    t.allResourcesProperties('AWS::Glue::Table', {
+      DatabaseName: 'cloudforet_export',
+      CatalogId: { Ref: 'AWS::AccountId' },
+    });
+
+    expect([...tableInputs(t).keys()].sort()).toEqual(exportTables.map((table) => table.name).sort());
+  });
+
+  it.each(exportTables.map((table) => [table.name, table.partitionKey]))(
+    '%s is external Parquet under its own folder, partitioned by %s with date projection',
+    (name, key) => {
+      const input = tableInputs(t).get(name)!;
+      const location = `s3://my-exports/cloudforet/${name}/`;
+
+      expect(input.TableType).toBe('EXTERNAL_TABLE');
+      expect(input.PartitionKeys).toEqual([{ Name: key, Type: 'string', Comment: expect.any(String) }]);
+      expect(input.Parameters).toEqual({
+        EXTERNAL: 'TRUE',
+        classification: 'parquet',
+        'projection.enabled': 'true',
+        [`projection.${key}.type`]: 'date',
+        [`projection.${key}.format`]: 'yyyy-MM-dd',
+        [`projection.${key}.range`]: '2024-06-01,NOW',
+        [`projection.${key}.interval`]: '1',
+        [`projection.${key}.interval.unit`]: 'DAYS',
+        'storage.location.template': `${location}${key}=\${${key}}/`,
+        'cloudforet_export.schema_version': '1',
+      });
+      expect(input.StorageDescriptor).toMatchObject({
+        Location: location,
+        InputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
+        OutputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
+        SerdeInfo: { SerializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe' },
+      });
+    },
+  );
+
+  it('builds locations from the created bucket when none is named', () => {
+    const created = synth();
+    const bucketId = Object.keys(created.findResources('AWS::S3::Bucket'))[0]!;
+    const costs = tableInputs(created).get('costs')!;
+
+    expect((costs.Parameters as Json)['storage.location.template']).toEqual({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: Athena's projection placeholder, literally
+      'Fn::Join': ['', ['s3://', { Ref: bucketId }, '/cloudforet/costs/billed_date=${billed_date}/']],
+    });
+  });
+});
+
+describe('Athena workgroup and saved queries', () => {
+  let t: Template;
+  beforeAll(() => {
+    t = synth({ bucketName: 'my-exports', athenaBytesScannedLimit: '5GiB', workgroupName: 'finops' });
+  });
+
+  it('enforces its configuration: scan limit, results location outside every table folder, automatic engine', () => {
+    t.hasResourceProperties('AWS::Athena::WorkGroup', {
+      Name: 'finops',
+      RecursiveDeleteOption: true,
+      WorkGroupConfiguration: {
+        EnforceWorkGroupConfiguration: true,
+        BytesScannedCutoffPerQuery: 5 * 1024 ** 3,
+        EngineVersion: { SelectedEngineVersion: 'AUTO' },
+        ResultConfiguration: {
+          OutputLocation: 's3://my-exports/athena-results/',
+          EncryptionConfiguration: { EncryptionOption: 'SSE_S3' },
+        },
+      },
+    });
+    for (const table of exportTables) {
+      expect('s3://my-exports/athena-results/'.startsWith(`s3://my-exports/cloudforet/${table.name}/`)).toBe(
+        false,
+      );
+    }
+  });
+
+  it('saves every query in infra/queries in that workgroup and database', () => {
+    const workgroupId = Object.keys(t.findResources('AWS::Athena::WorkGroup'))[0]!;
+    const queries = Object.values(t.findResources('AWS::Athena::NamedQuery')).map((q) => q.Properties);
+
+    expect(queries.map((q) => q.Name).sort()).toEqual(QUERY_NAMES);
+    for (const query of queries) {
+      expect(query).toMatchObject({ Database: 'cloudforet_export', WorkGroup: { Ref: workgroupId } });
+      expect(query.Description.length).toBeGreaterThan(20);
+      expect(query.QueryString).not.toMatch(/^--/);
+    }
+    const focus = queries.find((q) => q.Name === 'create_focus_view')!;
+    expect(focus.QueryString).toMatch(/^CREATE OR REPLACE VIEW focus_costs AS\nSELECT/);
+  });
+});
+
+describe('the saved queries against the tables the functions write', () => {
+  const duckType = {
+    string: 'VARCHAR',
+    json: 'VARCHAR',
+    double: 'DOUBLE',
+    bigint: 'BIGINT',
+    timestamp: 'TIMESTAMP',
+  };
+  let run: (sql: string) => Promise<Json[]>;
+  let close: () => void;
+  beforeAll(async () => {
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    run = async (sql) => (await connection.runAndReadAll(sql)).getRowObjectsJS() as Json[];
+    close = () => {
+      connection.closeSync();
+      instance.closeSync();
+    };
+    for (const table of exportTables) {
+      const columns = table.columns.map((c) => `"${c.name}" ${duckType[c.type]}`);
+      await run(`CREATE TABLE ${table.name} (${[...columns, `"${table.partitionKey}" VARCHAR`].join(', ')})`);
+    }
+    // Trino's JSON accessor; DuckDB only has to bind the call here.
+    await run('CREATE MACRO json_extract_scalar(j, p) AS CAST(NULL AS VARCHAR)');
+    return () => close();
+  });
+
+  it('are all present, one file per saved query', () => {
+    expect(loadNamedQueries().map((q) => q.name)).toEqual(QUERY_NAMES);
+  });
+
+  it.each(loadNamedQueries().map((q) => [q.name, q.sql]))(
+    '%s names only real tables and columns',
+    async (_name, sql) => {
+      await expect(run(sql)).resolves.toBeInstanceOf(Array);
+    },
+  );
+
+  it('create_focus_view makes FOCUS 1.2 columns from cost columns, the rest prefixed x_', async () => {
+    const sql = loadNamedQueries().find((q) => q.name === 'create_focus_view')!.sql;
+    await run(sql);
+
+    const columns = (await run('DESCRIBE focus_costs')).map((row) => row.column_name as string);
+
+    expect(columns.filter((c) => !c.startsWith('x_'))).toEqual([
+      'BilledCost',
+      'EffectiveCost',
+      'BillingCurrency',
+      'ChargePeriodStart',
+      'ChargePeriodEnd',
+      'BillingPeriodStart',
+      'BillingPeriodEnd',
+      'ProviderName',
+      'RegionId',
+      'ServiceName',
+      'ResourceId',
+      'SubAccountId',
+      'ConsumedQuantity',
+      'ConsumedUnit',
+      'Tags',
+    ]);
+    expect(columns).toEqual(
+      expect.arrayContaining(['x_workspace_id', 'x_project_id', 'x_data_source_id', 'x_usage_type']),
+    );
+  });
+
+  it('create_focus_view turns one billed day into a one-day charge period within its calendar month', async () => {
+    await run(
+      `INSERT INTO costs (cost, currency, provider, billed_date) VALUES (2.5, 'USD', 'aws', '2026-01-31')`,
+    );
+
+    const [row] = await run(
+      'SELECT BilledCost, ProviderName, CAST(ChargePeriodStart AS VARCHAR) AS s, CAST(ChargePeriodEnd AS VARCHAR) AS e, ' +
+        'CAST(BillingPeriodStart AS VARCHAR) AS bs, CAST(BillingPeriodEnd AS VARCHAR) AS be FROM focus_costs',
+    );
+
+    expect(row).toEqual({
+      BilledCost: 2.5,
+      ProviderName: 'AWS',
+      s: '2026-01-31 00:00:00',
+      e: '2026-02-01 00:00:00',
+      bs: '2026-01-01 00:00:00',
+      be: '2026-02-01 00:00:00',
+    });
+  });
+});

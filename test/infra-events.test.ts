@@ -1,0 +1,63 @@
+// The sample console events in events/ are real inputs: each parses with the function's own
+// event parser, so pasting one into the Lambda console never meets a validation error.
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseCostEvent } from '../functions/lib/cost-event.ts';
+import { parseInventoryEvent } from '../functions/lib/inventory-event.ts';
+import { readSettings } from '../infra/settings.ts';
+
+const dir = new URL('../events/', import.meta.url);
+const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+const read = (file: string): unknown => JSON.parse(readFileSync(new URL(file, dir), 'utf8'));
+const now = new Date('2026-02-01T12:00:00Z');
+const settings = readSettings({ cloudforetEndpoint: 'https://cf.example.com' });
+/** What the functions read from the environment the stack gives them. */
+const limits = { maxDays: settings.maxInlineDays, windowMonths: settings.costWindowMonths };
+
+describe('sample console events', () => {
+  it('cover every documented case', () => {
+    expect(files.sort()).toEqual([
+      'costs-default-window.json',
+      'costs-force-one-day.json',
+      'costs-one-data-source.json',
+      'costs-one-day.json',
+      'costs-range.json',
+      'inventory-labelled.json',
+      'inventory-today.json',
+    ]);
+  });
+
+  it.each(files.filter((f) => f.startsWith('costs-')))('%s is a valid cost event', (file) => {
+    expect(() => parseCostEvent(read(file), now, limits)).not.toThrow();
+  });
+
+  it.each(files.filter((f) => f.startsWith('inventory-')))('%s is a valid inventory event', (file) => {
+    expect(() => parseInventoryEvent(read(file), now)).not.toThrow();
+  });
+
+  it("accept the schedule's {} with the stack's defaults, even at the end of two 31-day months", () => {
+    const endOfAugust = new Date('2026-08-31T23:00:00Z');
+
+    expect(parseCostEvent(read('costs-default-window.json'), endOfAugust, limits)).toEqual({
+      from: '2026-07-01',
+      to: '2026-08-31',
+    });
+  });
+
+  it('ask for what their names say', () => {
+    expect(parseCostEvent(read('costs-one-day.json'), now, limits)).toEqual({
+      from: '2026-01-15',
+      to: '2026-01-15',
+    });
+    expect(parseCostEvent(read('costs-range.json'), now, limits)).toEqual({
+      from: '2026-01-01',
+      to: '2026-01-07',
+    });
+    expect(parseCostEvent(read('costs-one-data-source.json'), now, limits)).toMatchObject({
+      dataSourceIds: [expect.stringMatching(/^ds-/)],
+    });
+    expect(parseInventoryEvent(read('inventory-labelled.json'), now)).toMatchObject({
+      snapshotDate: '2026-01-15',
+    });
+  });
+});

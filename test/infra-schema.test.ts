@@ -1,0 +1,99 @@
+// The Glue tables must describe exactly what the functions write: every column of each Parquet
+// schema, with the Glue type Athena needs to read its physical and logical type.
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { SchemaElement } from 'hyparquet';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parquetSchema } from '../functions/lib/columns.ts';
+import { exportTables } from '../functions/lib/tables.ts';
+import { CloudforetExportStack } from '../infra/cloudforet-export-stack.ts';
+import { readSettings } from '../infra/settings.ts';
+
+interface GlueColumn {
+  readonly Name: string;
+  readonly Type: string;
+}
+
+/** What Athena's Parquet reader maps each written type to; independent of glueType. */
+function athenaTypeOf(element: SchemaElement): string {
+  const logical = element.logical_type?.type;
+  if (element.type === 'BYTE_ARRAY' && (element.converted_type === 'UTF8' || logical === 'STRING'))
+    return 'string';
+  if (element.type === 'DOUBLE' && logical === undefined) return 'double';
+  if (element.type === 'INT64' && logical === 'INTEGER') return 'bigint';
+  if (element.type === 'INT64' && logical === 'TIMESTAMP') return 'timestamp';
+  throw new Error(`no Athena type for ${element.name}: ${element.type} ${element.converted_type} ${logical}`);
+}
+
+const byName = (a: GlueColumn, b: GlueColumn) => a.Name.localeCompare(b.Name);
+
+describe('Glue columns against the Parquet schema the functions write', () => {
+  let glue: Map<string, { columns: GlueColumn[]; partitionKeys: GlueColumn[] }>;
+  beforeAll(() => {
+    const app = new App({
+      context: { 'aws:cdk:bundling-stacks': [] },
+      builtinCloudFormationValidation: false,
+    });
+    const stack = new CloudforetExportStack(app, 'Export', {
+      settings: readSettings({ cloudforetEndpoint: 'https://cf.example.com' }),
+    });
+    const tables = Object.values(Template.fromStack(stack).findResources('AWS::Glue::Table'));
+    glue = new Map(
+      tables.map((r) => {
+        const input = r.Properties.TableInput;
+        return [input.Name, { columns: input.StorageDescriptor.Columns, partitionKeys: input.PartitionKeys }];
+      }),
+    );
+  });
+
+  it('has a Glue table for every exported table and no other', () => {
+    expect([...glue.keys()].sort()).toEqual(exportTables.map((t) => t.name).sort());
+  });
+
+  it.each(exportTables.map((table) => [table.name, table] as const))(
+    '%s: same column names and types as its Parquet schema',
+    (name, table) => {
+      const [root, ...leaves] = parquetSchema(table);
+      const fromParquet = leaves.map((e) => ({ Name: e.name, Type: athenaTypeOf(e) }));
+
+      const fromGlue = glue.get(name)!.columns.map((c) => ({ Name: c.Name, Type: c.Type }));
+
+      expect(root?.num_children).toBe(leaves.length);
+      expect([...fromGlue].sort(byName)).toEqual([...fromParquet].sort(byName));
+      expect(new Set(fromGlue.map((c) => c.Name)).size).toBe(fromGlue.length);
+    },
+  );
+
+  it.each(exportTables.map((table) => [table.name, table.partitionKey] as const))(
+    '%s: partitioned by %s as a string that is not also a data column',
+    (name, key) => {
+      const { columns, partitionKeys } = glue.get(name)!;
+
+      expect(partitionKeys.map((k) => ({ Name: k.Name, Type: k.Type }))).toEqual([
+        { Name: key, Type: 'string' },
+      ]);
+      expect(columns.map((c) => c.Name)).not.toContain(key);
+    },
+  );
+
+  it('maps each written physical and logical type as Athena reads it', () => {
+    const element = (e: Partial<SchemaElement>) => ({ name: 'x', ...e }) as SchemaElement;
+
+    expect(athenaTypeOf(element({ type: 'BYTE_ARRAY', converted_type: 'UTF8' }))).toBe('string');
+    expect(athenaTypeOf(element({ type: 'DOUBLE' }))).toBe('double');
+    expect(
+      athenaTypeOf(
+        element({ type: 'INT64', logical_type: { type: 'INTEGER', bitWidth: 64, isSigned: true } }),
+      ),
+    ).toBe('bigint');
+    expect(
+      athenaTypeOf(
+        element({
+          type: 'INT64',
+          logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' },
+        }),
+      ),
+    ).toBe('timestamp');
+    expect(() => athenaTypeOf(element({ type: 'INT96' }))).toThrow(/no Athena type/);
+  });
+});

@@ -1,0 +1,199 @@
+import { describe, expect, it } from 'vitest';
+import { isScheduleExpression } from '../infra/setting-values.ts';
+import { readSettings, SettingsError, settingsContext } from '../infra/settings.ts';
+
+const endpoint = { cloudforetEndpoint: 'https://console-v2.api.example.com' };
+
+function problemsOf(context: Record<string, unknown>): readonly string[] {
+  try {
+    readSettings(context);
+  } catch (error) {
+    expect(error).toBeInstanceOf(SettingsError);
+    return (error as SettingsError).problems;
+  }
+  throw new Error('readSettings accepted the context');
+}
+
+describe('readSettings', () => {
+  it('fills every default when only the endpoint is given', () => {
+    const settings = readSettings(endpoint);
+
+    expect(settings).toEqual({
+      cloudforetEndpoint: 'https://console-v2.api.example.com',
+      secretName: undefined,
+      costSchedule: 'cron(0 6 * * ? *)',
+      inventorySchedule: 'cron(0 7 * * ? *)',
+      scheduleTimeZone: 'UTC',
+      bucketName: undefined,
+      prefix: 'cloudforet',
+      memoryMb: 1024,
+      timeoutSeconds: 900,
+      reservedConcurrency: 2,
+      alarmEmail: undefined,
+      projectionStart: '2025-01-01',
+      athenaBytesScannedLimit: 10_737_418_240,
+      databaseName: 'cloudforet_export',
+      workgroupName: 'cloudforet_export',
+      exportConcurrency: 4,
+      maxInlineDays: 62,
+      costWindowMonths: 2,
+      cloudforetTimeoutMs: 60_000,
+      secretTtlSeconds: 300,
+      logLevel: 'info',
+    });
+  });
+
+  it('reads -c values, which arrive as strings, and trims the prefix slashes', () => {
+    const settings = readSettings({
+      ...endpoint,
+      memoryMb: '2048',
+      timeoutSeconds: '600',
+      prefix: '/exports/cloudforet/',
+      athenaBytesScannedLimit: '500MB',
+      reservedConcurrency: 'none',
+      secretName: 'cloudforet/app',
+      bucketName: 'my-exports',
+      alarmEmail: 'ops@example.com',
+      scheduleTimeZone: 'Asia/Seoul',
+      costSchedule: 'rate(1 day)',
+    });
+
+    expect(settings.memoryMb).toBe(2048);
+    expect(settings.timeoutSeconds).toBe(600);
+    expect(settings.prefix).toBe('exports/cloudforet');
+    expect(settings.athenaBytesScannedLimit).toBe(500_000_000);
+    expect(settings.reservedConcurrency).toBeUndefined();
+    expect(settings.secretName).toBe('cloudforet/app');
+    expect(settings.bucketName).toBe('my-exports');
+    expect(settings.alarmEmail).toBe('ops@example.com');
+    expect(settings.scheduleTimeZone).toBe('Asia/Seoul');
+    expect(settings.costSchedule).toBe('rate(1 day)');
+  });
+
+  it('accepts numbers from cdk.json as they are', () => {
+    const settings = readSettings({ ...endpoint, memoryMb: 512, athenaBytesScannedLimit: 20_000_000 });
+
+    expect(settings.memoryMb).toBe(512);
+    expect(settings.athenaBytesScannedLimit).toBe(20_000_000);
+  });
+
+  it('requires the endpoint and says how to give it', () => {
+    const problems = problemsOf({});
+
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('cloudforetEndpoint is required');
+    expect(problems[0]).toContain('-c cloudforetEndpoint=https://');
+  });
+
+  it('names every bad value in one error', () => {
+    const context = {
+      cloudforetEndpoint: 'ftp://cloudforet.example.com',
+      costSchedule: 'cron(0 6 * * *)',
+      projectionStart: '2025-13-01',
+      memoryMb: '64',
+    };
+
+    const problems = problemsOf(context);
+
+    expect(problems).toHaveLength(4);
+    expect(problems[0]).toMatch(
+      /^cloudforetEndpoint must be an http\(s\) URL.*"ftp:\/\/cloudforet.example.com"/,
+    );
+    expect(problems[1]).toMatch(
+      /^costSchedule must be an EventBridge Scheduler expression.*"cron\(0 6 \* \* \*\)"/,
+    );
+    expect(problems[2]).toMatch(/^memoryMb must be a whole number from 128 to 10240.*"64"/);
+    expect(problems[3]).toMatch(/^projectionStart must be a date as YYYY-MM-DD.*"2025-13-01"/);
+  });
+
+  it('puts every problem in the error message, one per line', () => {
+    const error = (() => {
+      try {
+        readSettings({ memoryMb: 'lots', scheduleTimeZone: 'Mars/Olympus' });
+      } catch (e) {
+        return e as SettingsError;
+      }
+    })();
+
+    expect(error?.code).toBe('SETTINGS_INVALID');
+    expect(error?.message.split('\n')).toEqual([
+      'invalid CDK context for the Cloudforet export stack (set with -c key=value or in cdk.json):',
+      expect.stringContaining('  - cloudforetEndpoint is required'),
+      expect.stringContaining('  - scheduleTimeZone must be an IANA time zone'),
+      expect.stringContaining('  - memoryMb must be a whole number'),
+    ]);
+  });
+
+  it.each([
+    ['inventorySchedule', 'cron(0 7 * * * *)'],
+    ['scheduleTimeZone', 'Mars/Olympus'],
+    ['bucketName', 'My_Bucket'],
+    ['prefix', '/'],
+    ['prefix', 'athena-results/x'],
+    ['prefix', 'a/../b'],
+    ['projectionStart', '2025-02-30'],
+    ['projectionStart', '1 Jan 2025'],
+    ['timeoutSeconds', '901'],
+    ['reservedConcurrency', '0'],
+    ['alarmEmail', 'ops-at-example.com'],
+    ['secretName', 'bad secret'],
+    ['athenaBytesScannedLimit', '1KB'],
+    ['athenaBytesScannedLimit', '1000'],
+    ['databaseName', 'Cloudforet-Export'],
+    ['logLevel', 'verbose'],
+    ['exportConcurrency', '0'],
+  ])('rejects %s = %j', (key, value) => {
+    const problems = problemsOf({ ...endpoint, [key]: value });
+
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(`${key} `);
+    expect(problems[0]).toContain(JSON.stringify(value));
+  });
+
+  it('refuses a Cloudforet request timeout the function would not outlive', () => {
+    const problems = problemsOf({ ...endpoint, timeoutSeconds: '60', cloudforetTimeoutMs: '60000' });
+
+    expect(problems).toEqual([
+      expect.stringMatching(/^cloudforetTimeoutMs \(60000\) must be below timeoutSeconds \(60\)/),
+    ]);
+  });
+
+  it('refuses a default cost window longer than one invocation may export', () => {
+    const problems = problemsOf({ ...endpoint, costWindowMonths: '3' });
+
+    expect(problems).toEqual([
+      expect.stringMatching(/^maxInlineDays \(62\) must be at least 31 × costWindowMonths \(93\)/),
+    ]);
+  });
+
+  it('reads exactly the stack keys from a context lookup', () => {
+    const context = settingsContext((key) => (key === 'memoryMb' ? '512' : undefined));
+
+    expect(context.memoryMb).toBe('512');
+    expect(Object.keys(context)).toContain('cloudforetEndpoint');
+    expect(Object.keys(context)).not.toContain('aws:cdk:bundling-stacks');
+  });
+});
+
+describe('isScheduleExpression', () => {
+  it.each([
+    'cron(0 6 * * ? *)',
+    'cron(15 2 ? * MON-FRI *)',
+    'cron(0 0 1 * ? *)',
+    'rate(12 hours)',
+    'rate(1 day)',
+  ])('accepts %s', (expression) => {
+    expect(isScheduleExpression(expression)).toBe(true);
+  });
+
+  it.each([
+    'cron(0 6 * * *)',
+    'cron(0 6 ? * ? *)',
+    'cron(0 6 1 * MON *)',
+    'rate(0 days)',
+    'rate(1 week)',
+    '0 6 * * *',
+  ])('rejects %s', (expression) => {
+    expect(isScheduleExpression(expression)).toBe(false);
+  });
+});

@@ -1,0 +1,248 @@
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readConfig } from '../functions/lib/config.ts';
+import { CloudforetExportStack } from '../infra/cloudforet-export-stack.ts';
+import { functionEnvironment } from '../infra/export-function.ts';
+import { readSettings } from '../infra/settings.ts';
+
+type Json = Record<string, unknown>;
+
+/** Bundling skipped; the built-in template validation runs once, in infra-bundle.test.ts. */
+function synth(context: Json = {}): Template {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+  const settings = readSettings({ cloudforetEndpoint: 'https://cf.example.com', ...context });
+  return Template.fromStack(new CloudforetExportStack(app, 'Export', { settings }));
+}
+
+/** The logical id of the one resource of `type` whose id starts with `prefix`. */
+function idOf(template: Template, type: string, prefix = ''): string {
+  const ids = Object.keys(template.findResources(type)).filter((id) => id.startsWith(prefix));
+  expect(ids, `${type} ${prefix}`).toHaveLength(1);
+  return ids[0]!;
+}
+
+const arnOf = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+
+function statementsOfRole(template: Template, roleId: string): Json[] {
+  const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
+    JSON.stringify(p.Properties.Roles).includes(`"${roleId}"`),
+  );
+  return policies.flatMap((p) => p.Properties.PolicyDocument.Statement as Json[]);
+}
+
+describe('CloudforetExportStack with defaults', () => {
+  let t: Template;
+  let ids: Record<'bucket' | 'secret' | 'cost' | 'inventory' | 'failed' | 'dlq', string>;
+  beforeAll(() => {
+    t = synth();
+    ids = {
+      bucket: idOf(t, 'AWS::S3::Bucket'),
+      secret: idOf(t, 'AWS::SecretsManager::Secret'),
+      cost: idOf(t, 'AWS::Lambda::Function', 'CostExportFunction'),
+      inventory: idOf(t, 'AWS::Lambda::Function', 'InventoryExportFunction'),
+      failed: idOf(t, 'AWS::SQS::Queue', 'FailedInvocationsQueue'),
+      dlq: idOf(t, 'AWS::SQS::Queue', 'SchedulerDeadLetterQueue'),
+    };
+  });
+
+  it('runs both exporters on Node 22, arm64, with memory, timeout and concurrency from settings', () => {
+    for (const prefix of ['CostExport', 'InventoryExport']) {
+      t.hasResourceProperties('AWS::Lambda::Function', {
+        FunctionName: Match.absent(),
+        Role: arnOf(idOf(t, 'AWS::IAM::Role', `${prefix}Role`)),
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        MemorySize: 1024,
+        Timeout: 900,
+        ReservedConcurrentExecutions: 2,
+        LoggingConfig: { LogGroup: { Ref: idOf(t, 'AWS::Logs::LogGroup', `${prefix}Logs`) } },
+      });
+    }
+    t.resourceCountIs('AWS::Lambda::Function', 2);
+    t.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
+  });
+
+  it('gives the functions the configuration readConfig expects', () => {
+    const env = t.findResources('AWS::Lambda::Function')[ids.cost]!.Properties.Environment.Variables;
+
+    expect(env).toEqual({
+      CLOUDFORET_ENDPOINT: 'https://cf.example.com',
+      CLOUDFORET_SECRET_ID: { Ref: ids.secret },
+      EXPORT_BUCKET: { Ref: ids.bucket },
+      EXPORT_PREFIX: 'cloudforet',
+      EXPORT_CONCURRENCY: '4',
+      MAX_INLINE_DAYS: '62',
+      EXPORT_WINDOW_MONTHS: '2',
+      CLOUDFORET_TIMEOUT_MS: '60000',
+      SECRET_TTL_SECONDS: '300',
+      LOG_LEVEL: 'info',
+      NODE_OPTIONS: '--enable-source-maps',
+    });
+  });
+
+  it('retries a failed async invocation once, then sends it to the failed-invocations queue', () => {
+    for (const fn of [ids.cost, ids.inventory]) {
+      t.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+        FunctionName: { Ref: fn },
+        Qualifier: '$LATEST',
+        MaximumRetryAttempts: 1,
+        MaximumEventAgeInSeconds: 21_600,
+        DestinationConfig: { OnFailure: { Destination: arnOf(ids.failed) } },
+      });
+    }
+  });
+
+  it('schedules the cost and inventory exports daily in UTC with {} as input, retries and a DLQ', () => {
+    const role = arnOf(idOf(t, 'AWS::IAM::Role', 'SchedulesRole'));
+    for (const [fn, expression] of [
+      [ids.cost, 'cron(0 6 * * ? *)'],
+      [ids.inventory, 'cron(0 7 * * ? *)'],
+    ] as const) {
+      t.hasResourceProperties('AWS::Scheduler::Schedule', {
+        ScheduleExpression: expression,
+        ScheduleExpressionTimezone: 'UTC',
+        State: 'ENABLED',
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        Target: {
+          Arn: arnOf(fn),
+          RoleArn: role,
+          Input: '{}',
+          RetryPolicy: { MaximumRetryAttempts: 4, MaximumEventAgeInSeconds: 7200 },
+          DeadLetterConfig: { Arn: arnOf(ids.dlq) },
+        },
+      });
+    }
+    t.resourceCountIs('AWS::Scheduler::Schedule', 2);
+  });
+
+  it('lets only EventBridge Scheduler of this account assume the scheduler role, to invoke exactly the two functions', () => {
+    const roleId = idOf(t, 'AWS::IAM::Role', 'SchedulesRole');
+    t.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [
+          {
+            Action: 'sts:AssumeRole',
+            Effect: 'Allow',
+            Principal: { Service: 'scheduler.amazonaws.com' },
+            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+          },
+        ],
+      },
+    });
+    const invoke = (fn: string) => ({
+      Action: 'lambda:InvokeFunction',
+      Effect: 'Allow',
+      Resource: [arnOf(fn), { 'Fn::Join': ['', [arnOf(fn), ':*']] }],
+    });
+
+    expect(statementsOfRole(t, roleId)).toEqual([
+      invoke(ids.cost),
+      { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: arnOf(ids.dlq) },
+      invoke(ids.inventory),
+    ]);
+  });
+
+  it('scopes each function role to its log group, the failure queue, the one secret and the one prefix', () => {
+    for (const prefix of ['CostExport', 'InventoryExport']) {
+      const statements = statementsOfRole(t, idOf(t, 'AWS::IAM::Role', `${prefix}Role`));
+
+      expect(statements).toEqual([
+        {
+          Action: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+          Effect: 'Allow',
+          Resource: arnOf(ids.failed),
+        },
+        {
+          Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+          Effect: 'Allow',
+          Resource: arnOf(idOf(t, 'AWS::Logs::LogGroup', `${prefix}Logs`)),
+        },
+        {
+          Sid: 'ReadCloudforetSecret',
+          Action: 'secretsmanager:GetSecretValue',
+          Effect: 'Allow',
+          Resource: { Ref: ids.secret },
+        },
+        {
+          Sid: 'WriteExportObjects',
+          Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+          Effect: 'Allow',
+          Resource: { 'Fn::Join': ['', [arnOf(ids.bucket), '/cloudforet/*']] },
+        },
+        {
+          Sid: 'ListExportPrefix',
+          Action: 's3:ListBucket',
+          Effect: 'Allow',
+          Resource: arnOf(ids.bucket),
+          Condition: { StringLike: { 's3:prefix': ['cloudforet/*'] } },
+        },
+      ]);
+    }
+  });
+
+  it('grants nothing on Resource "*" and attaches no managed policies', () => {
+    const documents = [
+      ...Object.values(t.findResources('AWS::IAM::Policy')).map((p) => p.Properties.PolicyDocument),
+      ...Object.values(t.findResources('AWS::IAM::Role')).flatMap((r) =>
+        (r.Properties.Policies ?? []).map((p: Json) => p.PolicyDocument),
+      ),
+    ];
+    const allows = documents.flatMap((d) => d.Statement as Json[]).filter((s) => s.Effect === 'Allow');
+
+    expect(allows.length).toBeGreaterThan(0);
+    for (const statement of allows) expect([statement.Resource].flat()).not.toContain('*');
+    t.resourceCountIs('AWS::IAM::ManagedPolicy', 0);
+    t.allResourcesProperties('AWS::IAM::Role', { ManagedPolicyArns: Match.absent() });
+  });
+});
+
+describe('CloudforetExportStack with schedule settings', () => {
+  it('uses the expressions and time zone given', () => {
+    const t = synth({
+      costSchedule: 'cron(30 2 * * ? *)',
+      inventorySchedule: 'rate(12 hours)',
+      scheduleTimeZone: 'Asia/Seoul',
+    });
+
+    t.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'cron(30 2 * * ? *)',
+      ScheduleExpressionTimezone: 'Asia/Seoul',
+    });
+    t.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(12 hours)',
+      ScheduleExpressionTimezone: 'Asia/Seoul',
+    });
+  });
+});
+
+describe('the function environment against readConfig', () => {
+  it('sets every variable readConfig reads, with values it accepts unchanged', () => {
+    const settings = readSettings({ cloudforetEndpoint: 'https://cf.example.com', logLevel: 'debug' });
+    const env = functionEnvironment(settings, 'my-exports', 'cloudforet/app');
+    const read = new Set<string>();
+    const recording = new Proxy(env, {
+      get: (target, key: string) => {
+        read.add(key);
+        return target[key];
+      },
+    });
+
+    const config = readConfig(recording);
+
+    expect([...read].filter((key) => !(key in env))).toEqual([]);
+    expect(config).toMatchObject({
+      endpoint: 'https://cf.example.com',
+      secretId: 'cloudforet/app',
+      bucket: 'my-exports',
+      prefix: 'cloudforet',
+      concurrency: settings.exportConcurrency,
+      maxInlineDays: settings.maxInlineDays,
+      windowMonths: settings.costWindowMonths,
+      requestTimeoutMs: settings.cloudforetTimeoutMs,
+      secretTtlMs: settings.secretTtlSeconds * 1000,
+      logLevel: 'debug',
+    });
+  });
+});
