@@ -3,20 +3,10 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliIo, main } from '../cli/main.ts';
+import { main } from '../cli/main.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { fakeIo } from './support/fake-io.ts';
 import { queryDuckDB } from './support/parquet-readers.ts';
-
-function fakeIo(): CliIo & { out: () => string; err: () => string } {
-  const out: string[] = [];
-  const err: string[] = [];
-  const stream = (sink: string[]) =>
-    ({
-      isTTY: false,
-      write: (chunk: string) => sink.push(String(chunk)) > 0,
-    }) as unknown as NodeJS.WriteStream;
-  return { stdout: stream(out), stderr: stream(err), out: () => out.join(''), err: () => err.join('') };
-}
 
 describe('cloudforet-export inventory', () => {
   let simulator: Simulator;
