@@ -12,6 +12,8 @@ export const REGIONS: Record<Provider, readonly string[]> = {
 
 export interface Product {
   readonly product: string;
+  /** The product as a resource-name stem: 'Compute Engine' → 'compute-engine'. */
+  readonly slug: string;
   readonly usageTypes: readonly string[];
   readonly unit: string;
   /** `${group}/${type}` of the cloud services this product bills, so `resource` can match them. */
@@ -19,7 +21,7 @@ export interface Product {
   readonly instanceTypes?: readonly string[];
 }
 
-export const PRODUCTS: Record<Provider, readonly Product[]> = {
+const PRODUCT_TABLE: Record<Provider, readonly Omit<Product, 'slug'>[]> = {
   aws: [
     {
       product: 'AmazonEC2',
@@ -28,7 +30,12 @@ export const PRODUCTS: Record<Provider, readonly Product[]> = {
       billedType: 'EC2/Instance',
       instanceTypes: ['m5.large', 't3.micro', 'c6i.2xlarge', 'r6g.xlarge'],
     },
-    { product: 'AmazonS3', usageTypes: ['TimedStorage-ByteHrs', 'Requests-Tier1'], unit: 'GB-Mo', billedType: 'S3/Bucket' },
+    {
+      product: 'AmazonS3',
+      usageTypes: ['TimedStorage-ByteHrs', 'Requests-Tier1'],
+      unit: 'GB-Mo',
+      billedType: 'S3/Bucket',
+    },
     {
       product: 'AmazonRDS',
       usageTypes: ['InstanceUsage:db.r6g.large', 'RDS:GP2-Storage'],
@@ -36,7 +43,11 @@ export const PRODUCTS: Record<Provider, readonly Product[]> = {
       billedType: 'RDS/Database',
     },
     { product: 'AWSLambda', usageTypes: ['Lambda-GB-Second', 'Request'], unit: 'Lambda-GB-Second' },
-    { product: 'AmazonCloudWatch', usageTypes: ['CW:MetricMonitorUsage', 'DataProcessing-Bytes'], unit: 'Metrics' },
+    {
+      product: 'AmazonCloudWatch',
+      usageTypes: ['CW:MetricMonitorUsage', 'DataProcessing-Bytes'],
+      unit: 'Metrics',
+    },
   ],
   google_cloud: [
     {
@@ -46,7 +57,12 @@ export const PRODUCTS: Record<Provider, readonly Product[]> = {
       billedType: 'ComputeEngine/Instance',
       instanceTypes: ['n2-standard-4', 'e2-medium', 'n2-highmem-8'],
     },
-    { product: 'Cloud Storage', usageTypes: ['Standard Storage', 'Class A Operations'], unit: 'gibibyte month', billedType: 'CloudStorage/Bucket' },
+    {
+      product: 'Cloud Storage',
+      usageTypes: ['Standard Storage', 'Class A Operations'],
+      unit: 'gibibyte month',
+      billedType: 'CloudStorage/Bucket',
+    },
     { product: 'BigQuery', usageTypes: ['Analysis', 'Active Storage'], unit: 'tebibyte' },
   ],
   azure: [
@@ -57,9 +73,23 @@ export const PRODUCTS: Record<Provider, readonly Product[]> = {
       billedType: 'VirtualMachines/Instance',
       instanceTypes: ['Standard_D4s_v5', 'Standard_B2ms', 'Standard_E8s_v5'],
     },
-    { product: 'Storage', usageTypes: ['Hot LRS Data Stored', 'Write Operations'], unit: '1 GB/Month', billedType: 'StorageAccounts/Instance' },
+    {
+      product: 'Storage',
+      usageTypes: ['Hot LRS Data Stored', 'Write Operations'],
+      unit: '1 GB/Month',
+      billedType: 'StorageAccounts/Instance',
+    },
     { product: 'Azure Database for PostgreSQL', usageTypes: ['vCore', 'Storage'], unit: '1 Hour' },
   ],
+};
+
+const withSlug = (products: readonly Omit<Product, 'slug'>[]): Product[] =>
+  products.map((p) => ({ ...p, slug: p.product.toLowerCase().replace(/ /g, '-') }));
+
+export const PRODUCTS: Record<Provider, readonly Product[]> = {
+  aws: withSlug(PRODUCT_TABLE.aws),
+  google_cloud: withSlug(PRODUCT_TABLE.google_cloud),
+  azure: withSlug(PRODUCT_TABLE.azure),
 };
 
 export interface ServiceType {
@@ -86,5 +116,5 @@ export const SERVICE_TYPES: readonly ServiceType[] = [
 export const TAG_VALUES = {
   Name: ['web-01', 'web-02', 'api-gateway', 'batch-worker', 'db-primary', 'cache-01'],
   env: ['prod', 'staging', 'dev'],
-  team: ['platform', 'data', 'payments', '플랫폼'],
+  team: ['platform', 'data', 'payments', 'finops'],
 } as const;

@@ -5,7 +5,7 @@ import { PRODUCTS, type Provider, REGIONS, SERVICE_TYPES, type ServiceType, TAG_
 import { dayToMs } from './calendar.ts';
 import { omitEmpty } from './omit-empty.ts';
 import { Rng, hashInts, stableId } from './prng.ts';
-import { type ApiRecord, type World, pastTimestamp } from './world.ts';
+import { type Account, type ApiRecord, type World, pastTimestamp } from './world.ts';
 import { serviceData } from './service-data.ts';
 
 export interface CloudService {
@@ -32,6 +32,10 @@ function pickType(rng: Rng): ServiceType {
 
 export function buildInventory(world: World, count: number): Inventory {
   const services = Array.from({ length: count }, (_, i) => buildCloudService(world, i));
+  // Kept in id order: the usual explicit sort then costs nothing.
+  services.sort((a, b) =>
+    (a.record['cloud_service_id'] as string) < (b.record['cloud_service_id'] as string) ? -1 : 1,
+  );
   const resourceIds = new Map<string, string[]>();
   for (const { record } of services) {
     const key = `${record['provider']}/${record['cloud_service_group']}/${record['cloud_service_type']}`;
@@ -66,18 +70,19 @@ function buildCloudService(world: World, i: number): CloudService {
   const product = PRODUCTS[type.provider].find((p) => p.billedType === `${type.group}/${type.type}`);
   const isVm = type.kind === 'vm';
   const tags = tagsOf(type.provider, rng, name, i);
+  const data = serviceData(type, rng, i, region);
   const record = omitEmpty({
     cloud_service_id: stableId('cloud-svc', world.seed, 'cloud-service', i),
     name,
     state: stateOf(i),
     account: account.accountId,
     instance_type: isVm && product?.instanceTypes ? rng.pick(product.instanceTypes) : '',
-    instance_size: isVm ? 2 ** (1 + rng.int(4)) : 0,
+    instance_size: (data['hardware'] as { core?: number } | undefined)?.core ?? 0,
     ip_addresses: isVm ? [`10.${rng.int(255)}.${rng.int(255)}.${1 + rng.int(254)}`] : [],
     cloud_service_group: type.group,
     cloud_service_type: type.type,
     provider: type.provider,
-    data: serviceData(type, rng, i, region),
+    data,
     reference: { resource_id: resourceId, external_link: externalLink(type.provider, region, resourceId) },
     tags,
     tag_keys: Object.fromEntries(Object.entries(tags).map(([p, t]) => [p, Object.keys(t)])),
@@ -86,17 +91,24 @@ function buildCloudService(world: World, i: number): CloudService {
     project_id: account.projectId,
     workspace_id: account.workspaceId,
     domain_id: world.domainId,
-    collection_info: {
-      service_account_id: account.serviceAccountId,
-      secret_id: stableId('secret', world.seed, account.accountId),
-      collector_id: stableId('collector', world.seed, type.provider),
-      last_collected_at: new Date(dayToMs(world.toDay) + 3 * 3_600_000).toISOString(),
-    },
+    collection_info: collectionInfo(world, account, type.provider),
     created_at: createdAt,
     updated_at: pastTimestamp(world, 1 + rng.int(30), 52, i),
-    last_seen_at: new Date(dayToMs(world.toDay) + 3 * 3_600_000).toISOString(),
+    last_seen_at: lastCollected(world),
   });
   return { record, metadata: metadataOf(type) };
+}
+
+/** Collectors run daily at 03:00 UTC; the last run was on the range's last day. */
+const lastCollected = (world: World): string => new Date(dayToMs(world.toDay) + 3 * 3_600_000).toISOString();
+
+function collectionInfo(world: World, account: Account, provider: Provider): ApiRecord {
+  return {
+    service_account_id: account.serviceAccountId,
+    secret_id: stableId('secret', world.seed, account.accountId),
+    collector_id: stableId('collector', world.seed, provider),
+    last_collected_at: lastCollected(world),
+  };
 }
 
 function resourceIdOf(type: ServiceType, rng: Rng, account: string, region: string, name: string): string {
@@ -112,12 +124,19 @@ function resourceIdOf(type: ServiceType, rng: Rng, account: string, region: stri
 }
 
 function externalLink(provider: Provider, region: string, resourceId: string): string {
-  if (provider === 'aws') return `https://console.aws.amazon.com/ec2/v2/home?region=${region}#Instances:${resourceId}`;
-  if (provider === 'google_cloud') return `https://console.cloud.google.com/compute/instances?id=${resourceId}`;
+  if (provider === 'aws')
+    return `https://console.aws.amazon.com/ec2/v2/home?region=${region}#Instances:${resourceId}`;
+  if (provider === 'google_cloud')
+    return `https://console.cloud.google.com/compute/instances?id=${resourceId}`;
   return `https://portal.azure.com/#@.onmicrosoft.com/resource${resourceId}/overview`;
 }
 
-function tagsOf(provider: Provider, rng: Rng, name: string, i: number): Record<string, Record<string, string>> {
+function tagsOf(
+  provider: Provider,
+  rng: Rng,
+  name: string,
+  i: number,
+): Record<string, Record<string, string>> {
   if (i % 10 === 4) return {};
   const tags: Record<string, string> = { Name: name, env: rng.pick(TAG_VALUES.env) };
   if (rng.chance(0.6)) tags['team:cost-center'] = `cc-${100 + rng.int(20)}`;

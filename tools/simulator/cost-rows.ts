@@ -1,11 +1,13 @@
-// One (data source, day) of cost rows, generated on demand. Row content is a function of
-// (seed, data source, day, row index); the cost_id also of the sync version, so a re-sync
-// yields the same costs under new ids. Rows come out sorted by cost_id.
+// One (data source, day) of cost rows. A day is held only as its id order (12 bytes a row);
+// rows are written straight to JSON when a page needs them. Content depends on
+// (seed, data source, day, row index), the cost_id also on the sync version, so a re-sync
+// yields the same costs under new ids.
 
-import { PRODUCTS, REGIONS, TAG_VALUES } from './catalog.ts';
 import { dayToDate } from './calendar.ts';
 import type { Inventory } from './cloud-services.ts';
-import { Rng, hashInts, hex12, permute48, round6 } from './prng.ts';
+import { PRODUCTS, type Product, REGIONS, TAG_VALUES } from './catalog.ts';
+import { type CostDraw, PRICING_MODELS, costMicros, drawRow } from './cost-draw.ts';
+import { hashInts, hex12, microsJson, permute48, unpermute48 } from './prng.ts';
 import type { ApiRecord, DataSource, World } from './world.ts';
 
 export type CostRecord = ApiRecord;
@@ -28,9 +30,8 @@ export const PRISTINE: DayState = { version: 0, rowDelta: 0, costFactor: 1 };
 
 export function rowCount(settings: CostSettings, ds: DataSource, day: number, state: DayState): number {
   const { world, rowsPerDay } = settings;
-  const inRange = day >= world.fromDay && day <= world.toDay;
   let base = 0;
-  if (inRange) {
+  if (day >= world.fromDay && day <= world.toDay) {
     base = settings.exactRowsPerDay
       ? rowsPerDay
       : Math.round(rowsPerDay * (0.5 + hashInts(world.seed, 61, ds.index, day) / 0x100000000));
@@ -38,72 +39,113 @@ export function rowCount(settings: CostSettings, ds: DataSource, day: number, st
   return Math.max(0, base + state.rowDelta);
 }
 
-/** 48-bit counter unique per (data source, day, version, row): ids never collide. */
-function costIdNumber(seed: number, ds: DataSource, day: number, version: number, j: number): number {
-  const counter = (ds.index & 63) * 2 ** 42 + (day & 4095) * 2 ** 30 + (version & 63) * 2 ** 24 + j;
-  return permute48(counter, hashInts(seed, 99));
+/** Ids permute a 48-bit counter unique per (data source, day, version, row): they never collide. */
+function counterBase(ds: DataSource, day: number, version: number): number {
+  return (ds.index & 63) * 2 ** 42 + (day & 4095) * 2 ** 30 + (version & 63) * 2 ** 24;
 }
 
-export function generateDay(settings: CostSettings, ds: DataSource, day: number, state: DayState): CostRecord[] {
+/** A day's rows in cost_id order: `rows[k]` is the row index behind the k-th smallest id. */
+export interface DayOrder {
+  readonly ids: Float64Array;
+  readonly rows: Uint32Array;
+}
+
+export function dayOrder(settings: CostSettings, ds: DataSource, day: number, state: DayState): DayOrder {
   const count = rowCount(settings, ds, day, state);
-  const seed = settings.world.seed;
+  const key = hashInts(settings.world.seed, 99);
+  const base = counterBase(ds, day, state.version);
   const ids = new Float64Array(count);
-  for (let j = 0; j < count; j++) ids[j] = costIdNumber(seed, ds, day, state.version, j);
-  const order = Array.from({ length: count }, (_, j) => j).sort((a, b) => (ids[a] ?? 0) - (ids[b] ?? 0));
-  const date = dayToDate(day);
-  const rows = new Array<CostRecord>(count);
-  for (let k = 0; k < count; k++) {
-    const j = order[k] ?? 0;
-    rows[k] = buildRow(settings, ds, day, date, j, `cost-${hex12(ids[j] ?? 0)}`, state.costFactor);
-  }
-  return rows;
+  for (let j = 0; j < count; j++) ids[j] = permute48(base + j, key);
+  // A plain numeric sort, then each row index recovered by inverting the permutation:
+  // far cheaper than sorting indexes with a comparator.
+  ids.sort();
+  const rows = new Uint32Array(count);
+  for (let k = 0; k < count; k++) rows[k] = unpermute48(ids[k] as number, key) - base;
+  return { ids, rows };
 }
 
-function buildRow(
-  settings: CostSettings,
-  ds: DataSource,
-  day: number,
-  date: string,
-  j: number,
-  costId: string,
-  factor: number,
-): CostRecord {
-  const { world, inventory } = settings;
-  const rng = new Rng(hashInts(world.seed, 60, ds.index, day, j));
-  const account = rng.pick(ds.accounts);
-  const product = rng.pick(PRODUCTS[ds.provider]);
-  const region = rng.pick(REGIONS[ds.provider]);
-  const instanceType = product.instanceTypes ? rng.pick(product.instanceTypes) : undefined;
-  const usageType = rng.pick(product.usageTypes);
-  const row: CostRecord = { cost_id: costId };
-  const cost = rng.chance(0.04) ? 0 : round6(Math.exp(rng.next() * 7 - 4) * factor);
-  if (cost !== 0) row['cost'] = cost;
-  const usage = rng.chance(0.05) ? 0 : round6(rng.next() * 100);
-  if (usage !== 0) row['usage_quantity'] = usage;
-  row['usage_unit'] = product.unit;
-  row['provider'] = ds.provider;
-  row['region_code'] = region;
-  row['region_key'] = `${ds.provider}.${region}`;
-  row['product'] = product.product;
-  row['usage_type'] = instanceType && usageType === 'BoxUsage' ? `${usageType}:${instanceType}` : usageType;
-  const billed = product.billedType && inventory.resourceIds.get(`${ds.provider}/${product.billedType}`);
-  if (billed && rng.chance(0.8)) row['resource'] = rng.pick(billed);
-  else if (rng.chance(0.5)) row['resource'] = `${product.product.toLowerCase().replace(/ /g, '-')}-${rng.hex(8)}`;
-  const tagRoll = rng.next();
-  if (tagRoll < 0.55) row['tags'] = { Name: rng.pick(TAG_VALUES.Name), env: rng.pick(TAG_VALUES.env), team: rng.pick(TAG_VALUES.team) };
-  else if (tagRoll < 0.65) row['tags'] = {};
-  row['additional_info'] = instanceType
-    ? { 'Instance Type': instanceType, 'Pricing Model': rng.pick(['OnDemand', 'Reserved', 'Spot']) }
-    : { 'Line Item Type': 'Usage' };
-  if (rng.chance(0.3)) row['data'] = { 'Usage Hours': 24, 'Normalized Usage Amount': round6(rng.next() * 8) };
-  row['domain_id'] = world.domainId;
-  row['workspace_id'] = ds.routed ? account.vWorkspaceId : account.workspaceId;
-  if (rng.chance(0.85)) row['project_id'] = account.projectId;
-  row['service_account_id'] = account.serviceAccountId;
-  row['data_source_id'] = ds.id;
-  row['account_id'] = account.accountId;
-  row['billed_year'] = date.slice(0, 4);
-  row['billed_month'] = date.slice(0, 7);
-  row['billed_date'] = date;
-  return row;
+/** Writes the rows of one (data source, day, version) as JSON, reusing every fixed fragment. */
+export class RowWriter {
+  /** Per account and with/without project: everything from domain_id to the closing brace. */
+  private readonly endings: string[] = [];
+  private readonly fragments = new Map<number, string>();
+
+  constructor(
+    private readonly settings: CostSettings,
+    private readonly ds: DataSource,
+    private readonly day: number,
+    private readonly state: DayState,
+  ) {
+    const date = dayToDate(day);
+    const billed = `"billed_year":"${date.slice(0, 4)}","billed_month":"${date.slice(0, 7)}","billed_date":"${date}"}`;
+    for (const a of ds.accounts) {
+      const workspaceId = ds.routed ? a.vWorkspaceId : a.workspaceId;
+      const head = `"domain_id":"${settings.world.domainId}","workspace_id":"${workspaceId}",`;
+      const rest = `"service_account_id":"${a.serviceAccountId}","data_source_id":"${ds.id}","account_id":"${a.accountId}",${billed}`;
+      this.endings.push(head + rest, `${head}"project_id":"${a.projectId}",${rest}`);
+    }
+  }
+
+  draw(j: number): CostDraw {
+    return drawRow(this.settings.world.seed, this.settings.inventory, this.ds, this.day, j);
+  }
+
+  /** A fragment built once per distinct value of `key` (a small integer). */
+  private fragment(key: number, build: () => string): string {
+    let text = this.fragments.get(key);
+    if (text === undefined) {
+      text = build();
+      this.fragments.set(key, text);
+    }
+    return text;
+  }
+
+  private usage(d: CostDraw): string {
+    return this.fragment(d.product * 10_000 + d.region * 1000 + d.usageType * 10 + d.instanceType + 1, () => {
+      const provider = this.ds.provider;
+      const product = PRODUCTS[provider][d.product] as Product;
+      const region = REGIONS[provider][d.region];
+      const picked = product.usageTypes[d.usageType];
+      const instance = product.instanceTypes?.[d.instanceType];
+      const usageType = instance && picked === 'BoxUsage' ? `${picked}:${instance}` : picked;
+      return `"usage_unit":"${product.unit}","provider":"${provider}","region_code":"${region}","region_key":"${provider}.${region}","product":"${product.product}","usage_type":"${usageType}",`;
+    });
+  }
+
+  private labels(d: CostDraw): string {
+    const tags =
+      d.tags < 0
+        ? d.tags === -2
+          ? '"tags":{},'
+          : ''
+        : this.fragment(-1 - d.tags, () => {
+            const { Name, env, team } = TAG_VALUES;
+            return `"tags":{"Name":"${Name[Math.floor(d.tags / 100)]}","env":"${env[Math.floor(d.tags / 10) % 10]}","team":"${team[d.tags % 10]}"},`;
+          });
+    const info = this.fragment(
+      -1_000_000 - d.product * 1000 - (d.instanceType + 1) * 10 - d.pricingModel - 1,
+      () => {
+        const instance = PRODUCTS[this.ds.provider][d.product]?.instanceTypes?.[d.instanceType];
+        return instance
+          ? `"additional_info":{"Instance Type":"${instance}","Pricing Model":"${PRICING_MODELS[d.pricingModel]}"},`
+          : '"additional_info":{"Line Item Type":"Usage"},';
+      },
+    );
+    return tags + info;
+  }
+
+  json(j: number, id: number): string {
+    const d = this.draw(j);
+    const cost = costMicros(d, this.state.costFactor);
+    let out = `{"cost_id":"cost-${hex12(id)}",`;
+    if (cost !== 0) out += `"cost":${microsJson(cost)},`;
+    if (d.usageMicros !== 0) out += `"usage_quantity":${microsJson(d.usageMicros)},`;
+    out += this.usage(d);
+    if (d.resource !== undefined) out += `"resource":"${d.resource}",`;
+    out += this.labels(d);
+    if (d.normalizedMicros !== undefined) {
+      out += `"data":{"Usage Hours":24,"Normalized Usage Amount":${microsJson(d.normalizedMicros)}},`;
+    }
+    return out + this.endings[d.account * 2 + (d.hasProject ? 1 : 0)];
+  }
 }

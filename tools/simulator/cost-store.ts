@@ -1,8 +1,19 @@
-// The live cost table: which version of each (data source, day) is current, and a small
-// cache of generated days so paging through one day does not regenerate it per page.
+// The live cost table: which version of each (data source, day) is current, and small caches
+// so paging through one day neither regenerates its id order nor re-parses its rows.
 
-import { type CostRecord, type CostSettings, type DayState, PRISTINE, generateDay, rowCount } from './cost-rows.ts';
+import { costMicros } from './cost-draw.ts';
+import {
+  type CostRecord,
+  type CostSettings,
+  type DayOrder,
+  type DayState,
+  PRISTINE,
+  RowWriter,
+  dayOrder,
+  rowCount,
+} from './cost-rows.ts';
 import { Lru } from './lru.ts';
+import { rememberJson } from './record-json.ts';
 import type { DataSource } from './world.ts';
 
 export interface DayTruth {
@@ -16,12 +27,19 @@ export interface CostChange {
   costFactor?: number;
 }
 
-/** Rows kept generated in memory at most; big enough for a few 50,000-row days in flight. */
-const CACHED_ROWS = 250_000;
+interface GeneratedDay {
+  readonly order: DayOrder;
+  readonly writer: RowWriter;
+}
+
+/** Id orders are 12 bytes a row: millions fit. Parsed rows are ~1 KB: keep a few big days. */
+const CACHED_ORDER_ROWS = 3_000_000;
+const CACHED_RECORD_ROWS = 200_000;
 
 export class CostStore {
   private readonly states = new Map<string, DayState>();
-  private readonly days = new Lru<CostRecord[]>(CACHED_ROWS);
+  private readonly generated = new Lru<GeneratedDay>(CACHED_ORDER_ROWS);
+  private readonly parsed = new Lru<CostRecord[]>(CACHED_RECORD_ROWS);
   private readonly truths = new Map<string, DayTruth>();
   /** Bumped by every re-sync, so caches of query answers can tell they are stale. */
   epoch = 0;
@@ -40,27 +58,62 @@ export class CostStore {
     return rowCount(this.settings, ds, day, this.state(ds, day));
   }
 
-  rows(ds: DataSource, day: number): CostRecord[] {
-    const state = this.state(ds, day);
-    const key = `${ds.id}|${day}|${state.version}`;
-    let rows = this.days.get(key);
+  private key(ds: DataSource, day: number): string {
+    return `${ds.id}|${day}|${this.state(ds, day).version}`;
+  }
+
+  private day(ds: DataSource, day: number): GeneratedDay {
+    const key = this.key(ds, day);
+    let found = this.generated.get(key);
+    if (!found) {
+      const state = this.state(ds, day);
+      found = {
+        order: dayOrder(this.settings, ds, day, state),
+        writer: new RowWriter(this.settings, ds, day, state),
+      };
+      this.generated.set(key, found, found.order.ids.length);
+    }
+    return found;
+  }
+
+  /** JSON of the rows at positions [from, to) of the day in cost_id order. */
+  json(ds: DataSource, day: number, from: number, to: number): string[] {
+    const { order, writer } = this.day(ds, day);
+    const out: string[] = [];
+    for (let k = from; k < Math.min(to, order.ids.length); k++) {
+      out.push(writer.json(order.rows[k] ?? 0, order.ids[k] ?? 0));
+    }
+    return out;
+  }
+
+  /** The day's rows as objects, in cost_id order, for row-level filtering and sorting. */
+  records(ds: DataSource, day: number): CostRecord[] {
+    const key = this.key(ds, day);
+    let rows = this.parsed.get(key);
     if (!rows) {
-      rows = generateDay(this.settings, ds, day, state);
-      this.days.set(key, rows, rows.length);
+      rows = this.json(ds, day, 0, Number.MAX_SAFE_INTEGER).map((json) =>
+        rememberJson(JSON.parse(json), json),
+      );
+      this.parsed.set(key, rows, rows.length);
     }
     return rows;
   }
 
+  /** Sums taken in integer micro-units, so they are exact and independent of row order. */
   truth(ds: DataSource, day: number): DayTruth {
-    const key = `${ds.id}|${day}|${this.state(ds, day).version}`;
+    const key = this.key(ds, day);
     let truth = this.truths.get(key);
     if (!truth) {
-      truth = { rows: 0, costSum: 0, usageQuantitySum: 0 };
-      for (const row of this.rows(ds, day)) {
-        truth.rows++;
-        truth.costSum += (row['cost'] as number | undefined) ?? 0;
-        truth.usageQuantitySum += (row['usage_quantity'] as number | undefined) ?? 0;
+      const { order, writer } = this.day(ds, day);
+      const factor = this.state(ds, day).costFactor;
+      let cost = 0;
+      let usage = 0;
+      for (const j of order.rows) {
+        const draw = writer.draw(j);
+        cost += costMicros(draw, factor);
+        usage += draw.usageMicros;
       }
+      truth = { rows: order.rows.length, costSum: cost / 1e6, usageQuantitySum: usage / 1e6 };
       this.truths.set(key, truth);
     }
     return { ...truth };

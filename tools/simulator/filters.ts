@@ -19,7 +19,8 @@ const SPELLINGS = [
 ] as const;
 
 export function parseCondition(raw: unknown): Condition {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw dbQueryError('Filter condition should be a dict.');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw dbQueryError('Filter condition should be a dict.');
   const item = raw as Record<string, unknown>;
   for (const field of Object.keys(item)) {
     if (!SPELLINGS.some((pair) => (pair as readonly string[]).includes(field))) {
@@ -27,12 +28,14 @@ export function parseCondition(raw: unknown): Condition {
     }
   }
   const [key, value, operator] = SPELLINGS.map(([long, short]) => {
-    if (long in item && short in item) throw dbQueryError(`Filter condition has both '${long}' and '${short}'.`);
+    if (long in item && short in item)
+      throw dbQueryError(`Filter condition has both '${long}' and '${short}'.`);
     const found = item[long] ?? item[short];
     if (found === undefined || found === null) throw dbQueryError(`Filter condition should have ${long}.`);
     return found;
   });
-  if (typeof key !== 'string' || typeof operator !== 'string') throw dbQueryError('Filter key and operator must be strings.');
+  if (typeof key !== 'string' || typeof operator !== 'string')
+    throw dbQueryError('Filter key and operator must be strings.');
   return { key, value, operator };
 }
 
@@ -47,7 +50,8 @@ export function readPath(record: unknown, segments: readonly string[], from = 0)
   return current;
 }
 
-const asList = (value: unknown): unknown[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+const asList = (value: unknown): unknown[] =>
+  value === undefined ? [] : Array.isArray(value) ? value : [value];
 
 /** Omitted defaults read back as the default when compared with a value of that type. */
 function withDefault(found: unknown, operand: unknown): unknown {
@@ -59,13 +63,15 @@ function withDefault(found: unknown, operand: unknown): unknown {
 
 function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null) return JSON.stringify(a) === JSON.stringify(b);
+  if (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null)
+    return JSON.stringify(a) === JSON.stringify(b);
   return false;
 }
 
 function compare(found: unknown, operand: unknown): number | undefined {
   if (typeof found === 'number' && typeof operand === 'number') return found - operand;
-  if (typeof found === 'string' && typeof operand === 'string') return found < operand ? -1 : found > operand ? 1 : 0;
+  if (typeof found === 'string' && typeof operand === 'string')
+    return found < operand ? -1 : found > operand ? 1 : 0;
   return undefined;
 }
 
@@ -75,16 +81,28 @@ const LIST_OPERATORS = new Set(['in', 'not_in', 'contain_in', 'not_contain_in', 
 export function compileCondition(condition: Condition): Predicate {
   const { key, value, operator } = condition;
   if (LIST_OPERATORS.has(operator) && !Array.isArray(value)) {
-    throw new ApiError(400, 'ERROR_OPERATOR_LIST_VALUE_TYPE', `The value of '${operator} operator' must be a list type. (${JSON.stringify(condition)})`);
+    throw new ApiError(
+      400,
+      'ERROR_OPERATOR_LIST_VALUE_TYPE',
+      `The value of '${operator} operator' must be a list type. (${JSON.stringify(condition)})`,
+    );
   }
   if (!LIST_OPERATORS.has(operator) && Array.isArray(value)) {
-    throw new ApiError(400, 'ERROR_OPERATOR_VALUE_TYPE', `The value of '${operator} operator' does not support list type. (${JSON.stringify(condition)})`);
+    throw new ApiError(
+      400,
+      'ERROR_OPERATOR_VALUE_TYPE',
+      `The value of '${operator} operator' does not support list type. (${JSON.stringify(condition)})`,
+    );
   }
   const segments = key.split('.');
   const read = (record: ApiRecord) => readPath(record, segments);
   if (operator === 'exists') {
     if (typeof value !== 'boolean') {
-      throw new ApiError(400, 'ERROR_OPERATOR_BOOLEAN_TYPE', `The value of 'exists operator' must be a boolean type. (${JSON.stringify(condition)})`);
+      throw new ApiError(
+        400,
+        'ERROR_OPERATOR_BOOLEAN_TYPE',
+        `The value of 'exists operator' must be a boolean type. (${JSON.stringify(condition)})`,
+      );
     }
     return (record) => (read(record) !== undefined) === value;
   }
@@ -169,7 +187,8 @@ export function parseTime(text: unknown): number | undefined {
 const UNIT_MS: Record<string, number> = { s: 1e3, m: 6e4, h: 36e5, d: 864e5, w: 6048e5 };
 
 function timediffTarget(value: unknown): number | undefined {
-  const match = typeof value === 'string' ? /^now(?:([+-])(\d+)([smhdw]))?$/.exec(value.replace(/\s/g, '')) : null;
+  const match =
+    typeof value === 'string' ? /^now(?:([+-])(\d+)([smhdw]))?$/.exec(value.replace(/\s/g, '')) : null;
   if (!match) return undefined;
   const offset = match[1] ? Number(match[2]) * (UNIT_MS[match[3] ?? 's'] ?? 0) : 0;
   return Date.now() + (match[1] === '-' ? -offset : offset);
@@ -178,7 +197,8 @@ function timediffTarget(value: unknown): number | undefined {
 function timeTest(operator: string, value: unknown): Test {
   const timediff = operator.startsWith('timediff');
   const target = timediff ? timediffTarget(value) : parseTime(value);
-  if (target === undefined) throw invalidParameter(operator, `cannot read a time from ${JSON.stringify(value)}`);
+  if (target === undefined)
+    throw invalidParameter(operator, `cannot read a time from ${JSON.stringify(value)}`);
   return orderTest(operator.slice(operator.indexOf('_') + 1), (found) => {
     const ms = parseTime(found);
     return ms === undefined ? undefined : ms - target;

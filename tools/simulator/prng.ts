@@ -52,25 +52,58 @@ export class Rng {
 
   hex(length: number): string {
     let out = '';
-    while (out.length < length) out += this.int(0x10000).toString(16).padStart(4, '0');
+    while (out.length < length) out += HEX2[this.int(256)];
     return out.slice(0, length);
   }
 }
 
 const MASK24 = 0xffffff;
 
+function roundMix(value: number, key: number, round: number): number {
+  let h = Math.imul(value ^ key, 0x85ebca6b) ^ Math.imul(round + 1, 0x9e3779b9);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
+
 /** A keyed bijection on 48-bit integers: unique counters in, unique random-looking ids out. */
 export function permute48(value: number, key: number): number {
   let left = Math.floor(value / 0x1000000) & MASK24;
   let right = value % 0x1000000;
   for (let round = 0; round < 4; round++) {
-    const mixed = hashInts(right, key, round) & MASK24;
-    [left, right] = [right, (left ^ mixed) & MASK24];
+    const next = (left ^ roundMix(right, key, round)) & MASK24;
+    left = right;
+    right = next;
   }
   return left * 0x1000000 + right;
 }
 
-export const hex12 = (value: number): string => value.toString(16).padStart(12, '0');
+/** The inverse of permute48: which counter an id came from. */
+export function unpermute48(value: number, key: number): number {
+  let left = Math.floor(value / 0x1000000) & MASK24;
+  let right = value % 0x1000000;
+  for (let round = 3; round >= 0; round--) {
+    const previous = (right ^ roundMix(left, key, round)) & MASK24;
+    right = left;
+    left = previous;
+  }
+  return left * 0x1000000 + right;
+}
+
+/** Byte → two hex digits; Number#toString(16) is slow above 2^32 and this runs per row. */
+const HEX2 = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
+export function hex12(value: number): string {
+  const high = Math.floor(value / 0x1000000);
+  const low = value % 0x1000000;
+  return (
+    (HEX2[(high >>> 16) & 255] as string) +
+    HEX2[(high >>> 8) & 255] +
+    HEX2[high & 255] +
+    HEX2[(low >>> 16) & 255] +
+    HEX2[(low >>> 8) & 255] +
+    HEX2[low & 255]
+  );
+}
 
 /** A stable `<prefix>-<12 hex>` id for a named thing. */
 export function stableId(prefix: string, seed: number, ...parts: (string | number)[]): string {
@@ -81,3 +114,16 @@ export function stableId(prefix: string, seed: number, ...parts: (string | numbe
 }
 
 export const round6 = (value: number): number => Math.round(value * 1e6) / 1e6;
+
+/**
+ * JSON text of `micros / 1e6`, as JSON.stringify would write it (at most 15 significant
+ * digits round-trip exactly), without the slow double-to-string conversion.
+ */
+export function microsJson(micros: number): string {
+  const whole = Math.floor(micros / 1e6);
+  const fraction = micros - whole * 1e6;
+  if (fraction === 0) return String(whole);
+  let digits = String(fraction).padStart(6, '0');
+  while (digits.endsWith('0')) digits = digits.slice(0, -1);
+  return `${whole}.${digits}`;
+}

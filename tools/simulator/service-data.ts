@@ -30,7 +30,12 @@ function kindData(type: ServiceType, rng: Rng, i: number, region: string): Data 
         public_access: rng.chance(0.1),
       };
     case 'database':
-      return { engine: 'postgres', engine_version: '15.4', multi_az: rng.chance(0.5), allocated_storage: 100 };
+      return {
+        engine: 'postgres',
+        engine_version: '15.4',
+        multi_az: rng.chance(0.5),
+        allocated_storage: 100,
+      };
     case 'function':
       return { runtime: 'nodejs20.x', memory_size: 512, timeout: 30, handler: 'index.handler' };
   }
@@ -66,7 +71,10 @@ function securityGroupData(rng: Rng): Data {
   return {
     group_id: `sg-0${rng.hex(16)}`,
     vpc_id: `vpc-${rng.hex(8)}`,
-    instances: Array.from({ length: members }, (_, k) => ({ instance_id: `i-0${rng.hex(16)}`, instance_name: `web-0${k + 1}` })),
+    instances: Array.from({ length: members }, (_, k) => ({
+      instance_id: `i-0${rng.hex(16)}`,
+      instance_name: `web-0${k + 1}`,
+    })),
     ip_permissions: [
       { protocol: 'tcp', from_port: 443, to_port: 443, ip_ranges: [{ cidr_ip: '0.0.0.0/0' }] },
       { protocol: 'tcp', from_port: 22, to_port: 22, ip_ranges: [{ cidr_ip: `10.${rng.int(255)}.0.0/16` }] },

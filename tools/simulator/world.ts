@@ -80,13 +80,23 @@ export function buildWorld(opts: WorldOptions): World {
     buildDataSource(base, index, accounts),
   );
   const regions = buildRegions(base, domainId, workspaceIds);
-  return { seed, domainId, workspaces, accounts, dataSources, regions, fromDay: opts.fromDay, toDay: opts.toDay };
+  return {
+    seed,
+    domainId,
+    workspaces,
+    accounts,
+    dataSources,
+    regions,
+    fromDay: opts.fromDay,
+    toDay: opts.toDay,
+  };
 }
 
 function accountIdFor(seed: number, provider: Provider, k: number): string {
   const h = hashInts(seed, 20, k, provider.length);
   if (provider === 'aws') return String(100_000_000_000 + (h % 899_999_999) * 1000 + k).slice(0, 12);
-  if (provider === 'google_cloud') return `project-${['alpha', 'beta', 'gamma', 'delta', 'omega'][k % 5]}-${h % 100_000}`;
+  if (provider === 'google_cloud')
+    return `project-${['alpha', 'beta', 'gamma', 'delta', 'omega'][k % 5]}-${h % 100_000}`;
   const hex = stableId('x', seed, 'azure', k).slice(2);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(1, 4)}-a${hex.slice(5, 8)}-${hex}`;
 }

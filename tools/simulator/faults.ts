@@ -1,0 +1,128 @@
+// Injected failures, consumed in the order they were injected: for each request the first
+// fault whose path matches decides, after letting its `afterRequests` requests through.
+
+export type FaultKind =
+  | '503'
+  | '500'
+  | '504'
+  | 'reset'
+  | 'slow'
+  | 'badjson'
+  | 'truncated'
+  | 'empty'
+  | '401'
+  | '429';
+
+export interface Fault {
+  path?: string | RegExp;
+  kind: FaultKind;
+  times?: number;
+  afterRequests?: number;
+  delayMs?: number;
+}
+
+interface PendingFault {
+  readonly matches: (path: string) => boolean;
+  readonly kind: FaultKind;
+  readonly delayMs: number;
+  times: number;
+  skip: number;
+}
+
+export function pathMatcher(path: string | RegExp | undefined): (path: string) => boolean {
+  if (path === undefined) return () => true;
+  if (typeof path === 'string') return (p) => p === path;
+  return (p) => {
+    path.lastIndex = 0;
+    return path.test(p);
+  };
+}
+
+export class FaultQueue {
+  private readonly pending: PendingFault[] = [];
+
+  add(fault: Fault): void {
+    this.pending.push({
+      matches: pathMatcher(fault.path),
+      kind: fault.kind,
+      delayMs: fault.delayMs ?? 5000,
+      times: fault.times ?? 1,
+      skip: fault.afterRequests ?? 0,
+    });
+  }
+
+  /** The fault to apply to a request for `path`, if any. */
+  take(path: string): { kind: FaultKind; delayMs: number } | undefined {
+    const index = this.pending.findIndex((f) => f.matches(path));
+    const fault = this.pending[index];
+    if (!fault) return undefined;
+    if (fault.skip > 0) {
+      fault.skip--;
+      return undefined;
+    }
+    fault.times--;
+    if (fault.times <= 0) this.pending.splice(index, 1);
+    return { kind: fault.kind, delayMs: fault.delayMs };
+  }
+}
+
+const HTML_504 =
+  '<html><head><title>504 Gateway Time-out</title></head><body><center><h1>504 Gateway Time-out</h1></center></body></html>\n';
+const HTML_PAGE =
+  '<!DOCTYPE html><html><head><title>Maintenance</title></head><body><h1>We will be back soon</h1></body></html>\n';
+
+export interface FaultAnswer {
+  readonly status: number;
+  readonly body: string;
+  readonly contentType: string;
+  readonly headers?: Record<string, string>;
+}
+
+const detail = (code: string, message: string) =>
+  JSON.stringify({ detail: { code, message: ` ${message}` } });
+
+/**
+ * What a status-like fault answers; undefined for the kinds that change how the real answer is
+ * delivered (reset, slow, truncated).
+ */
+export function faultAnswer(kind: FaultKind): FaultAnswer | undefined {
+  const json = 'application/json';
+  switch (kind) {
+    case '503':
+      return {
+        status: 503,
+        contentType: json,
+        body: detail(
+          'ERROR_GRPC_CONNECTION',
+          'Server is unavailable. (channel = cost-analysis:50051, message = failed to connect to all addresses)',
+        ),
+      };
+    case '500':
+      return {
+        status: 500,
+        contentType: json,
+        body: detail('ERROR_DB_QUERY', 'Database query failed. (reason = connection pool exhausted)'),
+      };
+    case '504':
+      return { status: 504, contentType: 'text/html', body: HTML_504 };
+    case '401':
+      return {
+        status: 401,
+        contentType: json,
+        body: detail('ERROR_AUTHENTICATE_FAILURE', 'Authenticate failure. (message = Token is expired.)'),
+      };
+    case '429':
+      return {
+        status: 429,
+        contentType: json,
+        body: JSON.stringify({ message: 'Too Many Requests' }),
+        headers: { 'retry-after': '1' },
+      };
+    case 'badjson':
+      return { status: 200, contentType: 'text/html', body: HTML_PAGE };
+    case 'empty':
+      return { status: 200, contentType: json, body: '{}' };
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,155 @@
+// The Simulator behind startSimulator: the HTTP server plus the ground-truth and mutation
+// methods tests use. Truth is read from the same generators the routes use, not over HTTP.
+
+import { dayNumber } from './calendar.ts';
+import type { CostRecord } from './cost-rows.ts';
+import type { CostChange } from './cost-store.ts';
+import { type Fault, FaultQueue, pathMatcher } from './faults.ts';
+import type { CloudServiceSelection, CostTruth, Simulator } from './index.ts';
+import { recordsJson } from './record-json.ts';
+import { routeCall } from './routes.ts';
+import { type RequestRecord, type RunningServer, startServer } from './server.ts';
+import { type SimState, type SimulatorOptions, buildState } from './state.ts';
+import { type TokenRequest, TokenIssuer } from './tokens.ts';
+import type { ApiRecord, DataSource } from './world.ts';
+
+interface AfterHook {
+  readonly matches: (path: string) => boolean;
+  remaining: number;
+  readonly run: () => void;
+}
+
+const ALL_ROWS = Number.MAX_SAFE_INTEGER;
+
+export class LocalSimulator implements Simulator {
+  readonly requests: RequestRecord[] = [];
+  private readonly tokens: TokenIssuer;
+  private readonly faults = new FaultQueue();
+  private readonly afterHooks: AfterHook[] = [];
+  private server?: RunningServer;
+
+  private constructor(
+    private readonly state: SimState,
+    private latencyMs: number,
+  ) {
+    this.tokens = new TokenIssuer(state.world.domainId);
+  }
+
+  static async start(opts: SimulatorOptions): Promise<LocalSimulator> {
+    const simulator = new LocalSimulator(buildState(opts), opts.latencyMs ?? 0);
+    simulator.server = await startServer(
+      {
+        route: (call) => routeCall(simulator.state, simulator.tokens, call),
+        latencyMs: () => simulator.latencyMs,
+        takeFault: (path) => simulator.faults.take(path),
+        answered: (record) => simulator.answered(record),
+      },
+      opts.port ?? 0,
+    );
+    return simulator;
+  }
+
+  get url(): string {
+    return this.server?.url ?? '';
+  }
+
+  get domainId(): string {
+    return this.state.world.domainId;
+  }
+
+  close(): Promise<void> {
+    return this.server?.close() ?? Promise.resolve();
+  }
+
+  issueToken(request: TokenRequest = {}): string {
+    const pinned = request.role !== undefined && request.role !== 'DOMAIN_ADMIN';
+    const workspaceId = request.workspaceId ?? (pinned ? this.workspaceIds()[0] : undefined);
+    return this.tokens.issue({ ...request, workspaceId });
+  }
+
+  setLatency(ms: number): void {
+    this.latencyMs = ms;
+  }
+
+  dataSourceIds(): string[] {
+    return this.state.world.dataSources.map((ds) => ds.id).sort();
+  }
+
+  workspaceIds(): string[] {
+    return this.state.world.workspaces.map((w) => w['workspace_id'] as string);
+  }
+
+  costTruth(dataSourceId: string, date: string): CostTruth {
+    return this.state.costs.truth(this.dataSource(dataSourceId), dayNumber(date));
+  }
+
+  costRows(dataSourceId: string, date: string): CostRecord[] {
+    const rows = this.state.costs.json(this.dataSource(dataSourceId), dayNumber(date), 0, ALL_ROWS);
+    return JSON.parse(`[${rows.join(',')}]`) as CostRecord[];
+  }
+
+  cloudServiceTruth(selection?: CloudServiceSelection): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const r of this.services(selection)) {
+      const key = `${r['provider']}/${r['cloud_service_group']}/${r['cloud_service_type']}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    return counts;
+  }
+
+  cloudServiceRecords(selection?: CloudServiceSelection): Record<string, unknown>[] {
+    return JSON.parse(recordsJson(this.services(selection))) as Record<string, unknown>[];
+  }
+
+  resync(dataSourceId: string, date: string, change?: CostChange): void {
+    this.state.costs.resync(this.dataSource(dataSourceId), dayNumber(date), change);
+  }
+
+  resyncDuringPaging(opts: Parameters<Simulator['resyncDuringPaging']>[0]): void {
+    const { path, afterRequests, dataSourceId, date, change } = opts;
+    this.dataSource(dataSourceId);
+    this.afterHooks.push({
+      matches: pathMatcher(path ?? '/cost-analysis/cost/list'),
+      remaining: afterRequests,
+      run: () => this.resync(dataSourceId, date, change),
+    });
+  }
+
+  setJobInProgress(dataSourceId: string, inProgress: boolean): void {
+    this.dataSource(dataSourceId);
+    if (inProgress) this.state.jobsInProgress.add(dataSourceId);
+    else this.state.jobsInProgress.delete(dataSourceId);
+  }
+
+  injectFault(fault: Fault): void {
+    this.faults.add(fault);
+  }
+
+  resetRequestLog(): void {
+    this.requests.length = 0;
+  }
+
+  /** Logs a request, then runs any re-sync waiting for it (a reset one was never answered). */
+  private answered(record: RequestRecord): void {
+    this.requests.push(record);
+    if (record.status === 0) return;
+    for (const hook of [...this.afterHooks]) {
+      if (!hook.matches(record.path) || --hook.remaining > 0) continue;
+      this.afterHooks.splice(this.afterHooks.indexOf(hook), 1);
+      hook.run();
+    }
+  }
+
+  private dataSource(id: string): DataSource {
+    const ds = this.state.costs.dataSource(id);
+    if (!ds) throw new Error(`simulator: unknown data source ${id}`);
+    return ds;
+  }
+
+  private services(selection: CloudServiceSelection = {}): ApiRecord[] {
+    return this.state.inventory.services
+      .map((s) => s.record)
+      .filter((r) => selection.includeInactive || r['state'] === 'ACTIVE')
+      .filter((r) => selection.workspaceId === undefined || r['workspace_id'] === selection.workspaceId);
+  }
+}

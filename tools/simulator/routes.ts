@@ -1,0 +1,50 @@
+// The gateway: one POST route per three-segment path. Checks run in Cloudforet's order:
+// path, body, the request message's fields, then the token, then the verb itself.
+
+import { ApiError, unknownError, unknownField, unsupportedApi } from './api-error.ts';
+import { costRoutes } from './cost-routes.ts';
+import { inventoryRoutes } from './inventory-routes.ts';
+import type { Route, SimState } from './state.ts';
+import type { TokenIssuer } from './tokens.ts';
+
+const ROUTES: Record<string, Route> = { ...costRoutes, ...inventoryRoutes };
+const THREE_SEGMENTS = /^\/[^/]+\/[^/]+\/[^/]+$/;
+
+export interface Answer {
+  readonly status: number;
+  readonly body: string;
+}
+
+export interface IncomingCall {
+  readonly method: string;
+  readonly path: string;
+  readonly authorization: string | undefined;
+  readonly body: unknown;
+  /** False when the body was empty or not JSON. */
+  readonly parsed: boolean;
+}
+
+export function routeCall(state: SimState, tokens: TokenIssuer, call: IncomingCall): Answer {
+  if (!THREE_SEGMENTS.test(call.path)) return { status: 404, body: '{"detail":"Not Found"}' };
+  if (call.method !== 'POST') return { status: 405, body: '{"detail":"Method Not Allowed"}' };
+  try {
+    const route = ROUTES[call.path];
+    if (!route) throw unsupportedApi(call.path);
+    const body = requestObject(call);
+    for (const field of Object.keys(body))
+      if (!route.fields.includes(field)) throw unknownField('Request', field);
+    const claims = tokens.authenticate(call.authorization);
+    return { status: 200, body: route.handle({ state, body, claims }) };
+  } catch (error) {
+    const apiError = error instanceof ApiError ? error : unknownError(String(error));
+    return { status: apiError.status, body: apiError.body() };
+  }
+}
+
+function requestObject(call: IncomingCall): Record<string, unknown> {
+  const { body } = call;
+  if (!call.parsed) throw unknownError('Request body is not JSON.');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw unknownError('Request body must be a JSON object.');
+  return body as Record<string, unknown>;
+}
