@@ -1,5 +1,6 @@
-// Alarms that say a night's export did not happen: function errors and messages in either
-// dead-letter queue. They notify one SNS topic; an e-mail subscription when one is configured.
+// Alarms that say a night's export did not happen: function errors, failed or timed-out state
+// machine executions, and messages in either dead-letter queue. They notify one SNS topic; an
+// e-mail subscription when one is configured.
 import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -8,10 +9,12 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 
 export interface ExportAlarmsProps {
   readonly functions: ReadonlyArray<{ readonly id: string; readonly function: IFunction }>;
+  readonly stateMachines: ReadonlyArray<{ readonly id: string; readonly stateMachine: IStateMachine }>;
   readonly queues: ReadonlyArray<{ readonly id: string; readonly queue: IQueue }>;
   readonly email: string | undefined;
 }
@@ -34,6 +37,24 @@ export class ExportAlarms extends Construct {
         evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }).addAlarmAction(action);
+    }
+    for (const { id: name, stateMachine } of props.stateMachines) {
+      const executions = [
+        ['ExecutionsFailed', stateMachine.metricFailed({ period, statistic: 'Sum' }), 'failed'],
+        ['ExecutionsTimedOut', stateMachine.metricTimedOut({ period, statistic: 'Sum' }), 'timed out'],
+      ] as const;
+      for (const [metricName, metric, what] of executions) {
+        new Alarm(this, `${name}${metricName}`, {
+          alarmDescription:
+            `${name}: an execution ${what}; open it in the Step Functions console, ` +
+            'where the failed state shows the error',
+          metric,
+          threshold: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }).addAlarmAction(action);
+      }
     }
     for (const { id: name, queue } of props.queues) {
       new Alarm(this, `${name}NotEmpty`, {

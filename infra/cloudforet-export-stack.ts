@@ -1,5 +1,6 @@
-// The Cloudforet export stack: a bucket, the secret, the cost and inventory functions on
-// daily schedules, Glue tables with partition projection, an Athena workgroup and alarms.
+// The Cloudforet export stack: a bucket, the secret, the cost and inventory functions, the cost
+// backfill state machine and the inventory function on daily schedules, Glue tables with
+// partition projection, an Athena workgroup and alarms.
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -8,6 +9,7 @@ import { exportTables } from '../functions/lib/tables.ts';
 import { ExportAlarms } from './alarms.ts';
 import { AthenaTables } from './athena-tables.ts';
 import { AthenaWorkgroup } from './athena-workgroup.ts';
+import { BackfillStateMachine } from './backfill-state-machine.ts';
 import { cloudforetSecret } from './cloudforet-secret.ts';
 import { ATHENA_RESULTS_PREFIX, exportBucket } from './export-bucket.ts';
 import { ExportFunction } from './export-function.ts';
@@ -39,21 +41,22 @@ export class CloudforetExportStack extends Stack {
       entry: 'functions/inventory-export.ts',
       description: 'Cloudforet inventory snapshot to Parquet: {} for today, or {"snapshotDate"}',
     });
+    const backfill = new BackfillStateMachine(this, 'Backfill', common);
     new ExportSchedules(this, 'Schedules', {
       timeZone: settings.scheduleTimeZone,
       deadLetterQueue: schedulerDlq,
       runs: [
         {
           id: 'CostDaily',
-          description: 'Daily cost export',
+          description: 'Daily cost export: the backfill state machine over the default window',
           expression: settings.costSchedule,
-          function: cost.function,
+          target: { stateMachine: backfill.stateMachine },
         },
         {
           id: 'InventoryDaily',
           description: 'Daily inventory snapshot',
           expression: settings.inventorySchedule,
-          function: inventory.function,
+          target: { function: inventory.function },
         },
       ],
     });
@@ -77,6 +80,7 @@ export class CloudforetExportStack extends Stack {
         { id: 'CostExport', function: cost.function },
         { id: 'InventoryExport', function: inventory.function },
       ],
+      stateMachines: [{ id: 'Backfill', stateMachine: backfill.stateMachine }],
       queues: [
         { id: 'FailedInvocationsQueue', queue: failedInvocations },
         { id: 'SchedulerDeadLetterQueue', queue: schedulerDlq },
@@ -96,6 +100,16 @@ export class CloudforetExportStack extends Stack {
       'InventoryFunctionName',
       inventory.function.functionName,
       'Inventory export function (test event: events/inventory-*.json)',
+    );
+    output(
+      'BackfillStateMachineArn',
+      backfill.stateMachine.stateMachineArn,
+      'Cost backfill state machine; the daily schedule starts it with {} (test event: events/backfill-*.json)',
+    );
+    output(
+      'StartBackfillCommand',
+      backfill.startExecutionCommand({ from: '2026-01-01', to: '2026-03-31' }),
+      'Backfill a range of up to 400 days (edit the dates; add "force": true to re-export unchanged days)',
     );
     output('AthenaWorkgroup', athena.workgroup.ref, 'Athena workgroup with the saved queries');
     output('GlueDatabase', settings.databaseName, 'Glue database holding the export tables');

@@ -43,6 +43,8 @@ export interface ExportFunctionProps {
   readonly bucket: IBucket;
   readonly secret: CloudforetSecret;
   readonly failureQueue: IQueue;
+  /** Defaults to settings.reservedConcurrency. */
+  readonly reservedConcurrency?: number | undefined;
 }
 
 export class ExportFunction extends Construct {
@@ -67,7 +69,7 @@ export class ExportFunction extends Construct {
       architecture: Architecture.ARM_64,
       memorySize: settings.memoryMb,
       timeout: Duration.seconds(settings.timeoutSeconds),
-      reservedConcurrentExecutions: settings.reservedConcurrency,
+      reservedConcurrentExecutions: props.reservedConcurrency ?? settings.reservedConcurrency,
       role,
       logGroup,
       projectRoot: PROJECT_ROOT,

@@ -1,18 +1,23 @@
 // Daily EventBridge Scheduler schedules for the exporters: one role allowed to invoke exactly
-// these functions, bounded retries, and a dead-letter queue for what could not be delivered.
+// these functions and start exactly these state machines, bounded retries, and a dead-letter
+// queue for what could not be delivered.
 import { Duration, Stack, TimeZone } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
-import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import { LambdaInvoke, StepFunctionsStartExecution } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+
+/** What a schedule starts, always with {} as its input. */
+export type ScheduledTarget = { readonly function: IFunction } | { readonly stateMachine: IStateMachine };
 
 export interface ScheduledRun {
   readonly id: string;
   readonly description: string;
   readonly expression: string;
-  readonly function: IFunction;
+  readonly target: ScheduledTarget;
 }
 
 export interface ExportSchedulesProps {
@@ -33,21 +38,25 @@ export class ExportSchedules extends Construct {
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
         conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
       }),
-      description: 'EventBridge Scheduler: invoke the Cloudforet export functions',
+      description: 'EventBridge Scheduler: start the Cloudforet export functions and state machines',
     });
     const timeZone = TimeZone.of(props.timeZone);
+    const targetProps = {
+      role,
+      input: ScheduleTargetInput.fromObject({}),
+      retryAttempts: SCHEDULE_RETRY_ATTEMPTS,
+      maxEventAge: SCHEDULE_MAX_EVENT_AGE,
+      deadLetterQueue: props.deadLetterQueue,
+    };
     this.schedules = props.runs.map(
       (run) =>
         new Schedule(this, run.id, {
           description: run.description,
           schedule: ScheduleExpression.expression(run.expression, timeZone),
-          target: new LambdaInvoke(run.function, {
-            role,
-            input: ScheduleTargetInput.fromObject({}),
-            retryAttempts: SCHEDULE_RETRY_ATTEMPTS,
-            maxEventAge: SCHEDULE_MAX_EVENT_AGE,
-            deadLetterQueue: props.deadLetterQueue,
-          }),
+          target:
+            'function' in run.target
+              ? new LambdaInvoke(run.target.function, targetProps)
+              : new StepFunctionsStartExecution(run.target.stateMachine, targetProps),
         }),
     );
   }

@@ -37,6 +37,8 @@ export interface Settings {
   readonly cloudforetTimeoutMs: number;
   readonly secretTtlSeconds: number;
   readonly logLevel: string;
+  /** Backfill units exported at once by the state machine: it bounds the load on the Cloudforet API. */
+  readonly backfillMaxConcurrency: number;
 }
 
 /** Every context key this stack reads, with its default ('' when it has none). */
@@ -62,6 +64,7 @@ export const settingDefaults = {
   cloudforetTimeoutMs: 60_000,
   secretTtlSeconds: 300,
   logLevel: 'info',
+  backfillMaxConcurrency: 4,
 } as const;
 
 export type SettingKey = keyof typeof settingDefaults;
@@ -225,6 +228,7 @@ function readFunctionTuning(r: ContextReader) {
     cloudforetTimeoutMs: r.integer('cloudforetTimeoutMs', 1_000, 600_000),
     secretTtlSeconds: r.integer('secretTtlSeconds', 0, 86_400),
     logLevel,
+    backfillMaxConcurrency: r.integer('backfillMaxConcurrency', 1, 1000),
   };
 }
 

@@ -1,5 +1,6 @@
 // The sample console events in events/ are real inputs: each parses with the function's own
-// event parser, so pasting one into the Lambda console never meets a validation error.
+// event parser, so pasting one into the Lambda or Step Functions console never meets a
+// validation error.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseCostEvent } from '../functions/lib/cost-event.ts';
@@ -13,10 +14,15 @@ const now = new Date('2026-02-01T12:00:00Z');
 const settings = readSettings({ cloudforetEndpoint: 'https://cf.example.com' });
 /** What the functions read from the environment the stack gives them. */
 const limits = { maxDays: settings.maxInlineDays, windowMonths: settings.costWindowMonths };
+/** What functions/backfill-plan.ts passes: a state machine execution may span 400 days. */
+const backfillLimits = { maxDays: 400, windowMonths: settings.costWindowMonths };
+/** The backfill sample ends in March 2026; today must be past it. */
+const afterBackfill = new Date('2026-04-15T12:00:00Z');
 
 describe('sample console events', () => {
   it('cover every documented case', () => {
     expect(files.sort()).toEqual([
+      'backfill-range.json',
       'costs-default-window.json',
       'costs-force-one-day.json',
       'costs-one-data-source.json',
@@ -31,6 +37,13 @@ describe('sample console events', () => {
     expect(() => parseCostEvent(read(file), now, limits)).not.toThrow();
   });
 
+  it.each(files.filter((f) => f.startsWith('backfill-')))(
+    '%s is a valid event for the backfill state machine',
+    (file) => {
+      expect(() => parseCostEvent(read(file), afterBackfill, backfillLimits)).not.toThrow();
+    },
+  );
+
   it.each(files.filter((f) => f.startsWith('inventory-')))('%s is a valid inventory event', (file) => {
     expect(() => parseInventoryEvent(read(file), now)).not.toThrow();
   });
@@ -44,6 +57,12 @@ describe('sample console events', () => {
     });
   });
 
+  it('send a backfill range to the state machine: the cost function refuses it and says so', () => {
+    expect(() => parseCostEvent(read('backfill-range.json'), afterBackfill, limits)).toThrow(
+      /90 days .*start the backfill state machine/,
+    );
+  });
+
   it('ask for what their names say', () => {
     expect(parseCostEvent(read('costs-one-day.json'), now, limits)).toEqual({
       from: '2026-01-15',
@@ -52,6 +71,10 @@ describe('sample console events', () => {
     expect(parseCostEvent(read('costs-range.json'), now, limits)).toEqual({
       from: '2026-01-01',
       to: '2026-01-07',
+    });
+    expect(parseCostEvent(read('backfill-range.json'), afterBackfill, backfillLimits)).toEqual({
+      from: '2026-01-01',
+      to: '2026-03-31',
     });
     expect(parseCostEvent(read('costs-one-data-source.json'), now, limits)).toMatchObject({
       dataSourceIds: [expect.stringMatching(/^ds-/)],

@@ -41,7 +41,7 @@ describe('an existing secret and bucket, imported by name', () => {
   it('lets each function read that one secret, whatever 6-character suffix its ARN carries', () => {
     const statements = statementBySid(t, 'ReadCloudforetSecret');
 
-    expect(statements).toHaveLength(2);
+    expect(statements).toHaveLength(5);
     for (const statement of statements) {
       expect(statement.Action).toBe('secretsmanager:GetSecretValue');
       expect(statement.Resource).toEqual({

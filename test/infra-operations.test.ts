@@ -109,7 +109,7 @@ describe('CloudforetExportStack storage and operations', () => {
     );
   });
 
-  it('alarms on each function’s errors and on any message in either queue, notifying one topic', () => {
+  it('alarms on each exporter’s errors and on any message in either queue, notifying one topic', () => {
     const topic = { Ref: idOf(t, 'AWS::SNS::Topic') };
     for (const fn of [ids.cost, ids.inventory]) {
       t.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -132,7 +132,7 @@ describe('CloudforetExportStack storage and operations', () => {
         AlarmActions: [topic],
       });
     }
-    t.resourceCountIs('AWS::CloudWatch::Alarm', 4);
+    t.resourceCountIs('AWS::CloudWatch::Alarm', 6);
     t.resourceCountIs('AWS::SNS::Subscription', 0);
   });
 
@@ -184,6 +184,7 @@ describe('CloudforetExportStack storage and operations', () => {
 
     expect(Object.keys(outputs).sort()).toEqual([
       'AthenaWorkgroup',
+      'BackfillStateMachineArn',
       'BucketName',
       'CostFunctionName',
       'ExportPrefix',
@@ -191,6 +192,7 @@ describe('CloudforetExportStack storage and operations', () => {
       'InventoryFunctionName',
       'PutSecretValueCommand',
       'SecretName',
+      'StartBackfillCommand',
     ]);
     expect(outputs.PutSecretValueCommand!.Value).toEqual({
       'Fn::Join': [

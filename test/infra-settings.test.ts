@@ -40,6 +40,7 @@ describe('readSettings', () => {
       cloudforetTimeoutMs: 60_000,
       secretTtlSeconds: 300,
       logLevel: 'info',
+      backfillMaxConcurrency: 4,
     });
   });
 
@@ -142,12 +143,24 @@ describe('readSettings', () => {
     ['databaseName', 'Cloudforet-Export'],
     ['logLevel', 'verbose'],
     ['exportConcurrency', '0'],
+    ['backfillMaxConcurrency', '0'],
+    ['backfillMaxConcurrency', '1001'],
+    ['backfillMaxConcurrency', '2.5'],
   ])('rejects %s = %j', (key, value) => {
     const problems = problemsOf({ ...endpoint, [key]: value });
 
     expect(problems).toHaveLength(1);
     expect(problems[0]).toContain(`${key} `);
     expect(problems[0]).toContain(JSON.stringify(value));
+  });
+
+  it('reads the backfill concurrency from 1 to 1000 and names it when out of range', () => {
+    expect(readSettings({ ...endpoint, backfillMaxConcurrency: '1' }).backfillMaxConcurrency).toBe(1);
+    expect(readSettings({ ...endpoint, backfillMaxConcurrency: 1000 }).backfillMaxConcurrency).toBe(1000);
+
+    expect(problemsOf({ ...endpoint, backfillMaxConcurrency: '0' })).toEqual([
+      'backfillMaxConcurrency must be a whole number from 1 to 1000 (got "0")',
+    ]);
   });
 
   it('refuses a Cloudforet request timeout the function would not outlive', () => {

@@ -33,10 +33,11 @@ function statementsOfRole(template: Template, roleId: string): Json[] {
 
 describe('CloudforetExportStack with defaults', () => {
   let t: Template;
-  let ids: Record<'bucket' | 'secret' | 'cost' | 'inventory' | 'failed' | 'dlq', string>;
+  let ids: Record<'bucket' | 'secret' | 'cost' | 'inventory' | 'backfill' | 'failed' | 'dlq', string>;
   beforeAll(() => {
     t = synth();
     ids = {
+      backfill: idOf(t, 'AWS::StepFunctions::StateMachine'),
       bucket: idOf(t, 'AWS::S3::Bucket'),
       secret: idOf(t, 'AWS::SecretsManager::Secret'),
       cost: idOf(t, 'AWS::Lambda::Function', 'CostExportFunction'),
@@ -46,8 +47,8 @@ describe('CloudforetExportStack with defaults', () => {
     };
   });
 
-  it('runs both exporters on Node 22, arm64, with memory, timeout and concurrency from settings', () => {
-    for (const prefix of ['CostExport', 'InventoryExport']) {
+  it('runs every function on Node 22, arm64, with memory, timeout and concurrency from settings', () => {
+    for (const prefix of ['CostExport', 'InventoryExport', 'BackfillPlan', 'BackfillSummary']) {
       t.hasResourceProperties('AWS::Lambda::Function', {
         FunctionName: Match.absent(),
         Role: arnOf(idOf(t, 'AWS::IAM::Role', `${prefix}Role`)),
@@ -60,7 +61,7 @@ describe('CloudforetExportStack with defaults', () => {
         LoggingConfig: { LogGroup: { Ref: idOf(t, 'AWS::Logs::LogGroup', `${prefix}Logs`) } },
       });
     }
-    t.resourceCountIs('AWS::Lambda::Function', 2);
+    t.resourceCountIs('AWS::Lambda::Function', 5);
     t.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
   });
 
@@ -94,11 +95,11 @@ describe('CloudforetExportStack with defaults', () => {
     }
   });
 
-  it('schedules the cost and inventory exports daily in UTC with {} as input, retries and a DLQ', () => {
+  it('schedules the backfill state machine and the inventory export daily in UTC with {} as input, retries and a DLQ', () => {
     const role = arnOf(idOf(t, 'AWS::IAM::Role', 'SchedulesRole'));
-    for (const [fn, expression] of [
-      [ids.cost, 'cron(0 6 * * ? *)'],
-      [ids.inventory, 'cron(0 7 * * ? *)'],
+    for (const [target, expression] of [
+      [{ Ref: ids.backfill }, 'cron(0 6 * * ? *)'],
+      [arnOf(ids.inventory), 'cron(0 7 * * ? *)'],
     ] as const) {
       t.hasResourceProperties('AWS::Scheduler::Schedule', {
         ScheduleExpression: expression,
@@ -106,7 +107,7 @@ describe('CloudforetExportStack with defaults', () => {
         State: 'ENABLED',
         FlexibleTimeWindow: { Mode: 'OFF' },
         Target: {
-          Arn: arnOf(fn),
+          Arn: target,
           RoleArn: role,
           Input: '{}',
           RetryPolicy: { MaximumRetryAttempts: 4, MaximumEventAgeInSeconds: 7200 },
@@ -117,7 +118,7 @@ describe('CloudforetExportStack with defaults', () => {
     t.resourceCountIs('AWS::Scheduler::Schedule', 2);
   });
 
-  it('lets only EventBridge Scheduler of this account assume the scheduler role, to invoke exactly the two functions', () => {
+  it('lets only EventBridge Scheduler of this account assume the scheduler role, to start exactly the state machine and the inventory function', () => {
     const roleId = idOf(t, 'AWS::IAM::Role', 'SchedulesRole');
     t.hasResourceProperties('AWS::IAM::Role', {
       AssumeRolePolicyDocument: {
@@ -138,14 +139,20 @@ describe('CloudforetExportStack with defaults', () => {
     });
 
     expect(statementsOfRole(t, roleId)).toEqual([
-      invoke(ids.cost),
+      { Action: 'states:StartExecution', Effect: 'Allow', Resource: { Ref: ids.backfill } },
       { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: arnOf(ids.dlq) },
       invoke(ids.inventory),
     ]);
   });
 
   it('scopes each function role to its log group, the failure queue, the one secret and the one prefix', () => {
-    for (const prefix of ['CostExport', 'InventoryExport']) {
+    for (const prefix of [
+      'CostExport',
+      'InventoryExport',
+      'BackfillPlan',
+      'BackfillUnit',
+      'BackfillSummary',
+    ]) {
       const statements = statementsOfRole(t, idOf(t, 'AWS::IAM::Role', `${prefix}Role`));
 
       expect(statements).toEqual([
@@ -182,7 +189,7 @@ describe('CloudforetExportStack with defaults', () => {
     }
   });
 
-  it('grants nothing on Resource "*" and attaches no managed policies', () => {
+  it('grants nothing on Resource "*" but log delivery, and attaches no managed policies', () => {
     const documents = [
       ...Object.values(t.findResources('AWS::IAM::Policy')).map((p) => p.Properties.PolicyDocument),
       ...Object.values(t.findResources('AWS::IAM::Role')).flatMap((r) =>
@@ -192,7 +199,25 @@ describe('CloudforetExportStack with defaults', () => {
     const allows = documents.flatMap((d) => d.Statement as Json[]).filter((s) => s.Effect === 'Allow');
 
     expect(allows.length).toBeGreaterThan(0);
-    for (const statement of allows) expect([statement.Resource].flat()).not.toContain('*');
+    const onEverything = allows.filter((s) => [s.Resource].flat().includes('*'));
+
+    // Step Functions logging: these CloudWatch Logs actions take no resource-level permissions.
+    expect(onEverything).toEqual([
+      {
+        Action: [
+          'logs:CreateLogDelivery',
+          'logs:GetLogDelivery',
+          'logs:UpdateLogDelivery',
+          'logs:DeleteLogDelivery',
+          'logs:ListLogDeliveries',
+          'logs:PutResourcePolicy',
+          'logs:DescribeResourcePolicies',
+          'logs:DescribeLogGroups',
+        ],
+        Effect: 'Allow',
+        Resource: '*',
+      },
+    ]);
     t.resourceCountIs('AWS::IAM::ManagedPolicy', 0);
     t.allResourcesProperties('AWS::IAM::Role', { ManagedPolicyArns: Match.absent() });
   });

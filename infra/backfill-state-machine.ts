@@ -1,0 +1,160 @@
+// The cost backfill on Step Functions: Plan writes the units to S3, a Distributed Map exports each
+// in its own invocation (at most backfillMaxConcurrency at once, to spare the Cloudforet API), and
+// Summary fails the execution when any unit did not export.
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import {
+  Choice,
+  Condition,
+  DefinitionBody,
+  DistributedMap,
+  JitterType,
+  JsonPath,
+  LogLevel,
+  ResultWriterV2,
+  S3JsonItemReader,
+  StateMachine,
+  TaskInput,
+} from 'aws-cdk-lib/aws-stepfunctions';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2 } from 'aws-cdk-lib/cx-api';
+import { Construct } from 'constructs';
+import { ExportFunction, type ExportFunctionProps } from './export-function.ts';
+
+/** Where the plan writes `units.json` (functions/lib/backfill.ts `unitsKey`), under the prefix. */
+const RUNS_DIR = '_runs';
+
+export type BackfillStateMachineProps = Omit<
+  ExportFunctionProps,
+  'entry' | 'description' | 'reservedConcurrency'
+>;
+
+export class BackfillStateMachine extends Construct {
+  readonly stateMachine: StateMachine;
+  readonly functions: {
+    readonly plan: ExportFunction;
+    readonly unit: ExportFunction;
+    readonly summary: ExportFunction;
+  };
+
+  constructor(scope: Construct, id: string, props: BackfillStateMachineProps) {
+    super(scope, id);
+    // Without this flag the map silently ignores resultWriterV2.
+    this.node.setContext(STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2, true);
+    const { settings, bucket } = props;
+    const fn = (name: string, entry: string, description: string, reservedConcurrency?: number) =>
+      new ExportFunction(this, name, { ...props, entry, description, reservedConcurrency });
+    this.functions = {
+      plan: fn(
+        'Plan',
+        'functions/backfill-plan.ts',
+        'Backfill step 1: plan the cost units, write them to S3',
+      ),
+      // Reserving exactly the map's concurrency caps the API load even when two executions overlap.
+      unit: fn(
+        'Unit',
+        'functions/backfill-unit.ts',
+        'Backfill step 2 (Distributed Map item): export one data source and day',
+        settings.reservedConcurrency === undefined ? undefined : settings.backfillMaxConcurrency,
+      ),
+      summary: fn(
+        'Summary',
+        'functions/backfill-summary.ts',
+        'Backfill step 3: summarise; fail if a unit did not',
+      ),
+    };
+    const runs = `${settings.prefix}/${RUNS_DIR}`;
+    const mapResults = `${runs}/costs/map-results`;
+    const logs = new LogGroup(this, 'Logs', {
+      retention: RetentionDays.THREE_MONTHS,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.stateMachine = new StateMachine(this, 'StateMachine', {
+      comment: 'Cloudforet cost backfill: {} for the default window, or {"from","to"} (up to 400 days)',
+      definitionBody: DefinitionBody.fromChainable(this.definition(props, mapResults)),
+      timeout: Duration.hours(24),
+      logs: { destination: logs, level: LogLevel.ERROR, includeExecutionData: false },
+    });
+    this.stateMachine.addToRolePolicy(
+      new PolicyStatement({
+        sid: 'ReadBackfillUnits',
+        actions: ['s3:GetObject'],
+        resources: [bucket.arnForObjects(`${runs}/*`)],
+      }),
+    );
+    this.stateMachine.addToRolePolicy(
+      new PolicyStatement({
+        sid: 'WriteMapResults',
+        actions: ['s3:PutObject', 's3:GetObject', 's3:ListMultipartUploadParts', 's3:AbortMultipartUpload'],
+        resources: [bucket.arnForObjects(`${mapResults}/*`)],
+      }),
+    );
+  }
+
+  /** The AWS CLI command that starts an execution with `input`. */
+  startExecutionCommand(input: object): string {
+    return (
+      `aws stepfunctions start-execution --region ${Stack.of(this).region} ` +
+      `--state-machine-arn ${this.stateMachine.stateMachineArn} --input '${JSON.stringify(input)}'`
+    );
+  }
+
+  private definition(props: BackfillStateMachineProps, mapResultsPrefix: string) {
+    const { plan, unit, summary } = this.functions;
+    // States have their own scope: their ids are the state names, and Plan/Summary are taken.
+    const scope = new Construct(this, 'Definition');
+    const planTask = new LambdaInvoke(scope, 'Plan', {
+      lambdaFunction: plan.function,
+      outputPath: '$.Payload',
+    });
+    const unitTask = new LambdaInvoke(scope, 'ExportUnit', {
+      lambdaFunction: unit.function,
+      outputPath: '$.Payload',
+    }).addRetry({
+      // UnitFailedError (auth, bad request) is not listed: a retry cannot fix it.
+      errors: ['UnitRetryableError', 'Lambda.TooManyRequestsException'],
+      interval: Duration.seconds(30),
+      backoffRate: 2,
+      maxAttempts: 3,
+      jitterStrategy: JitterType.FULL,
+    });
+    const exportUnits = new DistributedMap(scope, 'ExportUnits', {
+      itemReader: new S3JsonItemReader({
+        bucketNamePath: JsonPath.stringAt('$.bucket'),
+        key: JsonPath.stringAt('$.unitsObjectKey'),
+      }),
+      maxConcurrency: props.settings.backfillMaxConcurrency,
+      // Failed units are the summary's to report, so the map itself never fails on them.
+      toleratedFailurePercentage: 100,
+      resultWriterV2: new PrefixResultWriter(props.bucket, mapResultsPrefix),
+      resultPath: JsonPath.DISCARD,
+    });
+    exportUnits.itemProcessor(unitTask);
+    const summaryTask = new LambdaInvoke(scope, 'Summary', {
+      lambdaFunction: summary.function,
+      payload: TaskInput.fromObject({ plan: JsonPath.entirePayload }),
+      outputPath: '$.Payload',
+    });
+    const anyUnits = new Choice(scope, 'AnyUnits')
+      .when(Condition.numberEquals('$.units', 0), summaryTask)
+      .otherwise(exportUnits.next(summaryTask));
+    return planTask.next(anyUnits);
+  }
+}
+
+/**
+ * Child results go to S3: kept in the state, a few hundred failed units' errors would pass the
+ * 256 KiB payload limit and fail the map before Summary runs. CDK would grant on the whole
+ * bucket; the construct grants on this prefix alone.
+ */
+class PrefixResultWriter extends ResultWriterV2 {
+  constructor(bucket: IBucket, prefix: string) {
+    super({ bucket, prefix });
+  }
+
+  override providePolicyStatements(): PolicyStatement[] {
+    return [];
+  }
+}

@@ -1,0 +1,296 @@
+// The cost backfill state machine: Plan -> Distributed Map over the planned units -> Summary,
+// read from the synthesized definition (its Fn::Join resolved with placeholders for tokens).
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { unitsKey } from '../functions/lib/backfill.ts';
+import { joinKey } from '../functions/lib/sink.ts';
+import { CloudforetExportStack } from '../infra/cloudforet-export-stack.ts';
+import { readSettings } from '../infra/settings.ts';
+
+type Json = Record<string, unknown>;
+interface Definition extends Json {
+  readonly StartAt: string;
+  readonly States: Record<string, State>;
+}
+interface State extends Json {
+  readonly Retry?: ReadonlyArray<{ readonly ErrorEquals: readonly string[] }>;
+  readonly ItemProcessor?: Definition;
+}
+
+/** Bundling skipped; the built-in template validation runs once, in infra-bundle.test.ts. */
+function synth(context: Json = {}): Template {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+  const settings = readSettings({ cloudforetEndpoint: 'https://cf.example.com', ...context });
+  return Template.fromStack(new CloudforetExportStack(app, 'Export', { settings }));
+}
+
+/** The logical id of the one resource of `type` whose id starts with `prefix`. */
+function idOf(template: Template, type: string, prefix = ''): string {
+  const ids = Object.keys(template.findResources(type)).filter((id) => id.startsWith(prefix));
+  expect(ids, `${type} ${prefix}`).toHaveLength(1);
+  return ids[0]!;
+}
+
+/** A CloudFormation token as it would read once deployed: `aws`, `${Id}` or `${Id.Attribute}`. */
+function placeholder(token: { Ref?: string; 'Fn::GetAtt'?: [string, string] }): string {
+  if (token.Ref === 'AWS::Partition') return 'aws';
+  if (typeof token.Ref === 'string') return `\${${token.Ref}}`;
+  const [id, attribute] = token['Fn::GetAtt'] ?? [];
+  if (typeof id === 'string') return `\${${id}.${attribute}}`;
+  throw new Error(`unexpected token in the definition: ${JSON.stringify(token)}`);
+}
+
+/** The state machine's definition as JSON. */
+function definitionOf(template: Template): Definition {
+  const machine = template.findResources('AWS::StepFunctions::StateMachine')[
+    idOf(template, 'AWS::StepFunctions::StateMachine')
+  ]!;
+  const [separator, parts] = machine.Properties.DefinitionString['Fn::Join'] as [
+    string,
+    Array<string | { Ref?: string; 'Fn::GetAtt'?: [string, string] }>,
+  ];
+  return JSON.parse(parts.map((p) => (typeof p === 'string' ? p : placeholder(p))).join(separator));
+}
+
+function statementsOfPolicy(template: Template, policyPrefix: string): Json[] {
+  const policy =
+    template.findResources('AWS::IAM::Policy')[idOf(template, 'AWS::IAM::Policy', policyPrefix)]!;
+  return policy.Properties.PolicyDocument.Statement;
+}
+
+/** The named state; the map's item processor's with `inMap`. */
+function stateOf(definition: Definition, name: string, inMap = false): State {
+  const states = inMap ? definition.States.ExportUnits?.ItemProcessor?.States : definition.States;
+  const state = states?.[name];
+  expect(state, name).toBeDefined();
+  return state!;
+}
+
+const functionId = (template: Template, name: string) =>
+  idOf(template, 'AWS::Lambda::Function', `Backfill${name}Function`);
+/** A function's ARN as the resolved definition shows it. */
+const fn = (template: Template, name: string) => `\${${functionId(template, name)}.Arn}`;
+
+describe('the backfill state machine with defaults', () => {
+  let t: Template;
+  let definition: Definition;
+  let machine: string;
+  const state = (name: string) => stateOf(definition, name);
+  const unit = () => stateOf(definition, 'ExportUnit', true);
+  beforeAll(() => {
+    t = synth();
+    definition = definitionOf(t);
+    machine = idOf(t, 'AWS::StepFunctions::StateMachine');
+  });
+
+  it('runs Plan, skips to Summary when nothing is planned, else exports the units, then Summary', () => {
+    expect(definition.StartAt).toBe('Plan');
+    expect(Object.keys(definition.States)).toEqual(['Plan', 'AnyUnits', 'ExportUnits', 'Summary']);
+    expect(state('Plan').Next).toBe('AnyUnits');
+    expect(state('AnyUnits')).toEqual({
+      Type: 'Choice',
+      Choices: [{ Variable: '$.units', NumericEquals: 0, Next: 'Summary' }],
+      Default: 'ExportUnits',
+    });
+    expect(state('ExportUnits').Next).toBe('Summary');
+    expect(state('Summary').End).toBe(true);
+    expect(definition.TimeoutSeconds).toBe(86_400);
+  });
+
+  it('keeps the plan as the state through the map and hands all of it to Summary', () => {
+    expect(state('Plan')).toMatchObject({
+      Resource: 'arn:aws:states:::lambda:invoke',
+      Parameters: { FunctionName: fn(t, 'Plan'), 'Payload.$': '$' },
+      OutputPath: '$.Payload',
+    });
+    expect(state('ExportUnits').ResultPath).toBeNull();
+    expect(state('Summary')).toMatchObject({
+      Resource: 'arn:aws:states:::lambda:invoke',
+      Parameters: { FunctionName: fn(t, 'Summary'), Payload: { 'plan.$': '$' } },
+      OutputPath: '$.Payload',
+    });
+  });
+
+  it('retries Plan and Summary on Lambda service errors', () => {
+    for (const name of ['Plan', 'Summary']) {
+      expect(state(name).Retry).toEqual([
+        {
+          ErrorEquals: [
+            'Lambda.ClientExecutionTimeoutException',
+            'Lambda.ServiceException',
+            'Lambda.AWSLambdaException',
+            'Lambda.SdkClientException',
+          ],
+          IntervalSeconds: 2,
+          MaxAttempts: 6,
+          BackoffRate: 2,
+        },
+      ]);
+    }
+  });
+
+  it('reads the units file the plan names with a Distributed Map, 4 at a time, tolerating every failure', () => {
+    const map = state('ExportUnits');
+
+    expect(map.Type).toBe('Map');
+    expect(map.ItemProcessor?.ProcessorConfig).toEqual({ Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' });
+    expect(map.ItemReader).toEqual({
+      Resource: 'arn:aws:states:::s3:getObject',
+      ReaderConfig: { InputType: 'JSON' },
+      Parameters: { 'Bucket.$': '$.bucket', 'Key.$': '$.unitsObjectKey' },
+    });
+    expect(map.MaxConcurrency).toBe(4);
+    expect(map.ToleratedFailurePercentage).toBe(100);
+  });
+
+  it('writes the child results to S3 under the runs prefix, not into the state', () => {
+    expect(state('ExportUnits').ResultWriter).toEqual({
+      Resource: 'arn:aws:states:::s3:putObject',
+      Parameters: {
+        Bucket: `\${${idOf(t, 'AWS::S3::Bucket')}}`,
+        Prefix: 'cloudforet/_runs/costs/map-results',
+      },
+    });
+  });
+
+  it('exports each item with the unit function', () => {
+    expect(state('ExportUnits').ItemProcessor?.StartAt).toBe('ExportUnit');
+    expect(unit()).toMatchObject({
+      Type: 'Task',
+      Resource: 'arn:aws:states:::lambda:invoke',
+      Parameters: { FunctionName: fn(t, 'Unit'), 'Payload.$': '$' },
+      End: true,
+    });
+  });
+
+  it('retries a unit on UnitRetryableError and throttling with backoff and jitter, never on a permanent failure', () => {
+    const retriers = unit().Retry ?? [];
+    const retried = retriers.flatMap((r) => r.ErrorEquals);
+
+    expect(retriers).toContainEqual({
+      ErrorEquals: ['UnitRetryableError', 'Lambda.TooManyRequestsException'],
+      IntervalSeconds: 30,
+      MaxAttempts: 3,
+      BackoffRate: 2,
+      JitterStrategy: 'FULL',
+    });
+    for (const error of ['UnitFailedError', 'States.ALL', 'States.TaskFailed']) {
+      expect(retried).not.toContain(error);
+    }
+    expect(unit().Catch).toBeUndefined();
+  });
+
+  it('reserves the map’s concurrency for the unit function', () => {
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'Backfill step 2 (Distributed Map item): export one data source and day',
+      ReservedConcurrentExecutions: 4,
+    });
+  });
+
+  it('lets its role invoke exactly the three functions and touch S3 only under <prefix>/_runs/', () => {
+    const arnOf = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+    const under = (path: string) => ({ 'Fn::Join': ['', [arnOf(idOf(t, 'AWS::S3::Bucket')), path]] });
+    const invoke = (name: string) => {
+      const arn = arnOf(functionId(t, name));
+      return {
+        Action: 'lambda:InvokeFunction',
+        Effect: 'Allow',
+        Resource: [arn, { 'Fn::Join': ['', [arn, ':*']] }],
+      };
+    };
+
+    const statements = statementsOfPolicy(t, 'BackfillStateMachineRoleDefaultPolicy');
+
+    expect(statements).toEqual([
+      invoke('Plan'),
+      invoke('Summary'),
+      invoke('Unit'),
+      expect.objectContaining({ Action: expect.arrayContaining(['logs:CreateLogDelivery']), Resource: '*' }),
+      {
+        Sid: 'ReadBackfillUnits',
+        Action: 's3:GetObject',
+        Effect: 'Allow',
+        Resource: under('/cloudforet/_runs/*'),
+      },
+      {
+        Sid: 'WriteMapResults',
+        Action: ['s3:PutObject', 's3:GetObject', 's3:ListMultipartUploadParts', 's3:AbortMultipartUpload'],
+        Effect: 'Allow',
+        Resource: under('/cloudforet/_runs/costs/map-results/*'),
+      },
+    ]);
+  });
+
+  it('reads units where the plan function writes them', () => {
+    expect(joinKey('cloudforet', unitsKey('run-1')).startsWith('cloudforet/_runs/')).toBe(true);
+  });
+
+  it('lets the Distributed Map start executions of this state machine alone', () => {
+    expect(statementsOfPolicy(t, 'BackfillStateMachineDistributedMapPolicy')[0]).toEqual({
+      Action: 'states:StartExecution',
+      Effect: 'Allow',
+      Resource: { Ref: machine },
+    });
+  });
+
+  it('logs errors without execution data to its own log group', () => {
+    t.hasResourceProperties('AWS::StepFunctions::StateMachine', {
+      LoggingConfiguration: {
+        Destinations: [
+          {
+            CloudWatchLogsLogGroup: {
+              LogGroupArn: { 'Fn::GetAtt': [idOf(t, 'AWS::Logs::LogGroup', 'BackfillLogs'), 'Arn'] },
+            },
+          },
+        ],
+        IncludeExecutionData: false,
+        Level: 'ERROR',
+      },
+    });
+  });
+
+  it('alarms on failed and on timed-out executions, notifying the topic', () => {
+    for (const metric of ['ExecutionsFailed', 'ExecutionsTimedOut']) {
+      t.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/States',
+        MetricName: metric,
+        Dimensions: [{ Name: 'StateMachineArn', Value: { Ref: machine } }],
+        Statistic: 'Sum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        AlarmActions: [{ Ref: idOf(t, 'AWS::SNS::Topic') }],
+      });
+    }
+  });
+
+  it('outputs its ARN and a ready-to-run start-execution command', () => {
+    const outputs = t.findOutputs('*');
+
+    expect(outputs.BackfillStateMachineArn!.Value).toEqual({ Ref: machine });
+    expect(outputs.StartBackfillCommand!.Value).toEqual({
+      'Fn::Join': [
+        '',
+        [
+          'aws stepfunctions start-execution --region ',
+          { Ref: 'AWS::Region' },
+          ' --state-machine-arn ',
+          { Ref: machine },
+          ` --input '{"from":"2026-01-01","to":"2026-03-31"}'`,
+        ],
+      ],
+    });
+  });
+});
+
+describe('the backfill state machine with -c backfillMaxConcurrency=7', () => {
+  it('runs 7 units at once and reserves 7 for the unit function', () => {
+    const t = synth({ backfillMaxConcurrency: '7' });
+
+    expect(stateOf(definitionOf(t), 'ExportUnits').MaxConcurrency).toBe(7);
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'Backfill step 2 (Distributed Map item): export one data source and day',
+      ReservedConcurrentExecutions: 7,
+    });
+  });
+});
