@@ -26,7 +26,7 @@ export class CloudforetExportStack extends Stack {
   constructor(scope: Construct, id: string, props: CloudforetExportStackProps) {
     super(scope, id, props);
     const { settings } = props;
-    const bucket = exportBucket(this, settings.bucketName);
+    const bucket = exportBucket(this, settings.bucketName, settings.prefix);
     const secret = cloudforetSecret(this, settings.secretName);
     const failedInvocations = deadLetterQueue(this, 'FailedInvocationsQueue');
     const schedulerDlq = deadLetterQueue(this, 'SchedulerDeadLetterQueue');

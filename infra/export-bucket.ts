@@ -12,7 +12,16 @@ import type { Construct } from 'constructs';
 /** Athena query results; outside the export prefix, so never inside a table folder. */
 export const ATHENA_RESULTS_PREFIX = 'athena-results/';
 
-export function exportBucket(scope: Construct, bucketName: string | undefined): IBucket {
+/** Backfill plans and map results: working files, kept 30 days for inspection. */
+export function runsPrefix(exportPrefix: string): string {
+  return `${exportPrefix}/_runs/`;
+}
+
+export function exportBucket(
+  scope: Construct,
+  bucketName: string | undefined,
+  exportPrefix: string,
+): IBucket {
   if (bucketName !== undefined) return Bucket.fromBucketName(scope, 'ExportBucket', bucketName);
   return new Bucket(scope, 'ExportBucket', {
     blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
@@ -24,6 +33,7 @@ export function exportBucket(scope: Construct, bucketName: string | undefined): 
       { id: 'abort-incomplete-multipart-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       { id: 'expire-noncurrent-versions', noncurrentVersionExpiration: Duration.days(30) },
       { id: 'expire-athena-results', prefix: ATHENA_RESULTS_PREFIX, expiration: Duration.days(30) },
+      { id: 'expire-backfill-runs', prefix: runsPrefix(exportPrefix), expiration: Duration.days(30) },
     ],
     removalPolicy: RemovalPolicy.RETAIN,
   });

@@ -70,6 +70,12 @@ describe('CloudforetExportStack storage and operations', () => {
               Prefix: 'athena-results/',
               ExpirationInDays: 30,
             },
+            {
+              Id: 'expire-backfill-runs',
+              Status: 'Enabled',
+              Prefix: 'cloudforet/_runs/',
+              ExpirationInDays: 30,
+            },
           ],
         },
       },
