@@ -92,10 +92,12 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
     rejectForeignOptions(name, values);
     return await commands[name](commandContext(values, env, io));
   } catch (error) {
-    io.stderr.write(`cloudforet-export: ${errorMessage(error)} [${errorCode(error)}]\n`);
-    return errorCode(error) === 'CLI_USAGE' || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
-      ? 2
-      : 1;
+    // node:util parseArgs errors (unknown option, missing value) are usage errors like ours.
+    const parseError = (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true;
+    const code = parseError ? 'CLI_USAGE' : errorCode(error);
+    const hint = parseError ? '; see cloudforet-export --help' : '';
+    io.stderr.write(`cloudforet-export: ${errorMessage(error)}${hint} [${code}]\n`);
+    return code === 'CLI_USAGE' ? 2 : 1;
   }
 }
 

@@ -139,7 +139,9 @@ function parseSuccess(path: string, text: string): unknown {
         status: 200,
         path,
         retryable: true,
-        message: `cloudforet: ${path} answered 200 with a body that is not JSON (${text.length} bytes, starts '${text.slice(0, 40).replace(/\s+/g, ' ')}')`,
+        message:
+          `cloudforet: ${path} answered 200 with a body that is not JSON (${text.length} bytes, starts '${text.slice(0, 40).replace(/\s+/g, ' ')}'): ` +
+          "check that the endpoint is Cloudforet's HTTP API (the console's CONSOLE_API_V2.ENDPOINT), not the console's web address",
       },
       { cause: error },
     );

@@ -53,6 +53,10 @@ export function readConfig(env: Env): FunctionConfig {
     secretTtlMs: integer('SECRET_TTL_SECONDS', 300, 0, 86_400) * 1000,
     logLevel: parseLogLevel(env.LOG_LEVEL),
   };
+  const level = env.LOG_LEVEL?.trim();
+  if (level && parseLogLevel(level) !== level) {
+    problems.push(`LOG_LEVEL must be one of debug, info, warn, error (got '${level}')`);
+  }
   if (problems.length > 0) {
     throw new ConfigError('CONFIG_INVALID', `configuration: ${problems.join('; ')}`);
   }

@@ -37,7 +37,10 @@ export function parseCostEvent(event: unknown, now: Date, limits: EventLimits): 
   const range = parseRange(e, now, limits.windowMonths);
   const today = utcDay(now);
   if (range.to > today)
-    throw new EventError('EVENT_DATE_IN_FUTURE', `${range.to} is after today (${today}, UTC)`);
+    throw new EventError(
+      'EVENT_DATE_IN_FUTURE',
+      `${range.to} is after today (${today}, UTC): Cloudforet has no costs for it yet; ask for today or earlier`,
+    );
   const days = dayCount(range.from, range.to);
   if (days > limits.maxDays) {
     throw new EventError(
@@ -73,7 +76,12 @@ function parseRange(
   }
   const from = day('from', e.from);
   const to = day('to', e.to);
-  if (from > to) throw new EventError('EVENT_RANGE_REVERSED', `"from" ${from} is after "to" ${to}`);
+  if (from > to) {
+    throw new EventError(
+      'EVENT_RANGE_REVERSED',
+      `"from" ${from} is after "to" ${to}: swap them ("from" is the first day, "to" the last, both included)`,
+    );
+  }
   return { from, to };
 }
 

@@ -97,6 +97,8 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
     }
   } catch (error) {
     await upload?.abort();
+    // The day moved under us: the next attempt starts from the data source's current sync stamp.
+    if (error instanceof PagingDriftError) await syncStamp(deps.client, ds).catch(() => undefined);
     throw error;
   }
   const rows = writer?.rows ?? 0;
@@ -135,14 +137,19 @@ async function expectNoSyncFinished(
   before: string | undefined,
   date: string,
 ): Promise<void> {
-  const answer = await client.call('/cost-analysis/data-source/get', { data_source_id: ds.id });
-  const after = typeof answer.last_synchronized_at === 'string' ? answer.last_synchronized_at : undefined;
+  const after = await syncStamp(client, ds);
   if (after === before) return;
-  lastSeenSync.set(ds, after);
   throw new PagingDriftError(
     `/cost-analysis/cost/list: data source ${ds.id} finished a sync while ${date} was paged ` +
       `(last_synchronized_at ${before ?? 'none'} -> ${after ?? 'none'})`,
   );
+}
+
+async function syncStamp(client: CloudforetClient, ds: DataSourceInfo): Promise<string | undefined> {
+  const answer = await client.call('/cost-analysis/data-source/get', { data_source_id: ds.id });
+  const stamp = typeof answer.last_synchronized_at === 'string' ? answer.last_synchronized_at : undefined;
+  lastSeenSync.set(ds, stamp);
+  return stamp;
 }
 
 /** One stray `{}` must not remove a published day: ask once more before believing it is empty. */

@@ -61,7 +61,9 @@ function beginFile(target: string): ObjectUpload {
   return {
     write: async (chunk) => {
       try {
-        await (await opened()).write(chunk);
+        const file = await opened();
+        // A write may be short (file size limit, a full disk): never ignore the bytes it left.
+        for (let at = 0; at < chunk.length; ) at += (await file.write(chunk, at)).bytesWritten;
       } catch (error) {
         throw sinkError('write', target, error);
       }

@@ -62,6 +62,8 @@ function beginUpload(opts: S3SinkOptions, key: string, contentType: string): Obj
     queueSize: opts.queueSize ?? 2,
     leavePartsOnError: false,
   });
+  // lib-storage destroys the body when a part fails; the upload's own rejection is what we report.
+  body.on('error', () => {});
   let failure: unknown;
   const done = upload.done();
   const settled = done.then(
@@ -73,7 +75,7 @@ function beginUpload(opts: S3SinkOptions, key: string, contentType: string): Obj
   return {
     write: async (chunk) => {
       if (failure !== undefined) throw s3Error('upload', opts.bucket, key, failure);
-      if (!body.write(chunk)) await Promise.race([once(body, 'drain'), settled]);
+      if (!body.write(chunk)) await Promise.race([once(body, 'drain').catch(() => settled), settled]);
       if (failure !== undefined) throw s3Error('upload', opts.bucket, key, failure);
     },
     commit: async () => {
@@ -82,8 +84,9 @@ function beginUpload(opts: S3SinkOptions, key: string, contentType: string): Obj
       if (failure !== undefined) throw s3Error('upload', opts.bucket, key, failure);
     },
     abort: async () => {
-      await upload.abort().catch(() => {});
-      body.destroy();
+      // A body that fails makes lib-storage send AbortMultipartUpload before done() settles;
+      // upload.abort() would settle at once and send it later, after a Lambda may be frozen.
+      body.destroy(new Error('upload abandoned'));
       await settled;
     },
   };
