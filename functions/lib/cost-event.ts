@@ -3,6 +3,7 @@
 // refused with a message that names it.
 import { dayCount, isIsoDate, utcDay } from './dates.ts';
 import { EventError } from './errors.ts';
+import { eventFields, flag } from './event-shape.ts';
 import type { CostRunRequest } from './cost-run.ts';
 
 const allowedKeys = ['date', 'from', 'to', 'dataSourceIds', 'force'];
@@ -15,25 +16,10 @@ export interface EventLimits {
 }
 
 export function parseCostEvent(event: unknown, now: Date, limits: EventLimits): CostRunRequest {
-  if (event === null || event === undefined) return defaultWindow(now, limits.windowMonths);
-  if (typeof event !== 'object' || Array.isArray(event)) {
-    throw new EventError(
-      'EVENT_NOT_OBJECT',
-      'event must be a JSON object such as {} or {"date": "2026-01-31"}',
-    );
-  }
-  const e = event as Record<string, unknown>;
-  const unknown = Object.keys(e).filter((k) => !allowedKeys.includes(k));
-  if (unknown.length > 0) {
-    throw new EventError(
-      'EVENT_UNKNOWN_KEYS',
-      `event has unknown key(s): ${unknown.join(', ')}; allowed: ${allowedKeys.join(', ')}`,
-    );
-  }
+  const e = eventFields(event, allowedKeys, '{"date": "2026-01-31"}');
+  if (!e) return defaultWindow(now, limits.windowMonths);
   const dataSourceIds = parseIds(e.dataSourceIds);
-  if (e.force !== undefined && typeof e.force !== 'boolean') {
-    throw new EventError('EVENT_BAD_FORCE', '"force" must be true or false');
-  }
+  const force = flag(e, 'force', 'EVENT_BAD_FORCE');
   const range = parseRange(e, now, limits.windowMonths);
   const today = utcDay(now);
   if (range.to > today)
@@ -49,7 +35,7 @@ export function parseCostEvent(event: unknown, now: Date, limits: EventLimits): 
         'start the backfill state machine with this event, run the CLI (cloudforet-export costs --from … --to …), or split the range',
     );
   }
-  return { ...range, ...(dataSourceIds && { dataSourceIds }), ...(e.force === true && { force: true }) };
+  return { ...range, ...(dataSourceIds && { dataSourceIds }), ...(force && { force }) };
 }
 
 /** From the first day of the month `months - 1` before this one, to today (UTC). */

@@ -3,26 +3,14 @@
 // of what Cloudforet lists now. Anything else is refused with a message that names it.
 import { isIsoDate, utcDay } from './dates.ts';
 import { EventError } from './errors.ts';
+import { eventFields, flag } from './event-shape.ts';
 import type { InventoryRunRequest } from './inventory-export.ts';
 
 const allowedKeys = ['snapshotDate', 'includeInactive'];
 
 export function parseInventoryEvent(event: unknown, now: Date): InventoryRunRequest {
-  if (event === null || event === undefined) return { snapshotDate: utcDay(now) };
-  if (typeof event !== 'object' || Array.isArray(event)) {
-    throw new EventError(
-      'EVENT_NOT_OBJECT',
-      'event must be a JSON object such as {} or {"snapshotDate": "2026-01-31", "includeInactive": true}',
-    );
-  }
-  const e = event as Record<string, unknown>;
-  const unknown = Object.keys(e).filter((k) => !allowedKeys.includes(k));
-  if (unknown.length > 0) {
-    throw new EventError(
-      'EVENT_UNKNOWN_KEYS',
-      `event has unknown key(s): ${unknown.join(', ')}; allowed: ${allowedKeys.join(', ')}`,
-    );
-  }
+  const e = eventFields(event, allowedKeys, '{"snapshotDate": "2026-01-31", "includeInactive": true}');
+  if (!e) return { snapshotDate: utcDay(now) };
   const today = utcDay(now);
   const snapshotDate = e.snapshotDate === undefined ? today : e.snapshotDate;
   if (!isIsoDate(snapshotDate)) {
@@ -37,11 +25,6 @@ export function parseInventoryEvent(event: unknown, now: Date): InventoryRunRequ
       `"snapshotDate" ${snapshotDate} is after today (${today}, UTC)`,
     );
   }
-  if (e.includeInactive !== undefined && typeof e.includeInactive !== 'boolean') {
-    throw new EventError(
-      'EVENT_BAD_INCLUDE_INACTIVE',
-      `"includeInactive" must be true or false (got ${JSON.stringify(e.includeInactive)})`,
-    );
-  }
-  return e.includeInactive === true ? { snapshotDate, includeInactive: true } : { snapshotDate };
+  const includeInactive = flag(e, 'includeInactive', 'EVENT_BAD_INCLUDE_INACTIVE');
+  return includeInactive ? { snapshotDate, includeInactive } : { snapshotDate };
 }

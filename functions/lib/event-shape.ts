@@ -1,0 +1,32 @@
+// The checks every function event shares: a JSON object with known keys only, and flags.
+import { EventError } from './errors.ts';
+
+/** The event's fields, or undefined for no event at all; refuses non-objects and unknown keys. */
+export function eventFields(
+  event: unknown,
+  allowedKeys: readonly string[],
+  example: string,
+): Record<string, unknown> | undefined {
+  if (event === null || event === undefined) return undefined;
+  if (typeof event !== 'object' || Array.isArray(event)) {
+    throw new EventError('EVENT_NOT_OBJECT', `event must be a JSON object such as {} or ${example}`);
+  }
+  const fields = event as Record<string, unknown>;
+  const unknown = Object.keys(fields).filter((k) => !allowedKeys.includes(k));
+  if (unknown.length > 0) {
+    throw new EventError(
+      'EVENT_UNKNOWN_KEYS',
+      `event has unknown key(s): ${unknown.join(', ')}; allowed: ${allowedKeys.join(', ')}`,
+    );
+  }
+  return fields;
+}
+
+/** An optional true/false flag. */
+export function flag(fields: Record<string, unknown>, key: string, code: string): boolean {
+  const value = fields[key];
+  if (value !== undefined && typeof value !== 'boolean') {
+    throw new EventError(code, `"${key}" must be true or false (got ${JSON.stringify(value)})`);
+  }
+  return value === true;
+}
