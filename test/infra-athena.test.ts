@@ -1,19 +1,9 @@
 import { DuckDBInstance } from '@duckdb/node-api';
-import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exportTables } from '../functions/lib/tables.ts';
-import { CloudforetExportStack } from '../infra/cloudforet-export-stack.ts';
 import { loadNamedQueries } from '../infra/named-queries.ts';
-import { readSettings } from '../infra/settings.ts';
-
-type Json = Record<string, unknown>;
-
-function synth(context: Json = {}): Template {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
-  const settings = readSettings({ cloudforetEndpoint: 'https://cf.example.com', ...context });
-  return Template.fromStack(new CloudforetExportStack(app, 'Export', { settings }));
-}
+import { type Json, synth } from './support/synth-stack.ts';
 
 function tableInputs(template: Template): Map<string, Json> {
   const inputs = Object.values(template.findResources('AWS::Glue::Table')).map(

@@ -1,14 +1,12 @@
 // The cost backfill state machine: Plan -> Distributed Map over the planned units -> Summary,
 // read from the synthesized definition (its Fn::Join resolved with placeholders for tokens).
-import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { unitsKey } from '../functions/lib/backfill.ts';
 import { joinKey } from '../functions/lib/sink.ts';
-import { CloudforetExportStack } from '../infra/cloudforet-export-stack.ts';
-import { readSettings } from '../infra/settings.ts';
+import { idOf, synth } from './support/synth-stack.ts';
 
-type Json = Record<string, unknown>;
+import type { Json } from './support/synth-stack.ts';
 interface Definition extends Json {
   readonly StartAt: string;
   readonly States: Record<string, State>;
@@ -16,20 +14,6 @@ interface Definition extends Json {
 interface State extends Json {
   readonly Retry?: ReadonlyArray<{ readonly ErrorEquals: readonly string[] }>;
   readonly ItemProcessor?: Definition;
-}
-
-/** Bundling skipped; the built-in template validation runs once, in infra-bundle.test.ts. */
-function synth(context: Json = {}): Template {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
-  const settings = readSettings({ cloudforetEndpoint: 'https://cf.example.com', ...context });
-  return Template.fromStack(new CloudforetExportStack(app, 'Export', { settings }));
-}
-
-/** The logical id of the one resource of `type` whose id starts with `prefix`. */
-function idOf(template: Template, type: string, prefix = ''): string {
-  const ids = Object.keys(template.findResources(type)).filter((id) => id.startsWith(prefix));
-  expect(ids, `${type} ${prefix}`).toHaveLength(1);
-  return ids[0]!;
 }
 
 /** A CloudFormation token as it would read once deployed: `aws`, `${Id}` or `${Id.Attribute}`. */

@@ -1,16 +1,6 @@
-import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CloudforetExportStack } from '../infra/cloudforet-export-stack.ts';
-import { readSettings } from '../infra/settings.ts';
-
-type Json = Record<string, unknown>;
-
-function synth(context: Json = {}): Template {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
-  const settings = readSettings({ cloudforetEndpoint: 'https://cf.example.com', ...context });
-  return Template.fromStack(new CloudforetExportStack(app, 'Export', { settings }));
-}
+import { type Json, synth } from './support/synth-stack.ts';
 
 function statementBySid(template: Template, sid: string): Json[] {
   return Object.values(template.findResources('AWS::IAM::Policy'))

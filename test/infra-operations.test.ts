@@ -1,26 +1,6 @@
-import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CloudforetExportStack } from '../infra/cloudforet-export-stack.ts';
-import { readSettings } from '../infra/settings.ts';
-
-type Json = Record<string, unknown>;
-
-/** Bundling skipped; the built-in template validation runs once, in infra-bundle.test.ts. */
-function synth(context: Json = {}): Template {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
-  const settings = readSettings({ cloudforetEndpoint: 'https://cf.example.com', ...context });
-  return Template.fromStack(new CloudforetExportStack(app, 'Export', { settings }));
-}
-
-/** The logical id of the one resource of `type` whose id starts with `prefix`. */
-function idOf(template: Template, type: string, prefix = ''): string {
-  const ids = Object.keys(template.findResources(type)).filter((id) => id.startsWith(prefix));
-  expect(ids, `${type} ${prefix}`).toHaveLength(1);
-  return ids[0]!;
-}
-
-const arnOf = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+import { arnOf, idOf, synth } from './support/synth-stack.ts';
 
 describe('CloudforetExportStack storage and operations', () => {
   let t: Template;

@@ -1,0 +1,31 @@
+// Synthesize the stack for template assertions, bundling skipped for speed; the built-in
+// template validation and real bundling run once, in infra-bundle.test.ts.
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { expect } from 'vitest';
+import { CloudforetExportStack } from '../../infra/cloudforet-export-stack.ts';
+import { readSettings } from '../../infra/settings.ts';
+
+export type Json = Record<string, unknown>;
+
+export function synth(context: Json = {}): Template {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+  const settings = readSettings({ cloudforetEndpoint: 'https://cf.example.com', ...context });
+  return Template.fromStack(new CloudforetExportStack(app, 'Export', { settings }));
+}
+
+/** The logical id of the one resource of `type` whose id starts with `prefix`. */
+export function idOf(template: Template, type: string, prefix = ''): string {
+  const ids = Object.keys(template.findResources(type)).filter((id) => id.startsWith(prefix));
+  expect(ids, `${type} ${prefix}`).toHaveLength(1);
+  return ids[0]!;
+}
+
+export const arnOf = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+
+export function statementsOfRole(template: Template, roleId: string): Json[] {
+  const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
+    JSON.stringify(p.Properties.Roles).includes(`"${roleId}"`),
+  );
+  return policies.flatMap((p) => p.Properties.PolicyDocument.Statement as Json[]);
+}
