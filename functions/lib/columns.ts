@@ -102,11 +102,48 @@ export function timestampMs(value: unknown): number | null {
   return Number.isNaN(ms) ? null : ms;
 }
 
-export function pick(record: Record<string, unknown>, path: string): unknown {
-  let current: unknown = record;
-  for (const part of path.split('.')) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<string, unknown>)[part];
-  }
-  return current;
+/** A reader for a field or a dotted path into nested objects, split once, not per row. */
+export function getter(path: string): (record: Record<string, unknown>) => unknown {
+  const parts = path.split('.');
+  if (parts.length === 1) return (record) => record[path];
+  return (record) => {
+    let current: unknown = record;
+    for (const part of parts) {
+      if (current === null || typeof current !== 'object') return undefined;
+      current = (current as Record<string, unknown>)[part];
+    }
+    return current;
+  };
+}
+
+type Row = Record<string, unknown>;
+
+/** Column constructors for Cloudforet fields, by their own names (or a dotted path). */
+export function textColumn<C>(name: string, description: string, path = name): Column<Row, C> {
+  const get = getter(path);
+  return { name, type: 'string', description, value: (r) => str(get(r)) };
+}
+
+export function jsonColumn<C>(name: string, description: string, path = name): Column<Row, C> {
+  const get = getter(path);
+  return { name, type: 'json', description, value: (r) => json(get(r)) };
+}
+
+export function timestampColumn<C>(name: string, description: string, path = name): Column<Row, C> {
+  const get = getter(path);
+  return { name, type: 'timestamp', description, value: (r) => timestampMs(get(r)) };
+}
+
+export function doubleColumn<C>(name: string, description: string, path = name): Column<Row, C> {
+  const get = getter(path);
+  return { name, type: 'double', description, value: (r) => num(get(r)) };
+}
+
+export function exportedAtColumn<C extends { readonly exportedAtMs: number }>(): Column<Row, C> {
+  return {
+    name: 'exported_at',
+    type: 'timestamp',
+    description: 'When this exporter wrote the row (UTC)',
+    value: (_r, c) => c.exportedAtMs,
+  };
 }

@@ -1,5 +1,5 @@
 // The costs table: Cloudforet cost fields by their own names, plus what the row lacks.
-import { type Column, json, str, type TableDef, zeroIfOmitted } from './columns.ts';
+import { exportedAtColumn, jsonColumn, str, type TableDef, textColumn, zeroIfOmitted } from './columns.ts';
 import type { ApiRecord } from './pager.ts';
 
 /** What a cost row needs besides itself: from its data source and the run. */
@@ -10,20 +10,8 @@ export interface CostContext {
   readonly exportedAtMs: number;
 }
 
-type CostColumn = Column<ApiRecord, CostContext>;
-
-const text = (name: string, description: string): CostColumn => ({
-  name,
-  type: 'string',
-  description,
-  value: (r) => str(r[name]),
-});
-const object = (name: string, description: string): CostColumn => ({
-  name,
-  type: 'json',
-  description,
-  value: (r) => json(r[name]),
-});
+const text = textColumn<CostContext>;
+const object = jsonColumn<CostContext>;
 
 const isVirtual = (id: unknown): id is string => typeof id === 'string' && id.startsWith('v-workspace-');
 
@@ -82,11 +70,6 @@ export const costTable: TableDef<ApiRecord, CostContext> = {
       description: "The data source's plugin currency (USD when the plugin names none)",
       value: (_r, c) => c.currency,
     },
-    {
-      name: 'exported_at',
-      type: 'timestamp',
-      description: 'When this exporter wrote the row (UTC)',
-      value: (_r, c) => c.exportedAtMs,
-    },
+    exportedAtColumn<CostContext>(),
   ],
 };

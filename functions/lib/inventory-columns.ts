@@ -1,6 +1,16 @@
 // The inventory snapshot tables and the list verb that fills each: Cloudforet fields by their own
 // names, nested objects flattened one level, free-form objects as JSON, typed columns from `data`.
-import { type Column, json, num, pick, str, type TableDef, timestampMs } from './columns.ts';
+import {
+  doubleColumn,
+  exportedAtColumn,
+  getter,
+  json,
+  jsonColumn,
+  str,
+  type TableDef,
+  textColumn,
+  timestampColumn,
+} from './columns.ts';
 import type { ApiRecord, ListRequest } from './pager.ts';
 
 /** What a snapshot row needs besides itself. */
@@ -8,40 +18,15 @@ export interface InventoryContext {
   readonly exportedAtMs: number;
 }
 
-type InventoryColumn = Column<ApiRecord, InventoryContext>;
 export type InventoryTableDef = TableDef<ApiRecord, InventoryContext>;
 
-/** A string at `path` (a field, or a dotted path into nested objects). */
-const text = (name: string, description: string, path = name): InventoryColumn => ({
-  name,
-  type: 'string',
-  description,
-  value: (r) => str(pick(r, path)),
-});
-const object = (name: string, description: string, path = name): InventoryColumn => ({
-  name,
-  type: 'json',
-  description,
-  value: (r) => json(pick(r, path)),
-});
-const time = (name: string, description: string, path = name): InventoryColumn => ({
-  name,
-  type: 'timestamp',
-  description,
-  value: (r) => timestampMs(pick(r, path)),
-});
-const double = (name: string, description: string, path = name): InventoryColumn => ({
-  name,
-  type: 'double',
-  description,
-  value: (r) => num(pick(r, path)),
-});
-const exportedAt: InventoryColumn = {
-  name: 'exported_at',
-  type: 'timestamp',
-  description: 'When this exporter wrote the row (UTC)',
-  value: (_r, c) => c.exportedAtMs,
-};
+const text = textColumn<InventoryContext>;
+const object = jsonColumn<InventoryContext>;
+const time = timestampColumn<InventoryContext>;
+const double = doubleColumn<InventoryContext>;
+const exportedAt = exportedAtColumn<InventoryContext>();
+
+const pluginCurrency = getter('plugin_info.metadata.currency');
 
 const SNAPSHOT = 'One file per snapshot_date and scope (domain, or one workspace id).';
 
@@ -138,7 +123,7 @@ export const dataSourceTable: InventoryTableDef = {
       name: 'currency',
       type: 'string',
       description: "plugin_info.metadata.currency; USD when the plugin names none (the costs' currency)",
-      value: (r) => str(pick(r, 'plugin_info.metadata.currency')) ?? 'USD',
+      value: (r) => str(pluginCurrency(r)) ?? 'USD',
     },
     text('plugin_id', 'plugin_info.plugin_id', 'plugin_info.plugin_id'),
     text('plugin_version', 'plugin_info.version', 'plugin_info.version'),
