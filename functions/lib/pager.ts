@@ -34,7 +34,7 @@ export async function* listPages(client: CloudforetClient, req: ListRequest): As
     answer.catch(() => {}); // a prefetched page may be abandoned when the unit fails; it is awaited otherwise
     return answer;
   };
-  const seen = new Set<unknown>();
+  const seen = new SeenIds();
   let expected: number | undefined;
   let received = 0;
   let next: Promise<ListAnswer> | undefined = fetchPage(1);
@@ -70,12 +70,38 @@ export function pageBody(req: ListRequest, start: number, limit: number): Record
   return { ...req.params, query };
 }
 
-function checkIds(req: ListRequest, rows: ApiRecord[], seen: Set<unknown>): void {
+function checkIds(req: ListRequest, rows: ApiRecord[], seen: SeenIds): void {
   for (const row of rows) {
     const id = req.identify ? req.identify(row) : row[req.idKey];
     if (id === undefined) continue;
-    if (seen.has(id))
+    if (!seen.add(id))
       throw new PagingDriftError(`${req.path}: ${req.idKey} ${String(id)} came twice while paging`);
-    seen.add(id);
+  }
+}
+
+/**
+ * The ids of one listing so far. Answers are sorted by id, so while each id is above the last a
+ * sorted array proves there is no repeat (no hashing, half a Set's memory); the first id out of
+ * that order moves them all into a Set, which checks from then on.
+ */
+class SeenIds {
+  private ascending: Array<string | number> = [];
+  private set: Set<unknown> | undefined;
+
+  /** False when the id came before. */
+  add(id: unknown): boolean {
+    if (!this.set) {
+      const last = this.ascending[this.ascending.length - 1];
+      const comparable = typeof id === 'string' || typeof id === 'number';
+      if (comparable && (last === undefined || (typeof last === typeof id && id > last))) {
+        this.ascending.push(id);
+        return true;
+      }
+      this.set = new Set(this.ascending);
+      this.ascending = [];
+    }
+    if (this.set.has(id)) return false;
+    this.set.add(id);
+    return true;
   }
 }

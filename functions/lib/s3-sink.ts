@@ -18,10 +18,13 @@ export interface S3SinkOptions {
   readonly client: S3Client;
   readonly bucket: string;
   readonly prefix: string;
-  /** Multipart part size in bytes (S3's minimum is 5 MiB). */
+  /** Multipart part size in bytes (S3's minimum is 5 MiB, the default: see docs/performance.md). */
   readonly partSize?: number;
   readonly queueSize?: number;
 }
+
+/** Up to queueSize + 1 parts of each upload are in memory; the smallest part S3 takes costs least. */
+export const DEFAULT_PART_SIZE = 5 * 1024 * 1024;
 
 export function s3Sink(opts: S3SinkOptions): Sink {
   const { client, bucket, prefix } = opts;
@@ -58,7 +61,7 @@ function beginUpload(opts: S3SinkOptions, key: string, contentType: string): Obj
   const upload = new Upload({
     client: opts.client,
     params: { Bucket: opts.bucket, Key: key, Body: body, ContentType: contentType },
-    partSize: opts.partSize ?? 8 * 1024 * 1024,
+    partSize: opts.partSize ?? DEFAULT_PART_SIZE,
     queueSize: opts.queueSize ?? 2,
     leavePartsOnError: false,
   });

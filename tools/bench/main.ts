@@ -1,0 +1,121 @@
+// npm run bench [-- --rows 5000000]: the cost export measured against the local simulator and
+// s3rver. The page source (simulator + recording front) and s3rver run in their own processes;
+// each measured stage runs alone in a fresh process built as the Lambda is (esbuild, ESM).
+// Prints progress on stderr, then the table, the targets and one JSON line on stdout.
+import { parseArgs } from 'node:util';
+import { addDays } from '../../functions/lib/dates.ts';
+import { startS3 } from '../../test/support/s3-server.ts';
+import { bestOf, bundleStage, machine, runStage, startSource } from './harness.ts';
+import { type Figures, type Row, render } from './report.ts';
+import type { StageResult, StageSpec } from './stage.ts';
+
+const BUCKET = 'bench';
+const FROM = '2026-01-01';
+const REFERENCE_ROWS = 1_000_000;
+
+const { values: args } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '1000000' },
+    'data-sources': { type: 'string', default: '4' },
+    'unit-rows': { type: 'string', default: '62500' },
+    concurrency: { type: 'string', default: '4' },
+    latency: { type: 'string', default: '20' },
+    'baseline-rows': { type: 'string', default: '125000' },
+    'row-group': { type: 'string' },
+    'part-size-mb': { type: 'string' },
+    repeat: { type: 'string', default: '2' },
+  },
+});
+const dataSources = Number(args['data-sources']);
+const days = Math.max(1, Math.round(Number(args.rows) / (dataSources * Number(args['unit-rows']))));
+const unitRows = Math.round(Number(args.rows) / (dataSources * days));
+const to = addDays(FROM, days - 1);
+const concurrency = Number(args.concurrency);
+const latencyMs = Number(args.latency);
+const rowGroupRows = args['row-group'] ? Number(args['row-group']) : undefined;
+const partSizeMb = args['part-size-mb'] ? Number(args['part-size-mb']) : undefined;
+const repeat = Math.max(1, Number(args.repeat));
+
+const progress = (text: string) => process.stderr.write(`${text}\n`);
+
+async function main(): Promise<void> {
+  progress(
+    `bench: ${dataSources} data sources × ${days} days × ${unitRows.toLocaleString('en-US')} rows, concurrency ${concurrency}`,
+  );
+  const [stageScript, source, s3] = await Promise.all([
+    bundleStage(),
+    startSource({ seed: 7, dataSources, from: FROM, to, rowsPerDay: unitRows, exactRowsPerDay: true }),
+    startS3({ buckets: [BUCKET] }),
+  ]);
+  try {
+    const spec = (kind: StageSpec['kind'], more: Partial<StageSpec> = {}): StageSpec => ({
+      kind,
+      url: source.ready.url,
+      token: source.ready.token,
+      from: FROM,
+      to,
+      concurrency,
+      rowGroupRows,
+      ...more,
+    });
+    const s3Sink = { sink: { kind: 's3' as const, endpoint: s3.endpoint, bucket: BUCKET, partSizeMb } };
+    const simulator = await runStage(stageScript, 'simulator, live (recording)', spec('limit'));
+    // Stages in turn, `repeat` rounds: a busy neighbour then slows every stage alike, and the
+    // best round of each is kept (with the highest peak RSS of all rounds).
+    const rounds: Record<string, StageResult[]> = {};
+    const measure = async (name: string, stage: StageSpec) => {
+      const done = rounds[name] ?? [];
+      rounds[name] = done;
+      done.push(await runStage(stageScript, `${name}, round ${done.length + 1}`, stage));
+    };
+    const referenceTo = addDays(FROM, Math.max(1, Math.round(REFERENCE_ROWS / (dataSources * unitRows))) - 1);
+    for (let round = 0; round < repeat; round++) {
+      await measure('limit', spec('limit'));
+      await measure('pipeline → dir', spec('pipeline', { sink: { kind: 'dir' } }));
+      await measure('pipeline → S3', spec('pipeline', s3Sink));
+      await source.setLatency(latencyMs);
+      await measure(`pipeline → S3, ${latencyMs} ms/page`, spec('pipeline', s3Sink));
+      await source.setLatency(0);
+      if (Number(args.rows) > REFERENCE_ROWS)
+        await measure('pipeline → S3, 1 M rows', spec('pipeline', { ...s3Sink, to: referenceTo }));
+    }
+    const baselineUnits = Math.max(1, Math.ceil(Number(args['baseline-rows']) / unitRows));
+    const baseline = await runStage(
+      stageScript,
+      'baseline parquetjs-lite',
+      spec('baseline', { units: baselineUnits }),
+    );
+    const best = (stage: string, note: string): Row => ({
+      stage,
+      note: repeat > 1 ? `${note}; best of ${repeat}` : note,
+      result: bestOf(rounds[stage]!),
+    });
+    const figures: Figures = {
+      rows: rounds.limit![0]!.rows,
+      simulator: {
+        stage: 'simulator, live',
+        note: 'fetch + parse while recording: the simulator bounds it',
+        result: simulator,
+      },
+      limit: best('limit', 'fetch + parse every page, same client and concurrency'),
+      pipelineDir: best('pipeline → dir', 'runCostExport to a local directory'),
+      pipelineS3: best('pipeline → S3', 'runCostExport to s3rver (the headline)'),
+      latency: best(`pipeline → S3, ${latencyMs} ms/page`, 'latency added to every answer'),
+      latencyMs,
+      baseline: {
+        stage: 'baseline parquetjs-lite',
+        note: `a sample of ${baselineUnits} units, same client and mapping`,
+        result: baseline,
+      },
+      reference: rounds['pipeline → S3, 1 M rows']
+        ? best('pipeline → S3, 1 M rows', 'reference for memory')
+        : undefined,
+    };
+    console.log(render(figures, machine()));
+  } finally {
+    source.stop();
+    await s3.stop();
+  }
+}
+
+await main();

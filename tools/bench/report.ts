@@ -1,0 +1,156 @@
+// The bench's verdict: one table of measured stages, the targets beside the figures, and the
+// figures as one JSON line (printed last, for machines).
+import type { StageResult } from './stage.ts';
+
+export interface Row {
+  readonly stage: string;
+  readonly note: string;
+  readonly result: StageResult;
+}
+
+export interface Figures {
+  readonly rows: number;
+  readonly simulator: Row;
+  readonly limit: Row;
+  readonly pipelineDir: Row;
+  readonly pipelineS3: Row;
+  readonly latency: Row;
+  readonly latencyMs: number;
+  readonly baseline: Row;
+  /** A 1 M-row pipeline beside a bigger run, to show memory does not grow with rows. */
+  readonly reference?: Row;
+}
+
+interface Target {
+  readonly name: string;
+  readonly goal: string;
+  readonly value: string;
+  readonly pass: boolean | undefined;
+}
+
+export const rowsPerSec = (r: StageResult): number => (r.rows / r.wallMs) * 1000;
+const bytesPerMillion = (r: StageResult): number => (r.bytes / r.rows) * 1e6;
+const MB = 1024 * 1024;
+
+export function render(f: Figures, machine: Record<string, string | number>): string {
+  const limit = rowsPerSec(f.limit.result);
+  const rows = [
+    f.simulator,
+    f.limit,
+    f.pipelineDir,
+    f.pipelineS3,
+    f.latency,
+    f.baseline,
+    ...(f.reference ? [f.reference] : []),
+  ];
+  const table = [
+    ['stage', 'rows', 'rows/s', '× limit', 'CPU µs/row', 'peak RSS MB', 'MB / M rows', 'note'],
+    ...rows.map(({ stage, note, result }) => [
+      stage,
+      result.rows.toLocaleString('en-US'),
+      Math.round(rowsPerSec(result)).toLocaleString('en-US'),
+      (rowsPerSec(result) / limit).toFixed(2),
+      ((result.cpuMs * 1000) / result.rows).toFixed(1),
+      result.peakRssMb.toFixed(0),
+      result.bytes > 0 ? (bytesPerMillion(result) / MB).toFixed(1) : '–',
+      note,
+    ]),
+  ];
+  const targetRows = targets(f).map((t) => [
+    t.pass === undefined ? 'n/a ' : t.pass ? 'PASS' : 'FAIL',
+    t.name,
+    t.value,
+    t.goal,
+  ]);
+  return [
+    `machine: ${Object.entries(machine)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ')}`,
+    '',
+    markdownTable(table),
+    '',
+    markdownTable([['', 'target', 'measured', 'goal'], ...targetRows]),
+    '',
+    JSON.stringify(summary(f, machine)),
+  ].join('\n');
+}
+
+function targets(f: Figures): Target[] {
+  const pipeline = rowsPerSec(f.pipelineS3.result);
+  const ratio = pipeline / rowsPerSec(f.limit.result);
+  const speedup = pipeline / rowsPerSec(f.baseline.result);
+  const peak = peakRss(f);
+  const perMillion = bytesPerMillion(f.pipelineS3.result) / MB;
+  const latencyCost = 1 - rowsPerSec(f.latency.result) / pipeline;
+  const flat = f.reference ? f.pipelineS3.result.peakRssMb - f.reference.result.peakRssMb : undefined;
+  return [
+    { name: 'pipeline / limit', value: ratio.toFixed(2), goal: '≥ 0.35 (aim 0.7)', pass: ratio >= 0.35 },
+    { name: 'pipeline / parquetjs-lite', value: `${speedup.toFixed(1)}×`, goal: '≥ 5×', pass: speedup >= 5 },
+    {
+      name: 'peak RSS (pipeline stages)',
+      value: `${peak.toFixed(0)} MB`,
+      goal: '≤ 300 MB',
+      pass: peak <= 300,
+    },
+    {
+      name: `peak RSS, ${f.rows.toLocaleString('en-US')} vs 1,000,000 rows`,
+      value: flat === undefined ? 'run with --rows 5000000' : `${flat >= 0 ? '+' : ''}${flat.toFixed(0)} MB`,
+      // RSS moves by a few MB between identical runs; more than 5 % would be growth.
+      goal: '≤ +5 % (flat)',
+      pass: flat === undefined || !f.reference ? undefined : flat <= 0.05 * f.reference.result.peakRssMb,
+    },
+    {
+      name: 'Parquet per million rows',
+      value: `${perMillion.toFixed(1)} MB`,
+      goal: '≤ 12 MB',
+      pass: perMillion <= 12,
+    },
+    {
+      name: `throughput lost to ${f.latencyMs} ms per page`,
+      value: `${(latencyCost * 100).toFixed(0)} %`,
+      goal: '≤ 20 %',
+      pass: latencyCost <= 0.2,
+    },
+  ];
+}
+
+function peakRss(f: Figures): number {
+  return Math.max(f.pipelineDir.result.peakRssMb, f.pipelineS3.result.peakRssMb, f.latency.result.peakRssMb);
+}
+
+function summary(f: Figures, machine: Record<string, string | number>): Record<string, unknown> {
+  const limit = rowsPerSec(f.limit.result);
+  const pipeline = rowsPerSec(f.pipelineS3.result);
+  const baseline = rowsPerSec(f.baseline.result);
+  const round = (n: number, digits = 0) => Number(n.toFixed(digits));
+  return {
+    limitRowsPerSec: round(limit),
+    pipelineRowsPerSec: round(pipeline),
+    ratioToLimit: round(pipeline / limit, 3),
+    baselineRowsPerSec: round(baseline),
+    speedupVsBaseline: round(pipeline / baseline, 2),
+    peakRssMb: round(peakRss(f)),
+    bytesPerMillionRows: round(bytesPerMillion(f.pipelineS3.result)),
+    rows: f.rows,
+    pipelineDirRowsPerSec: round(rowsPerSec(f.pipelineDir.result)),
+    latencyRowsPerSec: round(rowsPerSec(f.latency.result)),
+    latencyCost: round(1 - rowsPerSec(f.latency.result) / pipeline, 3),
+    simulatorLiveRowsPerSec: round(rowsPerSec(f.simulator.result)),
+    baselineRows: f.baseline.result.rows,
+    baselineBytesPerMillionRows: round(bytesPerMillion(f.baseline.result)),
+    cpuUsPerRow: {
+      limit: round((f.limit.result.cpuMs * 1000) / f.limit.result.rows, 2),
+      pipeline: round((f.pipelineS3.result.cpuMs * 1000) / f.pipelineS3.result.rows, 2),
+      baseline: round((f.baseline.result.cpuMs * 1000) / f.baseline.result.rows, 2),
+    },
+    referencePeakRssMb: f.reference ? round(f.reference.result.peakRssMb) : undefined,
+    targets: Object.fromEntries(targets(f).map((t) => [t.name, t.pass ?? null])),
+    machine,
+  };
+}
+
+function markdownTable(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => `| ${r.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(rows[0]!), line(widths.map((w) => '-'.repeat(w))), ...rows.slice(1).map(line)].join('\n');
+}

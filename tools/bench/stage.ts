@@ -1,0 +1,208 @@
+// One measured stage of the bench, alone in its own process so that its peak RSS and CPU time
+// are its own. Bundled by esbuild as the Lambda is; argv[2] is a StageSpec, the StageResult
+// goes back over IPC.
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { S3Client } from '@aws-sdk/client-s3';
+import { CloudforetClient, createDispatcher } from '../../functions/lib/cloudforet-client.ts';
+import { type CostContext, costTable } from '../../functions/lib/cost-columns.ts';
+import { runCostExport } from '../../functions/lib/cost-run.ts';
+import { listDataSources, virtualWorkspaceMap } from '../../functions/lib/data-sources.ts';
+import { daysBetween } from '../../functions/lib/dates.ts';
+import { dirSink } from '../../functions/lib/dir-sink.ts';
+import { listPages } from '../../functions/lib/pager.ts';
+import { forEachLimit } from '../../functions/lib/pool.ts';
+import { s3Sink } from '../../functions/lib/s3-sink.ts';
+import type { Sink } from '../../functions/lib/sink.ts';
+import { openBaselineWriter } from './baseline-writer.ts';
+
+export type StageKind = 'limit' | 'pipeline' | 'baseline';
+
+export interface StageSpec {
+  readonly kind: StageKind;
+  readonly url: string;
+  readonly token: string;
+  readonly from: string;
+  readonly to: string;
+  readonly concurrency: number;
+  /** pipeline only: where the objects go. */
+  readonly sink?: { kind: 'dir' } | { kind: 's3'; endpoint: string; bucket: string; partSizeMb?: number };
+  readonly rowGroupRows?: number;
+  /** baseline only: how many (data source, day) units to write. */
+  readonly units?: number;
+}
+
+export interface StageResult {
+  readonly rows: number;
+  readonly wallMs: number;
+  /** User + system CPU of the whole process (zlib's pool included) during the stage. */
+  readonly cpuMs: number;
+  readonly startRssMb: number;
+  readonly peakRssMb: number;
+  /** V8 heap and off-heap (Buffers) at the sampled RSS peak, every 50 ms. */
+  readonly peakHeapMb: number;
+  readonly peakExternalMb: number;
+  /** Of which ArrayBuffers (Buffers, typed arrays); the rest is native memory such as zlib's. */
+  readonly peakArrayBuffersMb: number;
+  /** Parquet bytes written (0 for the limit). */
+  readonly bytes: number;
+}
+
+interface Unit {
+  readonly dataSourceId: string;
+  readonly date: string;
+}
+
+const MB = 1024 * 1024;
+
+async function main(): Promise<StageResult> {
+  const spec = JSON.parse(process.argv[2] ?? '{}') as StageSpec;
+  const startRssMb = process.resourceUsage().maxRSS / 1024;
+  const client = new CloudforetClient({
+    endpoint: spec.url,
+    token: spec.token,
+    dispatcher: createDispatcher(),
+  });
+  let peak = process.memoryUsage();
+  const sampler = setInterval(() => {
+    const now = process.memoryUsage();
+    if (now.rss > peak.rss) peak = now;
+  }, 50);
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  const { rows, bytes } = await runStage(spec, client).finally(() => clearInterval(sampler));
+  const wallMs = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  return {
+    rows,
+    wallMs,
+    cpuMs: (used.user + used.system) / 1000,
+    startRssMb,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    peakHeapMb: peak.heapTotal / MB,
+    peakExternalMb: peak.external / MB,
+    peakArrayBuffersMb: peak.arrayBuffers / MB,
+    bytes,
+  };
+}
+
+function runStage(spec: StageSpec, client: CloudforetClient): Promise<{ rows: number; bytes: number }> {
+  switch (spec.kind) {
+    case 'limit':
+      return fetchOnly(spec, client);
+    case 'pipeline':
+      return exportAll(spec, client);
+    case 'baseline':
+      return exportWithBaseline(spec, client);
+  }
+}
+
+/** The same calls as runCostExport makes, each page fetched and parsed and then dropped. */
+async function fetchOnly(
+  spec: StageSpec,
+  client: CloudforetClient,
+): Promise<{ rows: number; bytes: number }> {
+  const units = await listUnits(spec, client);
+  let rows = 0;
+  await forEachLimit(units, spec.concurrency, async (unit) => {
+    for await (const page of costPages(client, unit)) rows += page.length;
+  });
+  return { rows, bytes: 0 };
+}
+
+async function exportAll(
+  spec: StageSpec,
+  client: CloudforetClient,
+): Promise<{ rows: number; bytes: number }> {
+  const dir = spec.sink?.kind === 'dir' ? await mkdtemp(join(tmpdir(), 'bench-export-')) : undefined;
+  try {
+    const summary = await runCostExport(
+      {
+        client,
+        sink: openSink(spec, dir),
+        concurrency: spec.concurrency,
+        rowGroupRows: spec.rowGroupRows,
+        unitAttempts: 1,
+      },
+      // force: every day is exported, whatever a previous stage published.
+      { from: spec.from, to: spec.to, force: true },
+    );
+    if (summary.failed > 0) throw new Error(`export failed: ${JSON.stringify(summary.failures[0])}`);
+    return { rows: summary.rows, bytes: summary.bytes };
+  } finally {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function openSink(spec: StageSpec, dir: string | undefined): Sink {
+  if (spec.sink?.kind === 's3') {
+    const client = new S3Client({
+      region: 'us-east-1',
+      endpoint: spec.sink.endpoint,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
+    const partSize = spec.sink.partSizeMb === undefined ? undefined : spec.sink.partSizeMb * MB;
+    return s3Sink({ client, bucket: spec.sink.bucket, prefix: `bench-${process.pid}`, partSize });
+  }
+  if (!dir) throw new Error('a pipeline stage needs a sink');
+  return dirSink(dir);
+}
+
+/** The first units of the run, mapped by costTable and written with parquetjs-lite. */
+async function exportWithBaseline(
+  spec: StageSpec,
+  client: CloudforetClient,
+): Promise<{ rows: number; bytes: number }> {
+  const units = (await listUnits(spec, client)).slice(0, spec.units ?? 1);
+  const context: CostContext = {
+    currency: 'USD',
+    workspaceOfVirtual: await virtualWorkspaceMap(client),
+    exportedAtMs: Date.now(),
+  };
+  const dir = await mkdtemp(join(tmpdir(), 'bench-baseline-'));
+  let rows = 0;
+  try {
+    await forEachLimit(units, spec.concurrency, async (unit) => {
+      const writer = await openBaselineWriter(
+        costTable,
+        context,
+        join(dir, `${unit.dataSourceId}-${unit.date}.parquet`),
+      );
+      for await (const page of costPages(client, unit)) await writer.append(page);
+      const written = await writer.close();
+      rows += written;
+    });
+    let bytes = 0;
+    for (const name of await readdir(dir)) bytes += (await stat(join(dir, name))).size;
+    return { rows, bytes };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function listUnits(spec: StageSpec, client: CloudforetClient): Promise<Unit[]> {
+  const dataSources = await listDataSources(client);
+  await virtualWorkspaceMap(client);
+  return dataSources.flatMap((ds) =>
+    daysBetween(spec.from, spec.to).map((date) => ({ dataSourceId: ds.id, date })),
+  );
+}
+
+/** Exactly the request exportCostUnit makes, so the recorded answers serve both. */
+function costPages(client: CloudforetClient, unit: Unit) {
+  return listPages(client, {
+    path: '/cost-analysis/cost/list',
+    params: { data_source_id: unit.dataSourceId },
+    filter: [{ k: 'billed_date', v: unit.date, o: 'eq' }],
+    idKey: 'cost_id',
+  });
+}
+
+const reply = (message: unknown, code: number) => process.send?.(message, () => process.exit(code));
+main().then(
+  (result) => reply({ result }, 0),
+  (error: unknown) =>
+    reply({ error: error instanceof Error ? (error.stack ?? error.message) : String(error) }, 1),
+);
