@@ -1,0 +1,91 @@
+// The pager's look-ahead, against loopback servers: pages asked ahead of the caller, and a server
+// that pages smaller than asked (the look-ahead assumed full pages, so it must fall back).
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CloudforetClient } from '../functions/lib/cloudforet-client.ts';
+import { type ApiRecord, listPages, PAGES_AHEAD } from '../functions/lib/pager.ts';
+import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+
+const DAY = '2026-09-10';
+const dispatcher = new Agent({ connect: { timeout: 2_000 } });
+const cost = (url: string, token: string) => ({
+  client: new CloudforetClient({ endpoint: url, token, dispatcher }),
+  request: (dataSourceId: string) => ({
+    path: '/cost-analysis/cost/list',
+    params: { data_source_id: dataSourceId },
+    filter: [{ k: 'billed_date', v: DAY, o: 'eq' }],
+    idKey: 'cost_id',
+  }),
+});
+
+/** 2,345 rows with ids row-00001 …; past the first page, at most `cap` rows a page whatever the limit. */
+async function startSmallPager(cap: number) {
+  const total = 2_345;
+  const starts: number[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const { start, limit } = JSON.parse(Buffer.concat(chunks).toString()).query.page;
+      starts.push(start);
+      const to = Math.min(total, start - 1 + Math.min(limit, start === 1 ? limit : cap));
+      const results = [];
+      for (let i = start; i <= to; i++) results.push({ cost_id: `row-${String(i).padStart(5, '0')}` });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ results, total_count: total }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, starts, total, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+describe('listPages look-ahead', () => {
+  let sim: Simulator;
+  beforeAll(async () => {
+    sim = await startSimulator({
+      seed: 5,
+      dataSources: 1,
+      from: DAY,
+      to: DAY,
+      rowsPerDay: 4_500,
+      exactRowsPerDay: true,
+    });
+  });
+  afterAll(() => sim.close());
+
+  it('has the next pages on their way while the caller still holds the first', async () => {
+    const { client, request } = cost(sim.url, sim.issueToken());
+    const pages = listPages(client, request(sim.dataSourceIds()[0]!));
+
+    const first = await pages.next();
+    for (let waited = 0; sim.requests.length < 1 + PAGES_AHEAD && waited < 5_000; waited += 10) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const starts = sim.requests.map(
+      (r) => (r.body as { query: { page: { start: number } } }).query.page.start,
+    );
+    await pages.return(undefined);
+
+    expect((first.value as ApiRecord[]).length).toBe(1_000);
+    expect(PAGES_AHEAD).toBe(2);
+    expect(starts).toEqual([1, 1001, 2001]);
+  });
+
+  it('falls back to the server’s smaller page size without losing or repeating a row', async () => {
+    const small = await startSmallPager(300);
+    const { client, request } = cost(small.url, 'token');
+
+    const ids: unknown[] = [];
+    for await (const page of listPages(client, request('ds-1'))) ids.push(...page.map((r) => r.cost_id));
+    await small.close();
+
+    expect(ids).toHaveLength(2_345);
+    expect(new Set(ids).size).toBe(2_345);
+    expect(ids[0]).toBe('row-00001');
+    expect(ids[2_344]).toBe('row-02345');
+    expect(small.starts.sort((a, b) => a - b)).toEqual([1, 1001, 1301, 1601, 1901, 2001, 2201]);
+  });
+});
