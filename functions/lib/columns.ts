@@ -53,12 +53,9 @@ function parquetElement(name: string, type: ColumnType): SchemaElement {
     case 'double':
       return { name, repetition_type, type: 'DOUBLE' };
     case 'bigint':
-      return {
-        name,
-        repetition_type,
-        type: 'INT64',
-        logical_type: { type: 'INTEGER', bitWidth: 64, isSigned: true },
-      };
+      // Plain INT64 is a signed 64-bit integer; hyparquet-writer 0.17 writes the INTEGER logical
+      // type's bit width with the wrong Thrift type, which arrow-rs rejects.
+      return { name, repetition_type, type: 'INT64' };
     case 'timestamp':
       return {
         name,

@@ -80,6 +80,9 @@ export class ParquetRowWriter<R, C> {
 
   /** Write the footer; resolves when every byte has been handed to the output. */
   async close(): Promise<{ rows: number; bytes: number }> {
+    // Readers disagree on a footer with no row groups (arrow-rs rejects it): a day without rows
+    // has no object at all, so callers remove the key instead of closing an empty file.
+    if (this.rows === 0) throw new Error(`parquet: no rows appended to the ${this.table.name} file`);
     await this.flushGroup();
     for (const column of this.columns) column.release();
     const footer = new ByteWriter();
