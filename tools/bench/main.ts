@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { addDays } from '../../functions/lib/dates.ts';
 import { startS3 } from '../../test/support/s3-server.ts';
 import { bestOf, bundleStage, machine, runStage, startSource } from './harness.ts';
+import { profileSizes } from './profile.ts';
 import { type Figures, type Row, render } from './report.ts';
 import type { StageResult, StageSpec } from './stage.ts';
 
@@ -85,6 +86,7 @@ async function main(): Promise<void> {
       'baseline parquetjs-lite',
       spec('baseline', { units: baselineUnits }),
     );
+    const sizes = await profileSizes(source.ready.url, source.ready.token, FROM);
     const best = (stage: string, note: string): Row => ({
       stage,
       note: repeat > 1 ? `${note}; best of ${repeat}` : note,
@@ -110,6 +112,7 @@ async function main(): Promise<void> {
       reference: rounds['pipeline → S3, 1 M rows']
         ? best('pipeline → S3, 1 M rows', 'reference for memory')
         : undefined,
+      sizes,
     };
     console.log(render(figures, machine()));
   } finally {

@@ -1,5 +1,6 @@
 // The bench's verdict: one table of measured stages, the targets beside the figures, and the
 // figures as one JSON line (printed last, for machines).
+import type { SizeProfile } from './profile.ts';
 import type { StageResult } from './stage.ts';
 
 export interface Row {
@@ -19,6 +20,7 @@ export interface Figures {
   readonly baseline: Row;
   /** A 1 M-row pipeline beside a bigger run, to show memory does not grow with rows. */
   readonly reference?: Row;
+  readonly sizes: SizeProfile;
 }
 
 interface Target {
@@ -71,6 +73,8 @@ export function render(f: Figures, machine: Record<string, string | number>): st
     '',
     markdownTable([['', 'target', 'measured', 'goal'], ...targetRows]),
     '',
+    sizeProfile(f.sizes),
+    '',
     JSON.stringify(summary(f, machine)),
   ].join('\n');
 }
@@ -114,6 +118,25 @@ function targets(f: Figures): Target[] {
   ];
 }
 
+/** Where the bytes go, beside what DuckDB's writer makes of the same rows. */
+function sizeProfile(p: SizeProfile): string {
+  const perMillion = (bytesPerRow: number) => `${((bytesPerRow * 1e6) / MB).toFixed(1)} MB`;
+  const top = p.columns.slice(0, 6);
+  const rest = p.columns.slice(6).reduce((n, c) => n + c.bytesPerRow, 0);
+  return [
+    `where the bytes go (one unit of ${p.rows.toLocaleString('en-US')} rows; per million rows):`,
+    '',
+    markdownTable([
+      ['column', 'bytes/row', 'per M rows', 'encodings'],
+      ...top.map((c) => [c.column, c.bytesPerRow.toFixed(2), perMillion(c.bytesPerRow), c.encodings]),
+      [`${p.columns.length - top.length} other columns`, rest.toFixed(2), perMillion(rest), ''],
+      ['whole file, this writer', p.ours.toFixed(2), perMillion(p.ours), 'GZIP'],
+      ['same rows, DuckDB writer', p.duckdbGzip.toFixed(2), perMillion(p.duckdbGzip), 'GZIP'],
+      ['same rows, DuckDB writer', p.duckdbZstd19.toFixed(2), perMillion(p.duckdbZstd19), 'ZSTD level 19'],
+    ]),
+  ].join('\n');
+}
+
 function peakRss(f: Figures): number {
   return Math.max(f.pipelineDir.result.peakRssMb, f.pipelineS3.result.peakRssMb, f.latency.result.peakRssMb);
 }
@@ -144,6 +167,8 @@ function summary(f: Figures, machine: Record<string, string | number>): Record<s
       baseline: round((f.baseline.result.cpuMs * 1000) / f.baseline.result.rows, 2),
     },
     referencePeakRssMb: f.reference ? round(f.reference.result.peakRssMb) : undefined,
+    bytesPerMillionRowsDuckdbGzip: round(f.sizes.duckdbGzip * 1e6),
+    bytesPerMillionRowsDuckdbZstd19: round(f.sizes.duckdbZstd19 * 1e6),
     targets: Object.fromEntries(targets(f).map((t) => [t.name, t.pass ?? null])),
     machine,
   };

@@ -1,0 +1,42 @@
+// npm start, as a newcomer runs it: the demo script end to end in its own process.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+
+describe('npm start (tools/demo.ts)', () => {
+  let out: string;
+  let stdout: string;
+  beforeAll(async () => {
+    out = join(await mkdtemp(join(tmpdir(), 'demo-')), 'export-out');
+    ({ stdout } = await run(process.execPath, ['--import', 'tsx', 'tools/demo.ts', out], {
+      cwd: new URL('..', import.meta.url),
+      timeout: 60_000,
+    }));
+  });
+  afterAll(async () => {
+    await rm(join(out, '..'), { recursive: true, force: true });
+  });
+
+  it('exports a week of costs and an inventory snapshot, all units written', async () => {
+    const costDays = await readdir(join(out, 'costs'));
+
+    expect(costDays).toHaveLength(7);
+    expect(stdout).toMatch(
+      /3 data sources: 21 units exported \(21 written, 0 empty, 0 kept\), 0 days unchanged, 0 failed/,
+    );
+    expect(stdout).toMatch(/cloud_services: written, \d+ rows/);
+    expect(stdout).toMatch(/data_source_accounts: written, \d+ rows/);
+  });
+
+  it('prints both DuckDB tables over the files it wrote', () => {
+    expect(stdout).toContain('cost per day per provider');
+    expect(stdout).toMatch(/│ 'aws'\s+│ 'USD'/);
+    expect(stdout).toContain('resources per provider and type in the latest snapshot');
+    expect(stdout).toContain("'EC2/Instance'");
+  });
+});
