@@ -1,11 +1,14 @@
-// The inventory run over a scripted list source and a directory sink: drift redone, bounded row
+// The inventory run over a scripted list source on loopback HTTP and a directory sink: drift redone, bounded row
 // groups, empty tables removed, failures contained.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parquetMetadata } from 'hyparquet';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CloudforetClient } from '../functions/lib/cloudforet-client.ts';
+import { Agent } from 'undici';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CloudforetClient } from '../functions/lib/cloudforet-client.ts';
 import { dirSink } from '../functions/lib/dir-sink.ts';
 import { inventoryTables } from '../functions/lib/inventory-columns.ts';
 import { type InventoryRunDeps, runInventoryExport } from '../functions/lib/inventory-export.ts';
@@ -25,37 +28,58 @@ const services = (n: number) =>
     data: { hardware: { core: 2, memory: 8 } },
   }));
 
-/** A list source answering each verb from its records, 1-based row offsets, 1000 rows a page. */
-function listSource(
+/**
+ * A list source over loopback HTTP answering each verb from its records (1-based row offsets, at
+ * most `limit` rows a page, `{}` for nothing), read by the real client; `tweak` changes answers.
+ */
+const servers: Server[] = [];
+const dispatcher = new Agent({ connect: { timeout: 2_000 } });
+async function listSource(
   tables: Record<string, Record<string, unknown>[]>,
   tweak?: (path: string, a: Answer) => Answer,
 ) {
   const calls: Array<{ path: string; body: Body }> = [];
-  const client = {
-    retries: 0,
-    call: async (path: string, body: Body) => {
-      calls.push({ path, body });
-      const records = tables[path] ?? [];
-      const { start, limit } = body.query.page;
-      const answer: Answer =
-        records.length === 0
-          ? {}
-          : { results: records.slice(start - 1, start - 1 + limit), total_count: records.length };
-      return tweak ? tweak(path, answer) : answer;
-    },
-  };
-  return { client: client as unknown as CloudforetClient, calls };
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const path = req.url ?? '/';
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Body;
+    calls.push({ path, body });
+    const records = tables[path] ?? [];
+    const { start, limit } = body.query.page;
+    const answer: Answer =
+      records.length === 0
+        ? {}
+        : { results: records.slice(start - 1, start - 1 + limit), total_count: records.length };
+    const text = JSON.stringify(tweak ? tweak(path, answer) : answer);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const client = new CloudforetClient({
+    endpoint: `http://127.0.0.1:${port}`,
+    token: 'test-token',
+    dispatcher,
+  });
+  return { client, calls };
 }
 
 const CS = '/inventory/cloud-service/list';
 const REGIONS = '/inventory/region/list';
 
 describe('runInventoryExport', () => {
+  afterAll(() => dispatcher.close());
   let dir: string;
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'inventory-run-'));
   });
   afterEach(async () => {
+    for (const server of servers.splice(0)) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -69,7 +93,7 @@ describe('runInventoryExport', () => {
 
   it('redoes a table whose total_count moved while paging, publishing one consistent result', async () => {
     let drifted = false;
-    const { client } = listSource({ [CS]: services(2500) }, (path, answer) => {
+    const { client } = await listSource({ [CS]: services(2500) }, (path, answer) => {
       if (path !== CS || drifted || answer.results?.[0]?.cloud_service_id !== 'cloud-svc-000000001000')
         return answer;
       drifted = true;
@@ -84,9 +108,12 @@ describe('runInventoryExport', () => {
   });
 
   it('fails a table that keeps drifting, leaves its previous object, and publishes the others', async () => {
-    const first = listSource({ [CS]: services(1500), [REGIONS]: [{ region_id: 'region-000000000001' }] });
+    const first = await listSource({
+      [CS]: services(1500),
+      [REGIONS]: [{ region_id: 'region-000000000001' }],
+    });
     await runInventoryExport(deps(first.client), { snapshotDate: DAY });
-    const { client } = listSource(
+    const { client } = await listSource(
       { [CS]: services(2000), [REGIONS]: [{ region_id: 'region-000000000002' }] },
       (path, a) =>
         path === CS && a.results?.[0]?.cloud_service_id !== 'cloud-svc-000000000000'
@@ -107,7 +134,7 @@ describe('runInventoryExport', () => {
   });
 
   it('writes cloud services in row groups of 10,000 rows', async () => {
-    const { client } = listSource({ [CS]: services(25_000) });
+    const { client } = await listSource({ [CS]: services(25_000) });
 
     await runInventoryExport(deps(client), { snapshotDate: DAY });
     const bytes = await readFile(join(dir, `cloud_services/snapshot_date=${DAY}/domain.parquet`));
@@ -119,11 +146,14 @@ describe('runInventoryExport', () => {
   });
 
   it('removes the object of a table that lists nothing and says so in its manifest', async () => {
-    await runInventoryExport(deps(listSource({ [REGIONS]: [{ region_id: 'region-000000000001' }] }).client), {
-      snapshotDate: DAY,
-    });
+    await runInventoryExport(
+      deps((await listSource({ [REGIONS]: [{ region_id: 'region-000000000001' }] })).client),
+      {
+        snapshotDate: DAY,
+      },
+    );
 
-    const summary = await runInventoryExport(deps(listSource({}).client), { snapshotDate: DAY });
+    const summary = await runInventoryExport(deps((await listSource({})).client), { snapshotDate: DAY });
     const manifest = JSON.parse(
       await readFile(join(dir, `_manifests/regions/snapshot_date=${DAY}/domain.json`), 'utf8'),
     );
@@ -136,8 +166,8 @@ describe('runInventoryExport', () => {
   });
 
   it('sorts every list on its id and filters on state only with includeInactive', async () => {
-    const plain = listSource({});
-    const inactive = listSource({});
+    const plain = await listSource({});
+    const inactive = await listSource({});
 
     await runInventoryExport(deps(plain.client), { snapshotDate: DAY });
     await runInventoryExport(deps(inactive.client), { snapshotDate: DAY, includeInactive: true });

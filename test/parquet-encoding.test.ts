@@ -138,6 +138,30 @@ describe('Parquet encoder read back by DuckDB and arrow-rs', () => {
     expect(duck).toEqual(expected(rows));
   });
 
+  it('keeps the dictionary right when values ascend for a while and then repeat', async () => {
+    // Ascending values need no lookup while they ascend; the first one that does not ascend
+    // (a repeat, or -0 after 0) must find what came before, or get its own entry.
+    const rows: Probe[] = Array.from({ length: 10_000 }, (_, i) => ({
+      s: `id-${String(i % 3_000).padStart(6, '0')}`,
+      d: i < 3_000 ? i % 100 : i % 7 === 0 ? -0 : (i % 100) / 2,
+    }));
+
+    const path = await write(rows, 10_000, 1_000);
+    const chunks = await columnChunks(path);
+    const { arrow, duck } = await readBoth(path);
+    const { rows: counts } = await queryDuckDB(
+      `SELECT count(DISTINCT s) AS ids, sum(CASE WHEN s = 'id-000000' THEN 1 ELSE 0 END) AS first
+       FROM read_parquet('${path}')`,
+    );
+
+    expect(chunks.find((c) => c.column === 's')!.encodings).toContain('RLE_DICTIONARY');
+    expect(counts[0]).toMatchObject({ ids: 3_000n, first: 4n });
+    expect(arrow).toEqual(expected(rows));
+    expect(duck).toEqual(expected(rows));
+    expect(Object.is(arrow[3_003]!.d, -0)).toBe(true);
+    expect(Object.is(arrow[3_000]!.d, 0)).toBe(true);
+  });
+
   it('widens dictionary indexes past 8 and 16 bits (70,000 entries in one row group)', async () => {
     const rows: Probe[] = Array.from({ length: 210_000 }, (_, i) => ({
       s: `value-${String(Math.floor(i / 3)).padStart(14, '0')}`,

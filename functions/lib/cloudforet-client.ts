@@ -1,6 +1,7 @@
 // Cloudforet HTTP API client: one POST route per verb, typed errors, bounded retries.
 // Retry policy lives here and only here; callers never retry a single request themselves.
 import { Agent, type Dispatcher, request } from 'undici';
+import { type BodyBytes, readBody } from './body-bytes.ts';
 import { CloudforetApiError } from './errors.ts';
 import { type Logger, silentLogger } from './log.ts';
 
@@ -24,6 +25,11 @@ export interface CloudforetClientOptions {
   readonly log?: Logger;
   readonly sleep?: (ms: number) => Promise<void>;
   readonly random?: () => number;
+}
+
+/** An answer that came whole and is not parsed yet; read() parses it, once. */
+export interface PendingAnswer<T> {
+  read(): Promise<T>;
 }
 
 export const defaultRetry: RetryPolicy = { attempts: 5, baseDelayMs: 250, maxDelayMs: 10_000 };
@@ -55,22 +61,64 @@ export class CloudforetClient {
 
   /** POST one verb, e.g. call('/cost-analysis/cost/list', {...}), retrying transient failures. */
   async call<T = Record<string, unknown>>(path: string, body: Record<string, unknown>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
+    return (await this.receive<T>(path, body)).read();
+  }
+
+  /**
+   * POST one verb and keep the answer as the bytes that came, off the V8 heap, until read() parses
+   * it: a page asked ahead then waits as bytes in a reused buffer, not as thousands of objects that
+   * would outlive two scavenges and be promoted to the old generation only to die there.
+   * A body that turns out not to be JSON when read is retried as call() would, with the attempts left.
+   */
+  receive<T = Record<string, unknown>>(
+    path: string,
+    body: Record<string, unknown>,
+  ): Promise<PendingAnswer<T>> {
+    return this.receiveFrom<T>(path, body, 1);
+  }
+
+  private async receiveFrom<T>(
+    path: string,
+    body: Record<string, unknown>,
+    first: number,
+  ): Promise<PendingAnswer<T>> {
+    for (let attempt = first; ; attempt++) {
       try {
-        return (await this.callOnce(path, body)) as T;
+        const bytes = await this.callOnce(path, body);
+        return { read: () => this.read<T>(path, body, bytes, attempt) };
       } catch (error) {
-        if (!(error instanceof CloudforetApiError) || !error.retryable || attempt >= this.retry.attempts) {
-          throw error;
-        }
-        const delay = this.backoff(attempt, error.retryAfterMs);
-        this.retries++;
-        this.log.warn('cloudforet request retried', { path, attempt, delayMs: delay, code: error.code });
-        await (this.opts.sleep ?? sleep)(delay);
+        await this.beforeRetry(path, attempt, error);
       }
     }
   }
 
-  private async callOnce(path: string, body: Record<string, unknown>): Promise<unknown> {
+  private async read<T>(
+    path: string,
+    body: Record<string, unknown>,
+    bytes: BodyBytes,
+    attempt: number,
+  ): Promise<T> {
+    try {
+      return parseSuccess(path, bytes.text()) as T;
+    } catch (error) {
+      await this.beforeRetry(path, attempt, error);
+      return (await this.receiveFrom<T>(path, body, attempt + 1)).read();
+    }
+  }
+
+  /** Waits out the backoff when the failure may pass and attempts are left; throws it otherwise. */
+  private async beforeRetry(path: string, attempt: number, error: unknown): Promise<void> {
+    if (!(error instanceof CloudforetApiError) || !error.retryable || attempt >= this.retry.attempts) {
+      throw error;
+    }
+    const delay = this.backoff(attempt, error.retryAfterMs);
+    this.retries++;
+    this.log.warn('cloudforet request retried', { path, attempt, delayMs: delay, code: error.code });
+    await (this.opts.sleep ?? sleep)(delay);
+  }
+
+  /** One request; a success's body comes back as bytes, anything else as a typed error. */
+  private async callOnce(path: string, body: Record<string, unknown>): Promise<BodyBytes> {
     let response: Dispatcher.ResponseData;
     try {
       response = await request(`${this.endpoint}${path}`, {
@@ -84,14 +132,14 @@ export class CloudforetClient {
     } catch (error) {
       throw networkError(path, error);
     }
-    let text: string;
+    let bytes: BodyBytes;
     try {
-      text = await response.body.text();
+      bytes = await readBody(response.body, response.headers['content-length']);
     } catch (error) {
       throw networkError(path, error);
     }
-    if (response.statusCode >= 200 && response.statusCode < 300) return parseSuccess(path, text);
-    throw this.httpError(path, response.statusCode, text, response.headers['retry-after']);
+    if (response.statusCode >= 200 && response.statusCode < 300) return bytes;
+    throw this.httpError(path, response.statusCode, bytes.text(), response.headers['retry-after']);
   }
 
   private httpError(path: string, status: number, text: string, retryAfter: unknown): CloudforetApiError {

@@ -7,7 +7,7 @@ import { dayCount, utcDay } from './dates.ts';
 import { type Logger, silentLogger } from './log.ts';
 import { manifestKey, type UnitManifest } from './manifest.ts';
 import { PagingDriftError } from './errors.ts';
-import { type ListRequest, listPages, pageBody } from './pager.ts';
+import { type ListRequest, listPages, nextPage, pageBody } from './pager.ts';
 import { ParquetRowWriter } from './parquet-writer.ts';
 import type { ObjectUpload, Sink } from './sink.ts';
 
@@ -77,8 +77,11 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
   let writer: ParquetRowWriter<Record<string, unknown>, CostContext> | undefined;
   let costSum = 0;
   let bytes = 0;
+  const pages = listPages(deps.client, list);
   try {
-    for await (const page of listPages(deps.client, list)) {
+    // Not for-await: its loop variable would hold each page through the next page's wait and
+    // through a row group's compression; a page let go once it is handed over dies young.
+    for (let page = await nextPage(pages); page; page = await nextPage(pages)) {
       pageCount++;
       if (!upload) {
         upload = deps.sink.begin(key, PARQUET_CONTENT_TYPE);
@@ -88,7 +91,9 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
         });
       }
       for (const row of page) costSum += typeof row.cost === 'number' ? row.cost : 0;
-      await writer!.append(page);
+      const appended = writer!.append(page);
+      page = undefined;
+      await appended;
     }
     if (pageCount > 1) await expectNoSyncFinished(deps.client, ds, syncedBefore, date);
     if (upload && writer) {
@@ -96,6 +101,7 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
       await upload.commit();
     }
   } catch (error) {
+    await pages.return(undefined); // as for-await would: the listing is abandoned
     await upload?.abort();
     // The day moved under us: the next attempt starts from the data source's current sync stamp.
     if (error instanceof PagingDriftError) await syncStamp(deps.client, ds).catch(() => undefined);

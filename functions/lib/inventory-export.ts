@@ -15,7 +15,7 @@ import {
 } from './inventory-columns.ts';
 import { type Logger, silentLogger } from './log.ts';
 import { manifestKey, type UnitManifest } from './manifest.ts';
-import { type ApiRecord, listPages } from './pager.ts';
+import { type ApiRecord, listPages, nextPage } from './pager.ts';
 import { ParquetRowWriter } from './parquet-writer.ts';
 import { forEachLimit } from './pool.ts';
 import type { ObjectUpload, Sink } from './sink.ts';
@@ -195,7 +195,8 @@ async function exportInventoryTable(
   let writer: ParquetRowWriter<ApiRecord, InventoryContext> | undefined;
   let bytes = 0;
   try {
-    for await (const page of pages) {
+    // Not for-await, so that no page outlives its handing over (see exportCostUnit).
+    for (let page = await nextPage(pages); page; page = await nextPage(pages)) {
       if (!upload) {
         upload = deps.sink.begin(key, PARQUET_CONTENT_TYPE);
         writer = new ParquetRowWriter(table, upload, context, {
@@ -203,14 +204,18 @@ async function exportInventoryTable(
           kvMetadata: { snapshot_date: req.snapshotDate, scope: deps.scope.label, run_id: deps.runId },
         });
       }
-      await writer!.append(page);
-      deps.onRows(page.length);
+      const count = page.length;
+      const appended = writer!.append(page);
+      page = undefined;
+      await appended;
+      deps.onRows(count);
     }
     if (upload && writer) {
       bytes = (await writer.close()).bytes;
       await upload.commit();
     }
   } catch (error) {
+    await pages.return(undefined); // as for-await would: the listing is abandoned
     await upload?.abort();
     throw error;
   }

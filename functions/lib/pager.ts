@@ -1,7 +1,7 @@
 // Offset paging over a Cloudforet list verb, as an async generator of pages.
 // page.start is a 1-based ROW offset and the server caps a page at 1000 rows, silently.
 // Paging live data can skip or repeat rows, so any sign of drift aborts the whole unit.
-import type { CloudforetClient } from './cloudforet-client.ts';
+import type { CloudforetClient, PendingAnswer } from './cloudforet-client.ts';
 import { PagingDriftError } from './errors.ts';
 
 export const PAGE_LIMIT = 1000;
@@ -36,10 +36,11 @@ export const PAGES_AHEAD = 2;
  */
 export async function* listPages(client: CloudforetClient, req: ListRequest): AsyncGenerator<ApiRecord[]> {
   let pageSize = Math.min(req.pageLimit ?? PAGE_LIMIT, PAGE_LIMIT);
-  let inFlight: Promise<ListAnswer>[] = [];
+  // Pages ahead wait unparsed (see CloudforetClient.receive).
+  let inFlight: Promise<PendingAnswer<ListAnswer>>[] = [];
   let nextStart = 1;
   const request = () => {
-    const answer = client.call<ListAnswer>(req.path, pageBody(req, nextStart, pageSize));
+    const answer = client.receive<ListAnswer>(req.path, pageBody(req, nextStart, pageSize));
     answer.catch(() => {}); // a page asked ahead may be abandoned when the unit fails; it is awaited otherwise
     inFlight.push(answer);
     nextStart += pageSize;
@@ -47,9 +48,8 @@ export async function* listPages(client: CloudforetClient, req: ListRequest): As
   const seen = new SeenIds();
   let expected: number | undefined;
   let received = 0;
-  request();
-  for (let next = inFlight.shift(); next; next = inFlight.shift()) {
-    const answer: ListAnswer = await next;
+  /** The checks of one answer, and the pages after it asked for; its rows. */
+  const accept = (answer: ListAnswer): ApiRecord[] => {
     const total = answer.total_count ?? 0;
     const rows = answer.results ?? [];
     if (expected !== undefined && total !== expected) {
@@ -70,8 +70,30 @@ export async function* listPages(client: CloudforetClient, req: ListRequest): As
     }
     while (inFlight.length < PAGES_AHEAD && nextStart <= total) request();
     checkIds(req, rows, seen);
-    if (rows.length > 0) yield rows;
+    return rows;
+  };
+  // The page is yielded out of a holder, never out of a local: a suspended generator keeps its
+  // locals, so `yield rows` would hold each page until the caller asks for the next one, through
+  // the caller's wait for a row group to be compressed and written (~0.2 s), long enough for
+  // the GC to promote the page to the old generation only for it to die there.
+  const page: { rows: ApiRecord[] | undefined } = { rows: undefined };
+  const take = (): ApiRecord[] => {
+    const rows = page.rows!;
+    page.rows = undefined;
+    return rows;
+  };
+  request();
+  for (let next = inFlight.shift(); next; next = inFlight.shift()) {
+    page.rows = accept(await (await next).read());
+    if (page.rows.length > 0) yield take();
+    page.rows = undefined;
   }
+}
+
+/** The next page of a listing, or undefined at its end; the iterator's result is not kept. */
+export async function nextPage(pages: AsyncGenerator<ApiRecord[]>): Promise<ApiRecord[] | undefined> {
+  const result = await pages.next();
+  return result.done ? undefined : result.value;
 }
 
 /** The request body for one page: only fields the verb defines, never anything else. */
@@ -95,28 +117,63 @@ function checkIds(req: ListRequest, rows: ApiRecord[], seen: SeenIds): void {
 }
 
 /**
- * The ids of one listing so far. Answers are sorted by id, so while each id is above the last a
- * sorted array proves there is no repeat (no hashing, half a Set's memory); the first id out of
- * that order moves them all into a Set, which checks from then on.
+ * The ids of one listing so far. Answers are sorted by id, so while each id is above the last the
+ * ids in order prove there is no repeat (no hashing); the first id out of that order moves them
+ * all into a Set, which checks from then on. In order, string ids are kept a chunk at a time as
+ * one string with their lengths: about 20 bytes an id instead of a string object and an array
+ * slot each (~50), and a handful of objects for the GC to trace instead of one an id.
  */
 class SeenIds {
-  private ascending: Array<string | number> = [];
+  /** The last id in order; undefined before the first. */
+  private last: string | number | undefined;
+  private readonly numbers: number[] = [];
+  /** String ids in order: whole chunks joined, with each id's length, then the chunk being filled. */
+  private readonly chunks: { text: string; lengths: Uint32Array }[] = [];
+  private pending: string[] = [];
   private set: Set<unknown> | undefined;
 
   /** False when the id came before. */
   add(id: unknown): boolean {
     if (!this.set) {
-      const last = this.ascending[this.ascending.length - 1];
-      const comparable = typeof id === 'string' || typeof id === 'number';
-      if (comparable && (last === undefined || (typeof last === typeof id && id > last))) {
-        this.ascending.push(id);
+      const { last } = this;
+      if (
+        (typeof id === 'string' || typeof id === 'number') &&
+        (last === undefined || (typeof last === typeof id && id > last))
+      ) {
+        this.last = id;
+        if (typeof id === 'number') this.numbers.push(id);
+        else if (this.pending.push(id) === ID_CHUNK) this.seal();
         return true;
       }
-      this.set = new Set(this.ascending);
-      this.ascending = [];
+      this.set = new Set(this.inOrder());
+      this.chunks.length = 0;
+      this.pending = [];
+      this.numbers.length = 0;
     }
     if (this.set.has(id)) return false;
     this.set.add(id);
     return true;
   }
+
+  private seal(): void {
+    const lengths = new Uint32Array(this.pending.length);
+    for (let i = 0; i < lengths.length; i++) lengths[i] = this.pending[i]!.length;
+    this.chunks.push({ text: this.pending.join(''), lengths });
+    this.pending = [];
+  }
+
+  private *inOrder(): Generator<string | number> {
+    yield* this.numbers;
+    for (const { text, lengths } of this.chunks) {
+      let at = 0;
+      for (const length of lengths) {
+        yield text.slice(at, at + length);
+        at += length;
+      }
+    }
+    yield* this.pending;
+  }
 }
+
+/** String ids joined at a time: ~17 KB strings for Cloudforet's ids. */
+const ID_CHUNK = 1024;

@@ -29,7 +29,15 @@ export class ColumnBuffer {
   private scratch: Scratch = EMPTY;
   private rows = 0;
   private present = 0;
+  /** Value -> index, while the column is dictionary-encoded; filled only once `inOrder` ends. */
   private dictionary: Map<unknown, number> | undefined = new Map();
+  /**
+   * Whether every entry so far came above the one before (an id column of a listing sorted by
+   * it): then a value above the last entry is new without a lookup, and the map stays empty. A
+   * column of distinct ids gives way to plain at 4096 entries each row group, and building that
+   * map only to drop it cost ~0.4 MB a row group of short-lived tables the GC had to promote.
+   */
+  private inOrder = true;
   private entries: unknown[] = [];
   private entrySizes: number[] = [];
   private dictionaryBytes = 0;
@@ -100,7 +108,8 @@ export class ColumnBuffer {
   reset(): void {
     this.rows = 0;
     this.present = 0;
-    this.dictionary = new Map();
+    if (!this.dictionary || this.dictionary.size > 0) this.dictionary = new Map();
+    this.inOrder = true;
     this.entries = [];
     this.entrySizes = [];
     this.dictionaryBytes = 0;
@@ -110,8 +119,7 @@ export class ColumnBuffer {
     this.max = undefined;
     this.nans = 0;
     this.last = NOTHING;
-    const { indexes } = this.scratch;
-    if (!(indexes instanceof Uint8Array)) this.scratch.indexes = new Uint8Array(indexes.length);
+    this.scratch.indexes = indexesOf(this.scratch, Uint8Array, this.scratch.indexes.length);
   }
 
   /** Done with the file: the memory goes back for the next writer. */
@@ -128,8 +136,19 @@ export class ColumnBuffer {
       this.present++;
       return;
     }
-    const key = value === 0 && 1 / (value as number) < 0 ? NEGATIVE_ZERO : value;
-    let index = this.dictionary.get(key);
+    const key = dictionaryKey(value);
+    let index: number | undefined;
+    if (this.inOrder) {
+      const count = this.entries.length;
+      // Above every entry means equal to none (SameValueZero implies neither is above the other).
+      if (count > 0 && !((value as number) > (this.entries[count - 1] as number))) {
+        this.inOrder = false;
+        for (let i = 0; i < count; i++) this.dictionary.set(dictionaryKey(this.entries[i]), i);
+        index = this.dictionary.get(key);
+      }
+    } else {
+      index = this.dictionary.get(key);
+    }
     if (index === undefined) {
       if (this.entries.length >= DICTIONARY_PROBE && this.entries.length * 2 > this.present) {
         this.dropDictionary();
@@ -140,7 +159,7 @@ export class ColumnBuffer {
       index = this.entries.length;
       if (index === 256 || index === 65_536) this.widenIndexes(index === 256 ? Uint16Array : Int32Array);
       const size = this.kind === 'bytes' ? Buffer.byteLength(value as string) + 4 : 8;
-      this.dictionary.set(key, index);
+      if (!this.inOrder) this.dictionary.set(key, index);
       this.entries.push(value);
       this.entrySizes.push(size);
       this.dictionaryBytes += size;
@@ -217,11 +236,15 @@ export class ColumnBuffer {
     kind: typeof Uint16Array | typeof Int32Array,
     size = this.scratch.indexes.length,
   ): void {
-    const indexes = new kind(size);
+    const indexes = indexesOf(this.scratch, kind, size);
     indexes.set(this.scratch.indexes.subarray(0, this.present));
     this.scratch.indexes = indexes;
   }
 }
+
+/** The map key of a value: -0 apart from 0, which a Map would take as one. */
+const dictionaryKey = (value: unknown): unknown =>
+  value === 0 && 1 / (value as number) < 0 ? NEGATIVE_ZERO : value;
 
 function checked(kind: Kind, value: unknown): unknown {
   if (kind === 'double' && typeof value !== 'number') {
@@ -316,14 +339,45 @@ class GrowingBytes {
   }
 }
 
+type Indexes = Uint8Array | Uint16Array | Int32Array;
+
 interface Scratch {
   defs: Uint8Array;
-  indexes: Uint8Array | Uint16Array | Int32Array;
+  /** The dictionary indexes of the row group: one of the arrays below, the narrowest that fits. */
+  indexes: Indexes;
+  /**
+   * Index arrays by width, kept: a row group past 256 or 65,536 distinct values widens its
+   * indexes, and the next one starts narrow again. Fresh arrays each time would be ~0.5 MB a
+   * row group, alive for the whole group and so freed by a full GC only.
+   */
+  readonly byWidth: Map<typeof Uint8Array | typeof Uint16Array | typeof Int32Array, Indexes>;
   readonly plain: GrowingBytes;
 }
 
-const EMPTY: Scratch = { defs: new Uint8Array(0), indexes: new Uint8Array(0), plain: new GrowingBytes(0) };
-const scratchBytes = (s: Scratch) => s.defs.byteLength + s.indexes.byteLength + s.plain.capacity;
+/** This scratch's index array of one width with room for `size`, from before when it has it. */
+function indexesOf(
+  scratch: Scratch,
+  kind: typeof Uint8Array | typeof Uint16Array | typeof Int32Array,
+  size: number,
+): Indexes {
+  const kept = scratch.byWidth.get(kind);
+  if (kept && kept.length >= size) return kept;
+  const indexes = new kind(size);
+  scratch.byWidth.set(kind, indexes);
+  return indexes;
+}
+
+const newScratch = (rows: number, plain: GrowingBytes): Scratch => {
+  const indexes = new Uint8Array(rows);
+  return { defs: new Uint8Array(rows), indexes, byWidth: new Map([[Uint8Array, indexes]]), plain };
+};
+
+const EMPTY: Scratch = newScratch(0, new GrowingBytes(0));
+const scratchBytes = (s: Scratch) => {
+  let bytes = s.defs.byteLength + s.plain.capacity;
+  for (const indexes of s.byWidth.values()) bytes += indexes.byteLength;
+  return bytes;
+};
 
 /**
  * The memory of finished files, reused by the next file's column of the same name (so a wide
@@ -335,8 +389,7 @@ const spare = {
   pooled: 0,
   take(column: string): Scratch {
     const scratch = this.pools.get(column)?.pop();
-    if (!scratch)
-      return { defs: new Uint8Array(1024), indexes: new Uint8Array(1024), plain: new GrowingBytes() };
+    if (!scratch) return newScratch(1024, new GrowingBytes());
     this.pooled -= scratchBytes(scratch);
     return scratch;
   },

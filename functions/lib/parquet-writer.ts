@@ -1,12 +1,11 @@
 // Streams rows into a Parquet file. Each column is encoded as its values arrive (a dictionary,
 // or plain bytes once it has too many distinct values), so a row group holds bytes, never row
 // objects; a full row group is compressed on zlib's thread pool and handed to the sink at once.
-import { createGzip } from 'node:zlib';
+import { createGzip, gzipSync } from 'node:zlib';
 import type { ColumnChunk, FileMetaData, PageHeader, RowGroup, SchemaElement } from 'hyparquet';
 import { ByteWriter } from 'hyparquet-writer';
 import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
-import { snappyCompress } from 'hyparquet-writer/src/snappy.js';
 import { parquetSchema, type TableDef } from './columns.ts';
 import { ColumnBuffer, type ColumnPages } from './parquet-column.ts';
 import { forEachLimit } from './pool.ts';
@@ -16,23 +15,30 @@ export interface ByteOut {
   write(chunk: Uint8Array): Promise<void>;
 }
 
-export type ParquetCodec = 'GZIP' | 'SNAPPY';
-
 export interface ParquetWriterOptions {
   /** Rows per row group; the memory bound. */
   readonly rowGroupRows?: number;
   readonly kvMetadata?: Record<string, string>;
-  /** GZIP (default): native and off the main thread, ~40 % smaller than SNAPPY, which runs in JS. */
-  readonly codec?: ParquetCodec;
 }
 
 /**
- * Chosen with tools/bench (docs/performance.md): memory grows with the row group, not the file,
+ * Chosen with tools/bench (README, Performance): memory grows with the row group, not the file,
  * and 25k rows cost 1-2 % in size and ~5 % in CPU against 100k while keeping big days ~60 MB lower.
  */
 export const DEFAULT_ROW_GROUP_ROWS = 25_000;
 const GZIP_LEVEL = 6;
+/** zlib's default output buffer, kept for pages that compress to more. */
+const GZIP_CHUNK = 16 * 1024;
+/**
+ * Pages up to this size are compressed on the main thread, in microseconds. Most pages of a row
+ * group are this small (a dictionary of a few entries, the levels and indexes of a column of few
+ * values), and each round trip to zlib's pool waits for the main thread between other units'
+ * pages: with every page sent there, a row group took ~200 ms to flush, and everything it held
+ * (the last page's records among them) lived long enough to be promoted to the old generation.
+ */
+const GZIP_INLINE_BYTES = 4096;
 const MAGIC = Buffer.from('PAR1');
+const NO_RECORDS: readonly never[] = [];
 
 export class ParquetRowWriter<R, C> {
   private readonly table: TableDef<R, C>;
@@ -41,7 +47,6 @@ export class ParquetRowWriter<R, C> {
   private readonly schema: SchemaElement[];
   private readonly columns: ColumnBuffer[];
   private readonly rowGroupRows: number;
-  private readonly codec: ParquetCodec;
   private readonly kvMetadata: { key: string; value: string }[];
   private readonly rowGroups: RowGroup[] = [];
   private buffered = 0;
@@ -53,7 +58,6 @@ export class ParquetRowWriter<R, C> {
     this.context = context;
     this.out = out;
     this.rowGroupRows = opts.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS;
-    this.codec = opts.codec ?? 'GZIP';
     this.schema = parquetSchema(table as TableDef<never, never>);
     this.columns = this.schema.slice(1).map((element) => new ColumnBuffer(element));
     this.kvMetadata = Object.entries({
@@ -63,18 +67,27 @@ export class ParquetRowWriter<R, C> {
     }).map(([key, value]) => ({ key, value }));
   }
 
-  /** Map and encode records column by column; writes a row group whenever one is full. */
+  /**
+   * Map and encode records column by column; writes a row group whenever one is full. Records
+   * all encoded are let go before a row group is written (see listPages): a caller that lets go
+   * of them too after calling lets them die young.
+   */
   async append(records: readonly R[]): Promise<void> {
     const defs = this.table.columns;
-    for (let from = 0; from < records.length; ) {
-      const to = Math.min(records.length, from + this.rowGroupRows - this.buffered);
+    let rest: readonly R[] = records;
+    records = NO_RECORDS; // nor the parameter
+    for (let from = 0; from < rest.length; ) {
+      const to = Math.min(rest.length, from + this.rowGroupRows - this.buffered);
       for (let i = 0; i < defs.length; i++) {
-        this.columns[i]!.addRows(records, from, to, defs[i]!.value, this.context);
+        this.columns[i]!.addRows(rest, from, to, defs[i]!.value, this.context);
       }
       this.buffered += to - from;
       this.rows += to - from;
       from = to;
-      if (this.buffered >= this.rowGroupRows) await this.flushGroup();
+      if (this.buffered >= this.rowGroupRows) {
+        if (from === rest.length) rest = NO_RECORDS;
+        await this.flushGroup();
+      }
     }
   }
 
@@ -115,19 +128,13 @@ export class ParquetRowWriter<R, C> {
     });
     for (const column of this.columns) column.reset();
     const head = this.offset === 0 ? [MAGIC] : [];
-    const group = assembleRowGroup(
-      pages,
-      compressed,
-      this.offset + head.length * MAGIC.length,
-      numRows,
-      this.codec,
-    );
+    const group = assembleRowGroup(pages, compressed, this.offset + head.length * MAGIC.length, numRows);
     this.rowGroups.push(group.rowGroup);
     await this.emit([...head, ...group.parts]);
   }
 
   private compress(parts: Uint8Array[]): Promise<Uint8Array[]> | Uint8Array[] {
-    return this.codec === 'GZIP' ? gzipParts(parts) : [snappyCompress(Buffer.concat(parts))];
+    return byteLength(parts) <= GZIP_INLINE_BYTES ? [gzipSmall(parts)] : gzipParts(parts);
   }
 
   private async emit(parts: Uint8Array[]): Promise<void> {
@@ -143,7 +150,6 @@ function assembleRowGroup(
   compressed: Compressed[],
   start: number,
   numRows: number,
-  codec: ParquetCodec,
 ): { parts: Uint8Array[]; rowGroup: RowGroup } {
   const parts: Uint8Array[] = [];
   let at = start;
@@ -192,7 +198,7 @@ function assembleRowGroup(
         type: p.element.type!,
         encodings: p.dictionary ? ['PLAIN', 'RLE', 'RLE_DICTIONARY'] : ['PLAIN', 'RLE'],
         path_in_schema: [p.element.name],
-        codec,
+        codec: 'GZIP',
         num_values: BigInt(numRows),
         total_uncompressed_size: BigInt(uncompressed),
         total_compressed_size: BigInt(at - chunkStart),
@@ -217,10 +223,25 @@ type Compressed = { dictionary?: Uint8Array[]; data: Uint8Array[] };
 
 const byteLength = (parts: Uint8Array[]) => parts.reduce((n, part) => n + part.length, 0);
 
-/** gzip of the parts as one stream, without first copying them together. */
+/** gzip of a small page at once; the same bytes as gzipParts gives. */
+function gzipSmall(parts: Uint8Array[]): Buffer {
+  const input = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  return gzipSync(input, { level: GZIP_LEVEL, chunkSize: gzipChunkSize(input.length) });
+}
+
+/** An output buffer the size of the input and gzip's few bytes more, up to zlib's default. */
+const gzipChunkSize = (inputBytes: number) => Math.min(GZIP_CHUNK, Math.ceil((inputBytes + 64) / 64) * 64);
+
+/**
+ * gzip of the parts as one stream, without first copying them together. zlib's output buffer is
+ * 16 KB unless told otherwise, allocated with the stream: most pages (a dictionary of a few
+ * entries, the levels and indexes of a constant column) compress to tens of bytes, so a buffer
+ * sized to the input (gzip adds at most ~0.1 % and 18 bytes) saves ~0.7 MB a row group. The
+ * bytes out are the same whatever the buffer's size.
+ */
 function gzipParts(parts: Uint8Array[]): Promise<Buffer[]> {
   return new Promise((resolve, reject) => {
-    const gzip = createGzip({ level: GZIP_LEVEL });
+    const gzip = createGzip({ level: GZIP_LEVEL, chunkSize: gzipChunkSize(byteLength(parts)) });
     const out: Buffer[] = [];
     gzip.on('data', (chunk: Buffer) => out.push(chunk));
     gzip.on('end', () => resolve(out));

@@ -1,0 +1,56 @@
+// Answer bodies read into pooled buffers: the text is undici's body.text() text, whatever the
+// chunking, the declared length, or the buffer a body before left behind.
+import { describe, expect, it } from 'vitest';
+import { readBody } from '../functions/lib/body-bytes.ts';
+
+async function* chunks(...parts: Uint8Array[]) {
+  for (const part of parts) yield part;
+}
+
+const bytes = (text: string) => new Uint8Array(Buffer.from(text, 'utf8'));
+
+describe('readBody', () => {
+  it('joins chunks split inside a character and drops a leading BOM', async () => {
+    const whole = Buffer.from('\uFEFF{"name":"팀-\u{1F600}"}', 'utf8');
+    const cut = [whole.subarray(0, 2), whole.subarray(2, 13), whole.subarray(13)];
+
+    const body = await readBody(chunks(...cut), String(whole.length));
+
+    expect(body.text()).toBe('{"name":"팀-\u{1F600}"}');
+  });
+
+  it('grows past a declared length that was too small, and ignores one that is no number', async () => {
+    const long = `{"rows":"${'x'.repeat(200_000)}"}`;
+
+    const short = await readBody(chunks(bytes(long.slice(0, 70_000)), bytes(long.slice(70_000))), '10');
+    const garbled = await readBody(chunks(bytes(long)), 'ten');
+
+    expect(short.text()).toBe(long);
+    expect(garbled.text()).toBe(long);
+  });
+
+  it('gives a body read into a reused buffer nothing of the longer body before', async () => {
+    const first = await readBody(chunks(bytes('A'.repeat(50_000))), undefined);
+    expect(first.text()).toHaveLength(50_000);
+
+    const second = await readBody(chunks(bytes('{}')), '2');
+
+    expect(second.text()).toBe('{}');
+  });
+
+  it('lets a body be read once only', async () => {
+    const body = await readBody(chunks(bytes('{}')), '2');
+    body.text();
+
+    expect(() => body.text()).toThrow(/read once only/);
+  });
+
+  it('passes on a failure of the stream', async () => {
+    async function* broken() {
+      yield bytes('{"par');
+      throw new Error('socket hang up');
+    }
+
+    await expect(readBody(broken(), '100')).rejects.toThrow('socket hang up');
+  });
+});
