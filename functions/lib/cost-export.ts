@@ -56,6 +56,16 @@ export function costManifestKey(dataSourceId: string, date: string): string {
   return manifestKey(costTable.name, costTable.partitionKey, date, dataSourceId);
 }
 
+/** The listing of one data source's cost rows of one billed day, sorted by cost_id. */
+export function costDayRequest(dataSourceId: string, date: string): ListRequest {
+  return {
+    path: '/cost-analysis/cost/list',
+    params: { data_source_id: dataSourceId },
+    filter: [{ k: 'billed_date', v: date, o: 'eq' }],
+    idKey: 'cost_id',
+  };
+}
+
 export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promise<CostUnitResult> {
   const { dataSource: ds, date } = unit;
   const now = deps.now?.() ?? new Date();
@@ -65,12 +75,7 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
     workspaceOfVirtual: deps.workspaceOfVirtual,
     exportedAtMs: now.getTime(),
   };
-  const list: ListRequest = {
-    path: '/cost-analysis/cost/list',
-    params: { data_source_id: ds.id },
-    filter: [{ k: 'billed_date', v: date, o: 'eq' }],
-    idKey: 'cost_id',
-  };
+  const list = costDayRequest(ds.id, date);
   const syncedBefore = lastSeenSync.has(ds) ? lastSeenSync.get(ds) : ds.lastSynchronizedAt;
   let pageCount = 0;
   let upload: ObjectUpload | undefined;

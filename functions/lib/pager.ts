@@ -86,7 +86,6 @@ export async function* listPages(client: CloudforetClient, req: ListRequest): As
   for (let next = inFlight.shift(); next; next = inFlight.shift()) {
     page.rows = accept(await (await next).read());
     if (page.rows.length > 0) yield take();
-    page.rows = undefined;
   }
 }
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { CloudforetClient, createDispatcher } from '../../functions/lib/cloudforet-client.ts';
 import { type CostContext, costTable } from '../../functions/lib/cost-columns.ts';
+import { costDayRequest } from '../../functions/lib/cost-export.ts';
 import { runCostExport } from '../../functions/lib/cost-run.ts';
 import { listDataSources, virtualWorkspaceMap } from '../../functions/lib/data-sources.ts';
 import { daysBetween } from '../../functions/lib/dates.ts';
@@ -191,14 +192,8 @@ async function listUnits(spec: StageSpec, client: CloudforetClient): Promise<Uni
 }
 
 /** Exactly the request exportCostUnit makes, so the recorded answers serve both. */
-function costPages(client: CloudforetClient, unit: Unit) {
-  return listPages(client, {
-    path: '/cost-analysis/cost/list',
-    params: { data_source_id: unit.dataSourceId },
-    filter: [{ k: 'billed_date', v: unit.date, o: 'eq' }],
-    idKey: 'cost_id',
-  });
-}
+const costPages = (client: CloudforetClient, unit: Unit) =>
+  listPages(client, costDayRequest(unit.dataSourceId, unit.date));
 
 const reply = (message: unknown, code: number) => process.send?.(message, () => process.exit(code));
 main().then(
