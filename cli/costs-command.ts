@@ -1,8 +1,8 @@
 // `cloudforet-export costs`: cost rows for a day or a range, as the cost function exports them.
-import { parseCostEvent } from '../functions/lib/cost-event.ts';
-import { type CostRunSummary, runCostExport } from '../functions/lib/cost-run.ts';
-import { openSink } from '../functions/lib/destination.ts';
-import type { CommandContext } from './main.ts';
+import { parseCostEvent } from '../functions/lib/costs/event.ts';
+import { type CostRunSummary, runCostExport } from '../functions/lib/costs/run.ts';
+import { openSink } from '../functions/lib/storage/open-sink.ts';
+import type { CommandContext } from './command-context.ts';
 import { progressReporter } from './progress.ts';
 
 export async function runCosts(ctx: CommandContext): Promise<number> {

@@ -1,9 +1,9 @@
 // `cloudforet-export inventory`: a snapshot of cloud services, regions, data sources and their
 // accounts, as the inventory function exports it.
-import { openSink } from '../functions/lib/destination.ts';
-import { parseInventoryEvent } from '../functions/lib/inventory-event.ts';
-import { type InventoryRunSummary, runInventoryExport } from '../functions/lib/inventory-export.ts';
-import type { CommandContext } from './main.ts';
+import { openSink } from '../functions/lib/storage/open-sink.ts';
+import { parseInventoryEvent } from '../functions/lib/inventory/event.ts';
+import { type InventoryRunSummary, runInventoryExport } from '../functions/lib/inventory/run.ts';
+import type { CommandContext } from './command-context.ts';
 import { progressReporter } from './progress.ts';
 
 export async function runInventory(ctx: CommandContext): Promise<number> {

@@ -1,9 +1,9 @@
 // Step Functions, first state: plan a cost backfill and write its units for the Distributed Map.
 import type { Context } from 'aws-lambda';
-import { type BackfillPlan, planBackfill } from './lib/backfill.ts';
-import { parseCostEvent } from './lib/cost-event.ts';
-import { functionRuntime } from './lib/function-runtime.ts';
-import { joinKey } from './lib/sink.ts';
+import { type BackfillPlan, planBackfill } from './lib/costs/backfill.ts';
+import { parseCostEvent } from './lib/costs/event.ts';
+import { functionRuntime } from './lib/lambda/function-runtime.ts';
+import { joinKey } from './lib/storage/sink.ts';
 
 export async function handler(
   event: unknown,

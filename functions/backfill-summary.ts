@@ -1,10 +1,10 @@
 // Step Functions, last state: summarise a backfill from the manifests its units wrote.
 // Fails (so the execution fails and alarms) when any unit did not export.
 import type { Context } from 'aws-lambda';
-import { type BackfillPlan, type BackfillSummary, summarizeBackfill } from './lib/backfill.ts';
-import { openSink } from './lib/destination.ts';
+import { type BackfillPlan, type BackfillSummary, summarizeBackfill } from './lib/costs/backfill.ts';
+import { openSink } from './lib/storage/open-sink.ts';
 import { ExportError } from './lib/errors.ts';
-import { functionRuntime } from './lib/function-runtime.ts';
+import { functionRuntime } from './lib/lambda/function-runtime.ts';
 
 export async function handler(event: { plan: BackfillPlan }, context?: Context): Promise<BackfillSummary> {
   const { config, log } = functionRuntime('backfill-summary', context);

@@ -1,9 +1,9 @@
 // Step Functions, Distributed Map item: export one (data source, billed date) unit.
 import type { Context } from 'aws-lambda';
-import { type BackfillItem, runBackfillUnit } from './lib/backfill.ts';
-import type { CostUnitResult } from './lib/cost-export.ts';
+import { type BackfillItem, runBackfillUnit } from './lib/costs/backfill.ts';
+import type { CostUnitResult } from './lib/costs/unit.ts';
 import { EventError } from './lib/errors.ts';
-import { functionRuntime } from './lib/function-runtime.ts';
+import { functionRuntime } from './lib/lambda/function-runtime.ts';
 import { isIsoDate } from './lib/dates.ts';
 
 export async function handler(event: unknown, context?: Context): Promise<CostUnitResult> {

@@ -1,10 +1,10 @@
 // Lambda entry: export the cost days of the event (by default the days that changed in this
 // month and the previous one) to Parquet on S3, inline. Large backfills go to the state machine.
 import type { Context } from 'aws-lambda';
-import { parseCostEvent } from './lib/cost-event.ts';
-import { type CostRunSummary, runCostExport } from './lib/cost-run.ts';
+import { parseCostEvent } from './lib/costs/event.ts';
+import { type CostRunSummary, runCostExport } from './lib/costs/run.ts';
 import { ExportError } from './lib/errors.ts';
-import { functionRuntime } from './lib/function-runtime.ts';
+import { functionRuntime } from './lib/lambda/function-runtime.ts';
 
 export async function handler(event: unknown, context?: Context): Promise<CostRunSummary> {
   const { config, log, runId, connect } = functionRuntime('cost-export', context);

@@ -2,9 +2,9 @@
 // accounts) to Parquet on S3 for the event's snapshot date.
 import type { Context } from 'aws-lambda';
 import { ExportError } from './lib/errors.ts';
-import { functionRuntime } from './lib/function-runtime.ts';
-import { parseInventoryEvent } from './lib/inventory-event.ts';
-import { type InventoryRunSummary, runInventoryExport } from './lib/inventory-export.ts';
+import { functionRuntime } from './lib/lambda/function-runtime.ts';
+import { parseInventoryEvent } from './lib/inventory/event.ts';
+import { type InventoryRunSummary, runInventoryExport } from './lib/inventory/run.ts';
 
 export async function handler(event: unknown, context?: Context): Promise<InventoryRunSummary> {
   const { config, log, runId, connect } = functionRuntime('inventory-export', context);

@@ -3,7 +3,7 @@
 import { Stack } from 'aws-cdk-lib';
 import { CfnDatabase, CfnTable } from 'aws-cdk-lib/aws-glue';
 import { Construct } from 'constructs';
-import { glueType, type TableDef } from '../functions/lib/columns.ts';
+import { glueType, type TableDef } from '../functions/lib/parquet/columns.ts';
 
 export const PARQUET_FORMAT = {
   inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',

@@ -4,8 +4,8 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { TableDef } from '../functions/lib/columns.ts';
-import { exportTables } from '../functions/lib/tables.ts';
+import type { TableDef } from '../functions/lib/parquet/columns.ts';
+import { exportTables } from '../functions/lib/tables/all-tables.ts';
 import { ExportAlarms } from './alarms.ts';
 import { AthenaTables } from './athena-tables.ts';
 import { AthenaWorkgroup } from './athena-workgroup.ts';

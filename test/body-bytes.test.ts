@@ -1,7 +1,7 @@
 // Answer bodies read into pooled buffers: the text is undici's body.text() text, whatever the
 // chunking, the declared length, or the buffer a body before left behind.
 import { describe, expect, it } from 'vitest';
-import { readBody } from '../functions/lib/body-bytes.ts';
+import { readBody } from '../functions/lib/cloudforet/body-bytes.ts';
 
 async function* chunks(...parts: Uint8Array[]) {
   for (const part of parts) yield part;

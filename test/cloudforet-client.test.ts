@@ -1,15 +1,22 @@
-// The client and pager against the simulator over real HTTP.
+// The client and pager against the simulator over real HTTP. Every test has its own simulator,
+// connection pool and record of backoff delays: nothing carries from one test to the next.
 import { Agent } from 'undici';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CloudforetClient } from '../functions/lib/cloudforet-client.ts';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { CloudforetApiError, PagingDriftError } from '../functions/lib/errors.ts';
-import { type ApiRecord, type ListRequest, listPages } from '../functions/lib/pager.ts';
+import { type ApiRecord, type ListRequest, listPages } from '../functions/lib/cloudforet/pager.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 
 const DAY = '2026-09-10';
 const EMPTY_DAY = '2026-09-20';
-const dispatcher = new Agent({ connect: { timeout: 2_000 } });
-let delays: number[] = [];
+let dispatcher: Agent;
+/** The backoff delays the current test's clients asked for (sleeps are skipped, not waited). */
+let delays: number[];
+beforeEach(() => {
+  dispatcher = new Agent({ connect: { timeout: 2_000 } });
+  delays = [];
+});
+afterEach(() => dispatcher.close());
 
 function clientFor(
   sim: Simulator,
@@ -46,7 +53,7 @@ async function collect(pages: AsyncGenerator<ApiRecord[]>): Promise<ApiRecord[]>
 
 describe('paging against the simulator', () => {
   let sim: Simulator;
-  beforeAll(async () => {
+  beforeEach(async () => {
     sim = await startSimulator({
       seed: 5,
       dataSources: 1,
@@ -56,11 +63,7 @@ describe('paging against the simulator', () => {
       exactRowsPerDay: true,
     });
   });
-  afterAll(() => sim.close());
-  beforeEach(() => {
-    sim.resetRequestLog();
-    delays = [];
-  });
+  afterEach(() => sim.close());
 
   it('pages 2,500 rows at row offsets 1, 1001, 2001 even when asking for 5,000 a page', async () => {
     const rows = await collect(listPages(clientFor(sim), costDay(sim, DAY, 5_000)));
@@ -118,7 +121,7 @@ describe('paging against the simulator', () => {
 
 describe('retries and errors against the simulator', () => {
   let sim: Simulator;
-  beforeAll(async () => {
+  beforeEach(async () => {
     sim = await startSimulator({
       seed: 6,
       dataSources: 1,
@@ -128,11 +131,7 @@ describe('retries and errors against the simulator', () => {
       exactRowsPerDay: true,
     });
   });
-  afterAll(() => sim.close());
-  beforeEach(() => {
-    sim.resetRequestLog();
-    delays = [];
-  });
+  afterEach(() => sim.close());
   const list = (client: CloudforetClient) => client.call('/cost-analysis/data-source/list', {});
 
   it.each(['503', '500', '504', 'reset', 'badjson', 'truncated'] as const)(

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler } from '../functions/cost-export.ts';
-import { costTable } from '../functions/lib/cost-columns.ts';
+import { costTable } from '../functions/lib/tables/costs.ts';
 import { daysBetween } from '../functions/lib/dates.ts';
 import { downloadPrefix, readBothWays } from './support/export-reader.ts';
 import { BUCKET, type LocalAws, PREFIX, startLocalAws } from './support/local-aws.ts';

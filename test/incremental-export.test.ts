@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CloudforetClient } from '../functions/lib/cloudforet-client.ts';
-import { runCostExport } from '../functions/lib/cost-run.ts';
-import { dirSink } from '../functions/lib/dir-sink.ts';
+import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
+import { runCostExport } from '../functions/lib/costs/run.ts';
+import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 
 const FROM = '2026-08-01';

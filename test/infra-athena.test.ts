@@ -1,7 +1,7 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { exportTables } from '../functions/lib/tables.ts';
+import { exportTables } from '../functions/lib/tables/all-tables.ts';
 import { loadNamedQueries } from '../infra/named-queries.ts';
 import { type Json, synth } from './support/synth-stack.ts';
 

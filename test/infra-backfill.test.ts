@@ -2,8 +2,8 @@
 // read from the synthesized definition (its Fn::Join resolved with placeholders for tokens).
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { unitsKey } from '../functions/lib/backfill.ts';
-import { joinKey } from '../functions/lib/sink.ts';
+import { unitsKey } from '../functions/lib/costs/backfill.ts';
+import { joinKey } from '../functions/lib/storage/sink.ts';
 import { idOf, synth } from './support/synth-stack.ts';
 
 import type { Json } from './support/synth-stack.ts';

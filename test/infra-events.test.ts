@@ -3,8 +3,8 @@
 // validation error.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseCostEvent } from '../functions/lib/cost-event.ts';
-import { parseInventoryEvent } from '../functions/lib/inventory-event.ts';
+import { parseCostEvent } from '../functions/lib/costs/event.ts';
+import { parseInventoryEvent } from '../functions/lib/inventory/event.ts';
 import { readSettings } from '../infra/settings.ts';
 
 const dir = new URL('../events/', import.meta.url);

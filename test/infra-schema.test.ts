@@ -4,8 +4,8 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { SchemaElement } from 'hyparquet';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parquetSchema } from '../functions/lib/columns.ts';
-import { exportTables } from '../functions/lib/tables.ts';
+import { parquetSchema } from '../functions/lib/parquet/columns.ts';
+import { exportTables } from '../functions/lib/tables/all-tables.ts';
 import { CloudforetExportStack } from '../infra/cloudforet-export-stack.ts';
 import { readSettings } from '../infra/settings.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EventError } from '../functions/lib/errors.ts';
-import { parseInventoryEvent } from '../functions/lib/inventory-event.ts';
+import { parseInventoryEvent } from '../functions/lib/inventory/event.ts';
 
 const NOW = new Date('2026-06-15T23:30:00Z');
 

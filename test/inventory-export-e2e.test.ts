@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler } from '../functions/inventory-export.ts';
-import { inventoryTables } from '../functions/lib/inventory-columns.ts';
+import { inventoryTables } from '../functions/lib/tables/inventory.ts';
 import { downloadPrefix } from './support/export-reader.ts';
 import { BUCKET, type LocalAws, PREFIX, startLocalAws } from './support/local-aws.ts';
 import { expectNoSecret } from './support/log-capture.ts';

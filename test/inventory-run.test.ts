@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { parquetMetadata } from 'hyparquet';
 import { Agent } from 'undici';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CloudforetClient } from '../functions/lib/cloudforet-client.ts';
-import { dirSink } from '../functions/lib/dir-sink.ts';
-import { inventoryTables } from '../functions/lib/inventory-columns.ts';
-import { type InventoryRunDeps, runInventoryExport } from '../functions/lib/inventory-export.ts';
-import { exportTables } from '../functions/lib/tables.ts';
+import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
+import { dirSink } from '../functions/lib/storage/dir-sink.ts';
+import { inventoryTables } from '../functions/lib/tables/inventory.ts';
+import { type InventoryRunDeps, runInventoryExport } from '../functions/lib/inventory/run.ts';
+import { exportTables } from '../functions/lib/tables/all-tables.ts';
 import { readWithArrow } from './support/parquet-readers.ts';
 
 type Body = { query: { page: { start: number; limit: number }; filter?: unknown } };

@@ -4,8 +4,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CloudforetClient } from '../functions/lib/cloudforet-client.ts';
-import { type ApiRecord, listPages, PAGES_AHEAD } from '../functions/lib/pager.ts';
+import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
+import { type ApiRecord, listPages, PAGES_AHEAD } from '../functions/lib/cloudforet/pager.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 
 const DAY = '2026-09-10';

@@ -4,9 +4,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TableDef } from '../functions/lib/columns.ts';
-import { dirSink } from '../functions/lib/dir-sink.ts';
-import { ParquetRowWriter } from '../functions/lib/parquet-writer.ts';
+import type { TableDef } from '../functions/lib/parquet/columns.ts';
+import { dirSink } from '../functions/lib/storage/dir-sink.ts';
+import { ParquetRowWriter } from '../functions/lib/parquet/row-writer.ts';
 import { queryDuckDB, readWithArrow } from './support/parquet-readers.ts';
 
 interface Probe {

@@ -2,9 +2,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CostContext, costTable } from '../functions/lib/cost-columns.ts';
-import { dirSink } from '../functions/lib/dir-sink.ts';
-import { ParquetRowWriter } from '../functions/lib/parquet-writer.ts';
+import { type CostContext, costTable } from '../functions/lib/tables/costs.ts';
+import { dirSink } from '../functions/lib/storage/dir-sink.ts';
+import { ParquetRowWriter } from '../functions/lib/parquet/row-writer.ts';
 import { duckSchema, queryDuckDB, readWithArrow } from './support/parquet-readers.ts';
 
 const context: CostContext = {

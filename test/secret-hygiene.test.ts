@@ -10,7 +10,7 @@ import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../cli/main.ts';
 import { handler } from '../functions/cost-export.ts';
-import { CloudforetClient } from '../functions/lib/cloudforet-client.ts';
+import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { createLogger } from '../functions/lib/log.ts';
 import type { FaultKind } from '../tools/simulator/index.ts';

@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SecretError } from '../functions/lib/errors.ts';
-import { fileSecretSource, parseCredential, secretsManagerSource } from '../functions/lib/secret.ts';
+import {
+  fileSecretSource,
+  parseCredential,
+  secretsManagerSource,
+} from '../functions/lib/cloudforet/secret.ts';
 import { expectNoSecret } from './support/log-capture.ts';
 import { type SecretsManagerResponder, startSecretsManager } from './support/secrets-manager.ts';
 import { consoleAppJson, makeTestToken } from './support/tokens.ts';

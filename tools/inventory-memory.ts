@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { CloudforetClient, createDispatcher } from '../functions/lib/cloudforet-client.ts';
-import { dirSink } from '../functions/lib/dir-sink.ts';
-import { runInventoryExport } from '../functions/lib/inventory-export.ts';
+import { CloudforetClient, createDispatcher } from '../functions/lib/cloudforet/client.ts';
+import { dirSink } from '../functions/lib/storage/dir-sink.ts';
+import { runInventoryExport } from '../functions/lib/inventory/run.ts';
 import { startSimulator } from './simulator/index.ts';
 
 const MB = 1024 * 1024;

@@ -3,9 +3,9 @@
 // {endpoint, token, dir, from, to} for a run, or {dir, key, bytes} for one object of `bytes` bytes
 // written in a single chunk. Output: one JSON line on stdout (the summary, or {code, message}).
 import { Agent } from 'undici';
-import { CloudforetClient } from '../../functions/lib/cloudforet-client.ts';
-import { runCostExport } from '../../functions/lib/cost-run.ts';
-import { dirSink } from '../../functions/lib/dir-sink.ts';
+import { CloudforetClient } from '../../functions/lib/cloudforet/client.ts';
+import { runCostExport } from '../../functions/lib/costs/run.ts';
+import { dirSink } from '../../functions/lib/storage/dir-sink.ts';
 import { errorCode, errorMessage } from '../../functions/lib/errors.ts';
 
 const args = JSON.parse(process.env.EXPORT_CHILD_ARGS ?? '{}') as {

@@ -1,5 +1,5 @@
 // Stand-in stdout/stderr for calling the CLI's main() in process.
-import type { CliIo } from '../../cli/main.ts';
+import type { CliIo } from '../../cli/command-context.ts';
 
 export function fakeIo(): CliIo & { out: () => string; err: () => string } {
   const out: string[] = [];

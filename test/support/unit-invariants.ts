@@ -4,8 +4,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { expect } from 'vitest';
-import { costManifestKey, costObjectKey } from '../../functions/lib/cost-export.ts';
-import type { CostRunSummary } from '../../functions/lib/cost-run.ts';
+import { costManifestKey, costObjectKey } from '../../functions/lib/costs/unit.ts';
+import type { CostRunSummary } from '../../functions/lib/costs/run.ts';
 import type { Simulator } from '../../tools/simulator/index.ts';
 import { readBothWays } from './export-reader.ts';
 

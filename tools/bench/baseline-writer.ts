@@ -1,7 +1,7 @@
 // The baseline: the same mapped cost rows written with parquetjs-lite (the package the card
 // named), its schema mirroring costTable: UTF8 strings, DOUBLE, TIMESTAMP_MILLIS, SNAPPY, V1 pages.
 import parquet from 'parquetjs-lite';
-import type { ColumnType, TableDef } from '../../functions/lib/columns.ts';
+import type { ColumnType, TableDef } from '../../functions/lib/parquet/columns.ts';
 
 const fieldType: Record<ColumnType, string> = {
   string: 'UTF8',

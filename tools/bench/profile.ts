@@ -4,10 +4,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CloudforetClient, createDispatcher } from '../../functions/lib/cloudforet-client.ts';
-import { runCostExport } from '../../functions/lib/cost-run.ts';
-import { listDataSources } from '../../functions/lib/data-sources.ts';
-import { dirSink } from '../../functions/lib/dir-sink.ts';
+import { CloudforetClient, createDispatcher } from '../../functions/lib/cloudforet/client.ts';
+import { runCostExport } from '../../functions/lib/costs/run.ts';
+import { listDataSources } from '../../functions/lib/costs/data-sources.ts';
+import { dirSink } from '../../functions/lib/storage/dir-sink.ts';
 import { queryDuckDB } from '../../test/support/parquet-readers.ts';
 
 export interface SizeProfile {

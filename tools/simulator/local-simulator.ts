@@ -5,7 +5,7 @@ import { dayNumber } from './calendar.ts';
 import type { CostRecord } from './cost-rows.ts';
 import type { CostChange } from './cost-store.ts';
 import { type Fault, FaultQueue, pathMatcher } from './faults.ts';
-import type { CloudServiceSelection, CostTruth, Simulator } from './index.ts';
+import type { CloudServiceSelection, CostTruth, Simulator } from './simulator-api.ts';
 import { recordsJson } from './record-json.ts';
 import { routeCall } from './routes.ts';
 import { type RequestRecord, type RunningServer, startServer } from './server.ts';

@@ -1,10 +1,10 @@
 // The inventory function's event: {} (today, UTC) or {"snapshotDate": "YYYY-MM-DD"}, with an
 // optional "includeInactive": true. The date only labels the partition: a snapshot is always
 // of what Cloudforet lists now. Anything else is refused with a message that names it.
-import { isIsoDate, utcDay } from './dates.ts';
-import { EventError } from './errors.ts';
-import { eventFields, flag } from './event-shape.ts';
-import type { InventoryRunRequest } from './inventory-export.ts';
+import { isIsoDate, utcDay } from '../dates.ts';
+import { EventError } from '../errors.ts';
+import { eventFields, flag } from '../event-shape.ts';
+import type { InventoryRunRequest } from './run.ts';
 
 const allowedKeys = ['snapshotDate', 'includeInactive'];
 

@@ -3,7 +3,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SecretError } from './errors.ts';
+import { SecretError } from '../errors.ts';
 
 export interface CloudforetCredential {
   readonly token: string;

@@ -1,8 +1,10 @@
 // Offset paging over a Cloudforet list verb, as an async generator of pages.
 // page.start is a 1-based ROW offset and the server caps a page at 1000 rows, silently.
 // Paging live data can skip or repeat rows, so any sign of drift aborts the whole unit.
-import type { CloudforetClient, PendingAnswer } from './cloudforet-client.ts';
-import { PagingDriftError } from './errors.ts';
+// However the listing ends (its end, a failure, the caller letting go), every request it started
+// has settled or been aborted before it returns, and no retry of one starts after.
+import type { CloudforetClient, PendingAnswer } from './client.ts';
+import { PagingDriftError } from '../errors.ts';
 
 export const PAGE_LIMIT = 1000;
 
@@ -33,15 +35,29 @@ export const PAGES_AHEAD = 2;
  * Pages of records, in order; while the caller handles one, the next PAGES_AHEAD are on their way.
  * Offsets ahead assume full pages; a short page before the end (a server paging smaller than
  * asked) drops them and pages on from the row after it, at that size.
+ * The signal (the unit's) aborts every request of the listing; so does the listing's own end.
  */
-export async function* listPages(client: CloudforetClient, req: ListRequest): AsyncGenerator<ApiRecord[]> {
+export async function* listPages(
+  client: CloudforetClient,
+  req: ListRequest,
+  signal?: AbortSignal,
+): AsyncGenerator<ApiRecord[]> {
   let pageSize = Math.min(req.pageLimit ?? PAGE_LIMIT, PAGE_LIMIT);
+  const own = new AbortController();
+  const opts = { signal: signal ? AbortSignal.any([signal, own.signal]) : own.signal };
   // Pages ahead wait unparsed (see CloudforetClient.receive).
   let inFlight: Promise<PendingAnswer<ListAnswer>>[] = [];
+  /** Requests not settled yet: awaited when the listing ends, so none outlives it. */
+  const unsettled = new Set<Promise<void>>();
   let nextStart = 1;
   const request = () => {
-    const answer = client.receive<ListAnswer>(req.path, pageBody(req, nextStart, pageSize));
-    answer.catch(() => {}); // a page asked ahead may be abandoned when the unit fails; it is awaited otherwise
+    const answer = client.receive<ListAnswer>(req.path, pageBody(req, nextStart, pageSize), opts);
+    const settled = answer.then(
+      () => undefined,
+      () => undefined, // a page asked ahead may be dropped when the listing fails
+    );
+    unsettled.add(settled);
+    void settled.then(() => unsettled.delete(settled));
     inFlight.push(answer);
     nextStart += pageSize;
   };
@@ -82,10 +98,15 @@ export async function* listPages(client: CloudforetClient, req: ListRequest): As
     page.rows = undefined;
     return rows;
   };
-  request();
-  for (let next = inFlight.shift(); next; next = inFlight.shift()) {
-    page.rows = accept(await (await next).read());
-    if (page.rows.length > 0) yield take();
+  try {
+    request();
+    for (let next = inFlight.shift(); next; next = inFlight.shift()) {
+      page.rows = accept(await (await next).read());
+      if (page.rows.length > 0) yield take();
+    }
+  } finally {
+    own.abort();
+    await Promise.all(unsettled);
   }
 }
 

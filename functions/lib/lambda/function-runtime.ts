@@ -3,12 +3,12 @@
 // invocations reuse the cached client_secret.
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Context } from 'aws-lambda';
-import { type CloudforetSession, openSession } from './cloudforet-session.ts';
-import { type FunctionConfig, readConfig } from './config.ts';
-import { openSink } from './destination.ts';
-import { createLogger, type Logger } from './log.ts';
-import { type SecretSource, secretsManagerSource } from './secret.ts';
-import type { Sink } from './sink.ts';
+import { type CloudforetSession, openSession } from '../cloudforet/session.ts';
+import { type FunctionConfig, readConfig } from '../config.ts';
+import { openSink } from '../storage/open-sink.ts';
+import { createLogger, type Logger } from '../log.ts';
+import { type SecretSource, secretsManagerSource } from '../cloudforet/secret.ts';
+import type { Sink } from '../storage/sink.ts';
 
 let secrets: { id: string; source: SecretSource } | undefined;
 

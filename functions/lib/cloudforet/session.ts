@@ -1,7 +1,7 @@
 // Load the credential and build a client for it: shared by the functions and the CLI.
 import type { Dispatcher } from 'undici';
-import { CloudforetClient, createDispatcher } from './cloudforet-client.ts';
-import type { Logger } from './log.ts';
+import { CloudforetClient, createDispatcher } from './client.ts';
+import type { Logger } from '../log.ts';
 import type { CloudforetCredential, SecretSource } from './secret.ts';
 
 export interface SessionOptions {

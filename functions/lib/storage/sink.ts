@@ -1,6 +1,9 @@
 // Where exported objects go. Every object appears whole or not at all: data is written to a
 // pending upload (multipart, or a temporary file) that becomes visible only on commit.
-import type { ByteOut } from './parquet-writer.ts';
+/** Where a file's bytes go, in order; a slow consumer holds the writer back. */
+export interface ByteOut {
+  write(chunk: Uint8Array): Promise<void>;
+}
 
 export interface ObjectUpload extends ByteOut {
   /** Make the object visible under its key, replacing any previous one. */

@@ -11,7 +11,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { SinkError } from './errors.ts';
+import { SinkError } from '../errors.ts';
 import { joinKey, type ObjectUpload, type Sink } from './sink.ts';
 
 export interface S3SinkOptions {

@@ -2,8 +2,8 @@
 // Retry policy lives here and only here; callers never retry a single request themselves.
 import { Agent, type Dispatcher, request } from 'undici';
 import { type BodyBytes, readBody } from './body-bytes.ts';
-import { CloudforetApiError } from './errors.ts';
-import { type Logger, silentLogger } from './log.ts';
+import { CloudforetApiError } from '../errors.ts';
+import { type Logger, silentLogger } from '../log.ts';
 
 export interface RetryPolicy {
   /** Total attempts per request, the first included. */
@@ -23,8 +23,13 @@ export interface CloudforetClientOptions {
   readonly bodyTimeoutMs?: number;
   readonly retry?: Partial<RetryPolicy>;
   readonly log?: Logger;
-  readonly sleep?: (ms: number) => Promise<void>;
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly random?: () => number;
+}
+
+/** Per-request options: an abort signal ends the request and any retry of it at once. */
+export interface CallOptions {
+  readonly signal?: AbortSignal;
 }
 
 /** An answer that came whole and is not parsed yet; read() parses it, once. */
@@ -60,8 +65,12 @@ export class CloudforetClient {
   }
 
   /** POST one verb, e.g. call('/cost-analysis/cost/list', {...}), retrying transient failures. */
-  async call<T = Record<string, unknown>>(path: string, body: Record<string, unknown>): Promise<T> {
-    return (await this.receive<T>(path, body)).read();
+  async call<T = Record<string, unknown>>(
+    path: string,
+    body: Record<string, unknown>,
+    opts: CallOptions = {},
+  ): Promise<T> {
+    return (await this.receive<T>(path, body, opts)).read();
   }
 
   /**
@@ -73,21 +82,24 @@ export class CloudforetClient {
   receive<T = Record<string, unknown>>(
     path: string,
     body: Record<string, unknown>,
+    opts: CallOptions = {},
   ): Promise<PendingAnswer<T>> {
-    return this.receiveFrom<T>(path, body, 1);
+    return this.receiveFrom<T>(path, body, 1, opts.signal);
   }
 
   private async receiveFrom<T>(
     path: string,
     body: Record<string, unknown>,
     first: number,
+    signal: AbortSignal | undefined,
   ): Promise<PendingAnswer<T>> {
     for (let attempt = first; ; attempt++) {
       try {
-        const bytes = await this.callOnce(path, body);
-        return { read: () => this.read<T>(path, body, bytes, attempt) };
+        signal?.throwIfAborted();
+        const bytes = await this.callOnce(path, body, signal);
+        return { read: () => this.read<T>(path, body, bytes, attempt, signal) };
       } catch (error) {
-        await this.beforeRetry(path, attempt, error);
+        await this.beforeRetry(path, attempt, error, signal);
       }
     }
   }
@@ -97,33 +109,49 @@ export class CloudforetClient {
     body: Record<string, unknown>,
     bytes: BodyBytes,
     attempt: number,
+    signal: AbortSignal | undefined,
   ): Promise<T> {
     try {
       return parseSuccess(path, bytes.text()) as T;
     } catch (error) {
-      await this.beforeRetry(path, attempt, error);
-      return (await this.receiveFrom<T>(path, body, attempt + 1)).read();
+      await this.beforeRetry(path, attempt, error, signal);
+      return (await this.receiveFrom<T>(path, body, attempt + 1, signal)).read();
     }
   }
 
-  /** Waits out the backoff when the failure may pass and attempts are left; throws it otherwise. */
-  private async beforeRetry(path: string, attempt: number, error: unknown): Promise<void> {
+  /**
+   * Waits out the backoff when the failure may pass, attempts are left and nobody aborted the
+   * request; throws otherwise. An abort during the wait ends it at once: no retry starts after.
+   */
+  private async beforeRetry(
+    path: string,
+    attempt: number,
+    error: unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    if (signal?.aborted) throw abortedError(path, signal);
     if (!(error instanceof CloudforetApiError) || !error.retryable || attempt >= this.retry.attempts) {
       throw error;
     }
     const delay = this.backoff(attempt, error.retryAfterMs);
     this.retries++;
     this.log.warn('cloudforet request retried', { path, attempt, delayMs: delay, code: error.code });
-    await (this.opts.sleep ?? sleep)(delay);
+    await (this.opts.sleep ?? sleep)(delay, signal);
+    if (signal?.aborted) throw abortedError(path, signal);
   }
 
   /** One request; a success's body comes back as bytes, anything else as a typed error. */
-  private async callOnce(path: string, body: Record<string, unknown>): Promise<BodyBytes> {
+  private async callOnce(
+    path: string,
+    body: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+  ): Promise<BodyBytes> {
     let response: Dispatcher.ResponseData;
     try {
       response = await request(`${this.endpoint}${path}`, {
         method: 'POST',
         dispatcher: this.opts.dispatcher,
+        signal,
         headers: { authorization: `Bearer ${this.opts.token}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
         headersTimeout: this.opts.headersTimeoutMs ?? 60_000,
@@ -261,6 +289,23 @@ function parseRetryAfter(value: string): number | undefined {
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** Resolves after ms, or at once when the signal aborts (the caller then throws). */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** The request was abandoned by its caller (its unit ended); never retried. */
+function abortedError(path: string, signal: AbortSignal): CloudforetApiError {
+  return new CloudforetApiError(
+    { path, retryable: false, message: `cloudforet: ${path} abandoned: its unit ended` },
+    { cause: signal.reason },
+  );
 }

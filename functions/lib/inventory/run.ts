@@ -2,23 +2,21 @@
 // <table>/snapshot_date=D/<scope>.parquet that a re-run replaces whole. The scope part ('domain'
 // for a domain app, the workspace id for a workspace app) keeps scopes from overwriting each other.
 import { randomUUID } from 'node:crypto';
-import type { CloudforetClient } from './cloudforet-client.ts';
-import { PARQUET_CONTENT_TYPE } from './cost-export.ts';
-import type { RunProgress } from './cost-run.ts';
-import { errorCode, errorMessage, isRetryable } from './errors.ts';
+import type { CloudforetClient } from '../cloudforet/client.ts';
+import { exportListing } from '../export/listing-export.ts';
+import type { RunProgress } from '../export/run-progress.ts';
+import { attemptUnit } from '../export/unit-attempts.ts';
 import {
   INACTIVE_STATES,
   type InventoryContext,
   type InventorySource,
   type InventoryTableDef,
   inventorySources,
-} from './inventory-columns.ts';
-import { type Logger, silentLogger } from './log.ts';
-import { manifestKey, type UnitManifest } from './manifest.ts';
-import { type ApiRecord, listPages, nextPage } from './pager.ts';
-import { ParquetRowWriter } from './parquet-writer.ts';
-import { forEachLimit } from './pool.ts';
-import type { ObjectUpload, Sink } from './sink.ts';
+} from '../tables/inventory.ts';
+import { type Logger, silentLogger } from '../log.ts';
+import { manifestKey, type UnitManifest } from '../storage/manifest.ts';
+import { forEachLimit } from '../pool.ts';
+import type { Sink } from '../storage/sink.ts';
 
 export interface InventoryScope {
   /** 'domain domain-…' or 'workspace workspace-…', as sessions name it. */
@@ -163,19 +161,14 @@ async function exportTableWithRetries(
   req: InventoryRunRequest,
 ): Promise<TableOutcome> {
   const table = source.table.name;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return { result: await exportInventoryTable(deps, source, req), retries: attempt - 1 };
-    } catch (error) {
-      if (isRetryable(error) && attempt < (deps.unitAttempts ?? 3)) {
-        deps.log.warn('inventory table retried', { table, attempt, error });
-        continue;
-      }
-      deps.log.error('inventory table failed', { table, attempt, error });
-      const failure = { table, code: errorCode(error), message: errorMessage(error), attempts: attempt };
-      return { result: { outcome: 'failed', rows: 0, bytes: 0, key: null }, failure, retries: attempt - 1 };
-    }
-  }
+  const outcome = await attemptUnit(
+    { what: 'inventory table', log: deps.log, fields: { table }, attempts: deps.unitAttempts },
+    () => exportInventoryTable(deps, source, req),
+  );
+  if (outcome.ok) return { result: outcome.value, retries: outcome.retries };
+  const { code, message, attempts } = outcome.failure;
+  const failure = { table, code, message, attempts };
+  return { result: { outcome: 'failed', rows: 0, bytes: 0, key: null }, failure, retries: outcome.retries };
 }
 
 /** One table's snapshot: stream every listed record into one object, then its manifest. */
@@ -186,57 +179,31 @@ async function exportInventoryTable(
 ): Promise<InventoryTableResult> {
   const { table } = source;
   const now = deps.now?.() ?? new Date();
-  const key = inventoryObjectKey(table, req.snapshotDate, deps.scope);
   const filter =
     source.hidesInactive && req.includeInactive ? [{ k: 'state', v: INACTIVE_STATES, o: 'in' }] : [];
-  const pages = listPages(deps.client, { ...source.list, filter });
   const context: InventoryContext = { exportedAtMs: now.getTime() };
-  let upload: ObjectUpload | undefined;
-  let writer: ParquetRowWriter<ApiRecord, InventoryContext> | undefined;
-  let bytes = 0;
-  try {
-    // Not for-await, so that no page outlives its handing over (see exportCostUnit).
-    for (let page = await nextPage(pages); page; page = await nextPage(pages)) {
-      if (!upload) {
-        upload = deps.sink.begin(key, PARQUET_CONTENT_TYPE);
-        writer = new ParquetRowWriter(table, upload, context, {
-          rowGroupRows: deps.rowGroupRows ?? source.rowGroupRows,
-          kvMetadata: { snapshot_date: req.snapshotDate, scope: deps.scope.label, run_id: deps.runId },
-        });
-      }
-      const count = page.length;
-      const appended = writer!.append(page);
-      page = undefined;
-      await appended;
-      deps.onRows(count);
-    }
-    if (upload && writer) {
-      bytes = (await writer.close()).bytes;
-      await upload.commit();
-    }
-  } catch (error) {
-    await pages.return(undefined); // as for-await would: the listing is abandoned
-    await upload?.abort();
-    throw error;
-  }
-  const rows = writer?.rows ?? 0;
-  if (rows === 0) await deps.sink.remove(key);
-  const published = rows > 0 ? key : null;
-  const manifest: UnitManifest & { scope: string; includeInactive: boolean } = {
-    table: table.name,
-    partition: req.snapshotDate,
-    scope: deps.scope.label,
-    includeInactive: req.includeInactive === true,
-    key: published,
-    rows,
-    totalCount: rows,
-    bytes,
-    schemaVersion: table.schemaVersion,
-    runId: deps.runId,
-    exportedAt: now.toISOString(),
-  };
-  const body = `${JSON.stringify(manifest, null, 2)}\n`;
-  await deps.sink.put(inventoryManifestKey(table, req.snapshotDate, deps.scope), body, 'application/json');
-  deps.log.info('inventory table exported', { table: table.name, rows, bytes });
-  return { outcome: published ? 'written' : 'removed', rows, bytes, key: published };
+  const result = await exportListing(deps, {
+    list: { ...source.list, filter },
+    table,
+    context,
+    key: inventoryObjectKey(table, req.snapshotDate, deps.scope),
+    manifestKey: inventoryManifestKey(table, req.snapshotDate, deps.scope),
+    kvMetadata: { snapshot_date: req.snapshotDate, scope: deps.scope.label, run_id: deps.runId },
+    rowGroupRows: deps.rowGroupRows ?? source.rowGroupRows,
+    onPage: (page) => deps.onRows(page.length),
+    manifest: (published): UnitManifest & { scope: string; includeInactive: boolean } => ({
+      table: table.name,
+      partition: req.snapshotDate,
+      scope: deps.scope.label,
+      includeInactive: req.includeInactive === true,
+      ...published,
+      totalCount: published.rows,
+      schemaVersion: table.schemaVersion,
+      runId: deps.runId,
+      exportedAt: now.toISOString(),
+    }),
+  });
+  deps.log.info('inventory table exported', { table: table.name, rows: result.rows, bytes: result.bytes });
+  const { rows, bytes, key } = result;
+  return { outcome: result.outcome === 'written' ? 'written' : 'removed', rows, bytes, key };
 }

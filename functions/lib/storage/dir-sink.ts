@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { SinkError } from './errors.ts';
+import { SinkError } from '../errors.ts';
 import type { ObjectUpload, Sink } from './sink.ts';
 
 export function dirSink(root: string): Sink {

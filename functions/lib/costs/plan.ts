@@ -1,7 +1,7 @@
 // Planning is pure: (window, data sources, manifests, source stats, syncs in progress) -> units.
 // The same plan drives the inline run, the CLI and the Step Functions backfill.
 import type { DataSourceInfo } from './data-sources.ts';
-import { daysBetween } from './dates.ts';
+import { daysBetween } from '../dates.ts';
 import type { DayStat } from './source-state.ts';
 
 export interface PlanInput {

@@ -1,6 +1,13 @@
 // The costs table: Cloudforet cost fields by their own names, plus what the row lacks.
-import { exportedAtColumn, jsonColumn, str, type TableDef, textColumn, zeroIfOmitted } from './columns.ts';
-import type { ApiRecord } from './pager.ts';
+import {
+  exportedAtColumn,
+  jsonColumn,
+  str,
+  type TableDef,
+  textColumn,
+  zeroIfOmitted,
+} from '../parquet/columns.ts';
+import type { ApiRecord } from '../cloudforet/pager.ts';
 
 /** What a cost row needs besides itself: from its data source and the run. */
 export interface CostContext {

@@ -10,8 +10,8 @@ import {
   type TableDef,
   textColumn,
   timestampColumn,
-} from './columns.ts';
-import type { ApiRecord, ListRequest } from './pager.ts';
+} from '../parquet/columns.ts';
+import type { ApiRecord, ListRequest } from '../cloudforet/pager.ts';
 
 /** What a snapshot row needs besides itself. */
 export interface InventoryContext {

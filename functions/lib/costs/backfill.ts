@@ -1,16 +1,16 @@
 // Backfills on Step Functions: plan once (units to S3, read by a Distributed Map), export each
 // unit in its own invocation, then summarise from the manifests the units wrote.
-import type { CloudforetClient } from './cloudforet-client.ts';
-import { costManifestKey, type CostUnitResult } from './cost-export.ts';
-import { listCostManifests, planCostExport } from './cost-plan.ts';
-import { type CostRunRequest, unitExecutor } from './cost-run.ts';
+import type { CloudforetClient } from '../cloudforet/client.ts';
+import { costManifestKey, type CostUnitResult } from './unit.ts';
+import { listCostManifests, planCostExport } from './plan-inputs.ts';
+import { type CostRunRequest, unitExecutor } from './run.ts';
 import { listDataSources, selectDataSources } from './data-sources.ts';
-import { UnitFailedError, UnitRetryableError } from './errors.ts';
-import type { Logger } from './log.ts';
-import { parseManifest } from './manifest.ts';
+import { UnitFailedError, UnitRetryableError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { parseManifest } from '../storage/manifest.ts';
 import type { PlannedUnit } from './plan.ts';
-import { forEachLimit } from './pool.ts';
-import type { Sink } from './sink.ts';
+import { forEachLimit } from '../pool.ts';
+import type { Sink } from '../storage/sink.ts';
 
 export interface BackfillDeps {
   readonly client: CloudforetClient;

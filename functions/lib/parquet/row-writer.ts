@@ -7,13 +7,9 @@ import { ByteWriter } from 'hyparquet-writer';
 import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
 import { parquetSchema, type TableDef } from './columns.ts';
-import { ColumnBuffer, type ColumnPages } from './parquet-column.ts';
-import { forEachLimit } from './pool.ts';
-
-/** Where the file's bytes go, in order; a slow consumer holds the writer back. */
-export interface ByteOut {
-  write(chunk: Uint8Array): Promise<void>;
-}
+import { ColumnBuffer, type ColumnPages } from './column-buffer.ts';
+import { forEachLimit } from '../pool.ts';
+import type { ByteOut } from '../storage/sink.ts';
 
 export interface ParquetWriterOptions {
   /** Rows per row group; the memory bound. */

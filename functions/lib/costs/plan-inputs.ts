@@ -1,13 +1,13 @@
 // Gathers what planning needs (published manifests, Cloudforet's per-day stats, running syncs)
 // and plans the units of a cost run.
-import type { CloudforetClient } from './cloudforet-client.ts';
-import { costManifestKey, costManifestPrefix } from './cost-export.ts';
+import type { CloudforetClient } from '../cloudforet/client.ts';
+import { costManifestKey, costManifestPrefix } from './unit.ts';
 import type { DataSourceInfo } from './data-sources.ts';
-import { daysBetween } from './dates.ts';
-import { parseManifest } from './manifest.ts';
+import { daysBetween } from '../dates.ts';
+import { parseManifest } from '../storage/manifest.ts';
 import { type CostPlan, planCostUnits } from './plan.ts';
-import { forEachLimit } from './pool.ts';
-import type { Sink } from './sink.ts';
+import { forEachLimit } from '../pool.ts';
+import type { Sink } from '../storage/sink.ts';
 import { type DayStat, dailyCostStats, syncingDataSources } from './source-state.ts';
 
 export interface CostPlanRequest {

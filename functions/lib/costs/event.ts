@@ -1,10 +1,10 @@
 // The cost function's event: {} (the default window: this month and the previous one, UTC),
 // {"date"}, or {"from","to"}, with optional "dataSourceIds" and "force". Anything else is
 // refused with a message that names it.
-import { dayCount, isIsoDate, utcDay } from './dates.ts';
-import { EventError } from './errors.ts';
-import { eventFields, flag } from './event-shape.ts';
-import type { CostRunRequest } from './cost-run.ts';
+import { dayCount, isIsoDate, utcDay } from '../dates.ts';
+import { EventError } from '../errors.ts';
+import { eventFields, flag } from '../event-shape.ts';
+import type { CostRunRequest } from './run.ts';
 
 const allowedKeys = ['date', 'from', 'to', 'dataSourceIds', 'force'];
 

@@ -2,20 +2,21 @@
 // with bounded concurrency and bounded unit retries, and summarise whatever happens.
 // A failed unit never stops the others.
 import { randomUUID } from 'node:crypto';
-import type { CloudforetClient } from './cloudforet-client.ts';
-import { type CostUnitResult, exportCostUnit } from './cost-export.ts';
-import { planCostExport } from './cost-plan.ts';
+import type { CloudforetClient } from '../cloudforet/client.ts';
+import { type CostUnitDeps, type CostUnitResult, exportCostUnit } from './unit.ts';
+import { planCostExport } from './plan-inputs.ts';
 import {
   type DataSourceInfo,
   listDataSources,
   selectDataSources,
   virtualWorkspaceMap,
 } from './data-sources.ts';
-import { errorCode, errorMessage, isRetryable } from './errors.ts';
-import { type Logger, silentLogger } from './log.ts';
+import { attemptUnit, type UnitFailureInfo } from '../export/unit-attempts.ts';
+import type { RunProgress } from '../export/run-progress.ts';
+import { type Logger, silentLogger } from '../log.ts';
 import type { PlannedUnit } from './plan.ts';
-import { forEachLimit } from './pool.ts';
-import type { Sink } from './sink.ts';
+import { forEachLimit } from '../pool.ts';
+import type { Sink } from '../storage/sink.ts';
 
 export interface CostRunRequest {
   readonly from: string;
@@ -23,13 +24,6 @@ export interface CostRunRequest {
   readonly dataSourceIds?: readonly string[];
   /** Export every day, changed or not. */
   readonly force?: boolean;
-}
-
-export interface RunProgress {
-  readonly unitsDone: number;
-  readonly unitsTotal: number;
-  readonly rows: number;
-  readonly elapsedMs: number;
 }
 
 export interface CostRunDeps {
@@ -45,14 +39,9 @@ export interface CostRunDeps {
   readonly onProgress?: (progress: RunProgress) => void;
 }
 
-export interface UnitFailure {
+export interface UnitFailure extends UnitFailureInfo {
   readonly dataSourceId: string;
   readonly date: string;
-  readonly code: string;
-  readonly message: string;
-  readonly attempts: number;
-  /** Whether a later attempt may succeed (transient API failure, drift). */
-  readonly retryable: boolean;
 }
 
 export interface DataSourceSummary {
@@ -155,32 +144,19 @@ export async function unitExecutor(
   dataSources: readonly DataSourceInfo[],
 ): Promise<{ run(unit: PlannedUnit): Promise<CostUnitResult | UnitFailure>; retries(): number }> {
   const byId = new Map(dataSources.map((d) => [d.id, d]));
-  const unitDeps = { ...deps, workspaceOfVirtual: await virtualWorkspaceMap(deps.client) };
+  const workspaceOfVirtual = await virtualWorkspaceMap(deps.client);
+  const unitDeps: CostUnitDeps = { ...deps, workspaceOfVirtual, syncStamps: new Map() };
   let retries = 0;
   const run = async (planned: PlannedUnit): Promise<CostUnitResult | UnitFailure> => {
     const unit = { dataSource: byId.get(planned.dataSourceId)!, date: planned.date };
-    const fields = { dataSourceId: planned.dataSourceId, billedDate: planned.date, reason: planned.reason };
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await exportCostUnit(unitDeps, unit);
-      } catch (error) {
-        if (isRetryable(error) && attempt < (deps.unitAttempts ?? 3)) {
-          retries++;
-          deps.log.warn('cost unit retried', { ...fields, attempt, error });
-          continue;
-        }
-        deps.log.error('cost unit failed', { ...fields, attempt, error });
-        const { dataSourceId, date } = planned;
-        return {
-          dataSourceId,
-          date,
-          code: errorCode(error),
-          message: errorMessage(error),
-          attempts: attempt,
-          retryable: isRetryable(error),
-        };
-      }
-    }
+    const { dataSourceId, date } = planned;
+    const fields = { dataSourceId, billedDate: date, reason: planned.reason };
+    const outcome = await attemptUnit(
+      { what: 'cost unit', log: deps.log, fields, attempts: deps.unitAttempts },
+      () => exportCostUnit(unitDeps, unit),
+    );
+    retries += outcome.retries;
+    return outcome.ok ? outcome.value : { dataSourceId, date, ...outcome.failure };
   };
   return { run, retries: () => retries };
 }

@@ -1,8 +1,8 @@
 // What Cloudforet says about a data source right now: per-day row counts and cost sums
 // (cost/analyze, DAILY, at most 31 days a call) and whether a sync is running (job/list).
-import type { CloudforetClient } from './cloudforet-client.ts';
-import { addDays } from './dates.ts';
-import { listPages } from './pager.ts';
+import type { CloudforetClient } from '../cloudforet/client.ts';
+import { addDays } from '../dates.ts';
+import { listPages } from '../cloudforet/pager.ts';
 
 export interface DayStat {
   readonly rows: number;

@@ -1,0 +1,74 @@
+// Import rules, checked in `npm test` (npm run deps). Dependencies point one way:
+// runtime files at the top of functions/lib <- cloudforet, storage <- parquet <- tables <- export
+// <- costs, inventory <- Lambda entries (functions/*.ts) and the CLI. No cycles anywhere.
+const lib = '^functions/lib/';
+const layer = (name) => `${lib}${name}/`;
+const runtime = `${lib}[^/]+[.]ts$`;
+
+/** A folder that must not import from any of the given ones. */
+const mustNotImport = (from, names, why) => ({
+  name: `${from}-not-${names.join('-')}`,
+  comment: why,
+  severity: 'error',
+  from: { path: layer(from) },
+  to: { path: `${lib}(${names.join('|')})/` },
+});
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'An import cycle: split the shared part into its own module.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'runtime-is-the-bottom',
+      comment: 'config, log, errors, dates, pool, event-shape import nothing else of the lib.',
+      severity: 'error',
+      from: { path: runtime },
+      to: { path: `${lib}[^/]+/` },
+    },
+    mustNotImport(
+      'cloudforet',
+      ['storage', 'parquet', 'tables', 'export', 'costs', 'inventory', 'lambda'],
+      'cloudforet talks HTTP only',
+    ),
+    mustNotImport(
+      'storage',
+      ['cloudforet', 'parquet', 'tables', 'export', 'costs', 'inventory', 'lambda'],
+      'storage moves bytes; it knows no Parquet',
+    ),
+    mustNotImport(
+      'parquet',
+      ['cloudforet', 'tables', 'export', 'costs', 'inventory', 'lambda'],
+      'the encoder knows columns, not tables',
+    ),
+    mustNotImport('tables', ['export', 'costs', 'inventory', 'lambda', 'storage'], 'column lists are data'),
+    mustNotImport('export', ['costs', 'inventory', 'lambda'], 'the shared flow knows no kind of export'),
+    mustNotImport('costs', ['inventory', 'lambda'], 'kinds of export do not share code but through export/'),
+    mustNotImport('inventory', ['costs', 'lambda'], 'kinds of export do not share code but through export/'),
+    {
+      name: 'lib-not-outward',
+      comment: 'the lib is imported by entries, the CLI, infra, tools and tests; never the reverse',
+      severity: 'error',
+      from: { path: lib },
+      to: { path: '^(functions/[^/]+[.]ts$|cli/|infra/|tools/|test/)' },
+    },
+    {
+      name: 'product-not-test-code',
+      comment: 'nothing that ships imports tests or dev tools',
+      severity: 'error',
+      from: { path: '^(functions|cli|infra)/' },
+      to: { path: '^(test|tools)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(node_modules|cdk[.]out|export-out)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.mjs'] },
+  },
+};

@@ -1,0 +1,170 @@
+// One unit of cost export: every row of one data source on one billed_date, paged from
+// Cloudforet into one Parquet object under a fixed key, replacing what was there.
+import type { CloudforetClient } from '../cloudforet/client.ts';
+import type { ListRequest } from '../cloudforet/pager.ts';
+import { dayCount, utcDay } from '../dates.ts';
+import { PagingDriftError } from '../errors.ts';
+import { confirmEmpty, exportListing } from '../export/listing-export.ts';
+import { type Logger, silentLogger } from '../log.ts';
+import { manifestKey, type UnitManifest } from '../storage/manifest.ts';
+import type { Sink } from '../storage/sink.ts';
+import { type CostContext, costTable } from '../tables/costs.ts';
+import type { DataSourceInfo } from './data-sources.ts';
+
+export interface CostUnit {
+  readonly dataSource: DataSourceInfo;
+  readonly date: string;
+}
+
+export interface CostUnitDeps {
+  readonly client: CloudforetClient;
+  readonly sink: Sink;
+  readonly runId: string;
+  readonly workspaceOfVirtual: ReadonlyMap<string, string | undefined>;
+  readonly now?: () => Date;
+  readonly log?: Logger;
+  readonly rowGroupRows?: number;
+  /** Days older than this have left Cloudforet's retention: an empty answer never removes them. */
+  readonly archiveAfterDays?: number;
+  /** The last_synchronized_at each data source was last seen with, in this run. */
+  readonly syncStamps: SyncStamps;
+  /** Aborting it ends the unit and every request it started. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * data source id -> last_synchronized_at as last seen in this run, once it moved after the run
+ * listed the data sources. Owned by the run (one per unit executor), never by the module.
+ */
+export type SyncStamps = Map<string, string | undefined>;
+
+export interface CostUnitResult {
+  readonly dataSourceId: string;
+  readonly date: string;
+  /**
+   * written: a new object; removed: the day has no rows, so no object; kept: Cloudforet has no
+   * rows for a day past its retention, so the archived object is left as it was.
+   */
+  readonly outcome: 'written' | 'removed' | 'kept';
+  readonly rows: number;
+  readonly costSum: number;
+  readonly bytes: number;
+}
+
+/** Cloudforet keeps about 12 months; past ~11 an empty day means purged, not restated to zero. */
+export const DEFAULT_ARCHIVE_AFTER_DAYS = 330;
+
+export function costObjectKey(dataSourceId: string, date: string): string {
+  return `${costTable.name}/${costTable.partitionKey}=${date}/${dataSourceId}.parquet`;
+}
+
+export const costManifestPrefix = `_manifests/${costTable.name}/`;
+
+export function costManifestKey(dataSourceId: string, date: string): string {
+  return manifestKey(costTable.name, costTable.partitionKey, date, dataSourceId);
+}
+
+/** The listing of one data source's cost rows of one billed day, sorted by cost_id. */
+export function costDayRequest(dataSourceId: string, date: string): ListRequest {
+  return {
+    path: '/cost-analysis/cost/list',
+    params: { data_source_id: dataSourceId },
+    filter: [{ k: 'billed_date', v: date, o: 'eq' }],
+    idKey: 'cost_id',
+  };
+}
+
+export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promise<CostUnitResult> {
+  const { dataSource: ds, date } = unit;
+  const { client } = deps;
+  const now = deps.now?.() ?? new Date();
+  const list = costDayRequest(ds.id, date);
+  const syncedBefore = deps.syncStamps.has(ds.id) ? deps.syncStamps.get(ds.id) : ds.lastSynchronizedAt;
+  const pastRetention = dayCount(date, utcDay(now)) > (deps.archiveAfterDays ?? DEFAULT_ARCHIVE_AFTER_DAYS);
+  let costSum = 0;
+  const context: CostContext = {
+    currency: ds.currency,
+    workspaceOfVirtual: deps.workspaceOfVirtual,
+    exportedAtMs: now.getTime(),
+  };
+  let result: Awaited<ReturnType<typeof exportListing>>;
+  try {
+    result = await exportListing(deps, {
+      list,
+      table: costTable,
+      context,
+      key: costObjectKey(ds.id, date),
+      manifestKey: costManifestKey(ds.id, date),
+      kvMetadata: { data_source_id: ds.id, billed_date: date, run_id: deps.runId },
+      rowGroupRows: deps.rowGroupRows,
+      onPage: (page) => {
+        for (const row of page) costSum += typeof row.cost === 'number' ? row.cost : 0;
+      },
+      beforePublish: async (pages, signal) => {
+        if (pages > 1) await expectNoSyncFinished(deps, ds, syncedBefore, date, signal);
+      },
+      whenEmpty: async (signal) => {
+        if (pastRetention) return 'keep';
+        await confirmEmpty(client, list, `${ds.id} ${date}`, signal);
+        return 'remove';
+      },
+      manifest: (published): UnitManifest => ({
+        table: costTable.name,
+        partition: date,
+        dataSourceId: ds.id,
+        ...published,
+        totalCount: published.rows,
+        costSum: published.rows > 0 ? costSum : 0,
+        schemaVersion: costTable.schemaVersion,
+        lastSynchronizedAt: ds.lastSynchronizedAt,
+        runId: deps.runId,
+        exportedAt: now.toISOString(),
+      }),
+    });
+  } catch (error) {
+    // The day moved under us: the next attempt starts from the data source's current sync stamp.
+    if (error instanceof PagingDriftError) await syncStamp(deps, ds, deps.signal).catch(() => undefined);
+    throw error;
+  }
+  const log = deps.log ?? silentLogger;
+  const fields = { dataSourceId: ds.id, billedDate: date };
+  if (result.outcome === 'kept') log.warn('no rows past retention; archived object kept', fields);
+  else log.info('cost unit exported', { ...fields, rows: result.rows, bytes: result.bytes });
+  const { outcome, rows, bytes } = result;
+  return { dataSourceId: ds.id, date, outcome, rows, costSum: rows > 0 ? costSum : 0, bytes };
+}
+
+/**
+ * A re-sync replaces a day's rows with the same count under new ids, which offset paging cannot
+ * see: a day paged across a finished sync would mix two versions. The data source's
+ * last_synchronized_at, unchanged since before the first page, proves no sync finished.
+ */
+async function expectNoSyncFinished(
+  deps: CostUnitDeps,
+  ds: DataSourceInfo,
+  before: string | undefined,
+  date: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const after = await syncStamp(deps, ds, signal);
+  if (after === before) return;
+  throw new PagingDriftError(
+    `/cost-analysis/cost/list: data source ${ds.id} finished a sync while ${date} was paged ` +
+      `(last_synchronized_at ${before ?? 'none'} -> ${after ?? 'none'})`,
+  );
+}
+
+async function syncStamp(
+  deps: { client: CloudforetClient; syncStamps: SyncStamps },
+  ds: DataSourceInfo,
+  signal: AbortSignal | undefined,
+): Promise<string | undefined> {
+  const answer = await deps.client.call(
+    '/cost-analysis/data-source/get',
+    { data_source_id: ds.id },
+    { signal },
+  );
+  const stamp = typeof answer.last_synchronized_at === 'string' ? answer.last_synchronized_at : undefined;
+  deps.syncStamps.set(ds.id, stamp);
+  return stamp;
+}

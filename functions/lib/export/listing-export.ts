@@ -1,0 +1,127 @@
+// The one export flow: one Cloudforet listing into one Parquet object under a fixed key, then its
+// manifest. Pages -> column encoder -> pending upload -> commit or abort -> manifest, in that
+// order: nothing is published on failure (the previous object and manifest stay as they were),
+// and a manifest never names an object that is not there. Every table goes through here.
+import type { CloudforetClient } from '../cloudforet/client.ts';
+import { type ApiRecord, type ListRequest, listPages, nextPage, pageBody } from '../cloudforet/pager.ts';
+import { PagingDriftError } from '../errors.ts';
+import type { TableDef } from '../parquet/columns.ts';
+import { ParquetRowWriter } from '../parquet/row-writer.ts';
+import type { ObjectUpload, Sink } from '../storage/sink.ts';
+
+export const PARQUET_CONTENT_TYPE = 'application/vnd.apache.parquet';
+
+export interface ListingExportDeps {
+  readonly client: CloudforetClient;
+  readonly sink: Sink;
+  /** The unit's signal: aborting it ends the listing and every request it started. */
+  readonly signal?: AbortSignal;
+}
+
+/** What one object holds, once published (key null: the listing was empty, so no object). */
+export interface Published {
+  readonly key: string | null;
+  readonly rows: number;
+  readonly bytes: number;
+}
+
+export interface ListingExport<C> {
+  readonly list: ListRequest;
+  readonly table: TableDef<ApiRecord, C>;
+  readonly context: C;
+  readonly key: string;
+  readonly manifestKey: string;
+  readonly kvMetadata: Record<string, string>;
+  readonly rowGroupRows?: number;
+  /** Sees each page before it is encoded (e.g. to sum its cost); must not keep it. */
+  readonly onPage?: (page: readonly ApiRecord[]) => void;
+  /** Proves, after the last page and before anything is published, that the pages are one version. */
+  readonly beforePublish?: (pages: number, signal: AbortSignal) => Promise<void>;
+  /**
+   * An empty listing: 'remove' the object (the default), or 'keep' what is there and write no
+   * manifest (an archive Cloudforet no longer holds rows for).
+   */
+  readonly whenEmpty?: (signal: AbortSignal) => Promise<'remove' | 'keep'>;
+  /** The manifest written after the object: its own fields plus what was published. */
+  readonly manifest: (published: Published) => object;
+}
+
+export type ListingOutcome = 'written' | 'removed' | 'kept';
+
+export interface ListingResult extends Published {
+  readonly outcome: ListingOutcome;
+}
+
+export async function exportListing<C>(
+  deps: ListingExportDeps,
+  spec: ListingExport<C>,
+): Promise<ListingResult> {
+  const unit = new AbortController();
+  const signal = deps.signal ? AbortSignal.any([deps.signal, unit.signal]) : unit.signal;
+  try {
+    const { rows, bytes } = await writeObject(deps, spec, signal);
+    if (rows === 0 && (await (spec.whenEmpty?.(signal) ?? 'remove')) === 'keep') {
+      return { outcome: 'kept', key: null, rows: 0, bytes: 0 };
+    }
+    if (rows === 0) await deps.sink.remove(spec.key);
+    const published: Published = { key: rows > 0 ? spec.key : null, rows, bytes };
+    const body = `${JSON.stringify({ ...spec.manifest(published), ...published }, null, 2)}\n`;
+    await deps.sink.put(spec.manifestKey, body, 'application/json');
+    return { outcome: rows > 0 ? 'written' : 'removed', ...published };
+  } finally {
+    unit.abort(); // whatever the unit started and did not wait for ends here
+  }
+}
+
+/** Streams the listing into a pending upload and commits it; aborts it on any failure. */
+async function writeObject<C>(
+  deps: ListingExportDeps,
+  spec: ListingExport<C>,
+  signal: AbortSignal,
+): Promise<{ rows: number; bytes: number }> {
+  const pages = listPages(deps.client, spec.list, signal);
+  let upload: ObjectUpload | undefined;
+  let writer: ParquetRowWriter<ApiRecord, C> | undefined;
+  let count = 0;
+  try {
+    // Not for-await: its loop variable would hold each page through the next page's wait and
+    // through a row group's compression; a page let go once it is handed over dies young.
+    for (let page = await nextPage(pages); page; page = await nextPage(pages)) {
+      count++;
+      if (!writer) {
+        upload = deps.sink.begin(spec.key, PARQUET_CONTENT_TYPE);
+        writer = new ParquetRowWriter(spec.table, upload, spec.context, {
+          rowGroupRows: spec.rowGroupRows,
+          kvMetadata: spec.kvMetadata,
+        });
+      }
+      spec.onPage?.(page);
+      const appended = writer.append(page);
+      page = undefined;
+      await appended;
+    }
+    await spec.beforePublish?.(count, signal);
+    if (!writer || !upload) return { rows: 0, bytes: 0 };
+    const { bytes } = await writer.close();
+    await upload.commit();
+    return { rows: writer.rows, bytes };
+  } catch (error) {
+    await pages.return(undefined); // as for-await would: the listing ends, its requests with it
+    await upload?.abort();
+    throw error;
+  }
+}
+
+/** One stray `{}` must not remove a published object: ask once more before believing it is empty. */
+export async function confirmEmpty(
+  client: CloudforetClient,
+  list: ListRequest,
+  what: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  const answer = await client.call(list.path, pageBody(list, 1, 1), { signal });
+  const total = typeof answer.total_count === 'number' ? answer.total_count : 0;
+  if (total > 0) {
+    throw new PagingDriftError(`${list.path}: ${what} answered no rows, then ${total} on a second look`);
+  }
+}

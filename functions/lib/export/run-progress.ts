@@ -1,0 +1,7 @@
+// What a long run reports as it goes (the CLI's progress line).
+export interface RunProgress {
+  readonly unitsDone: number;
+  readonly unitsTotal: number;
+  readonly rows: number;
+  readonly elapsedMs: number;
+}

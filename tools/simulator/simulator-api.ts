@@ -1,0 +1,48 @@
+// What a simulator offers its users: the HTTP API plus ground truth computed without HTTP.
+import type { CostRecord } from './cost-rows.ts';
+import type { CostChange } from './cost-store.ts';
+import type { Fault } from './faults.ts';
+import type { RequestRecord } from './server.ts';
+import type { Role } from './tokens.ts';
+
+export interface CostTruth {
+  rows: number;
+  costSum: number;
+  usageQuantitySum: number;
+}
+
+export interface CloudServiceSelection {
+  workspaceId?: string;
+  includeInactive?: boolean;
+}
+
+export interface Simulator {
+  readonly url: string;
+  readonly domainId: string;
+  close(): Promise<void>;
+  issueToken(opts?: {
+    role?: Role;
+    workspaceId?: string;
+    expiresInSeconds?: number;
+    badSignature?: boolean;
+  }): string;
+  setLatency(ms: number): void;
+  dataSourceIds(): string[];
+  workspaceIds(): string[];
+  costTruth(dataSourceId: string, date: string): CostTruth;
+  costRows(dataSourceId: string, date: string): CostRecord[];
+  cloudServiceTruth(opts?: CloudServiceSelection): Map<string, number>;
+  cloudServiceRecords(opts?: CloudServiceSelection): Record<string, unknown>[];
+  resync(dataSourceId: string, date: string, change?: CostChange): void;
+  resyncDuringPaging(opts: {
+    path?: string;
+    afterRequests: number;
+    dataSourceId: string;
+    date: string;
+    change?: CostChange;
+  }): void;
+  setJobInProgress(dataSourceId: string, inProgress: boolean): void;
+  injectFault(fault: Fault): void;
+  readonly requests: Array<RequestRecord>;
+  resetRequestLog(): void;
+}
