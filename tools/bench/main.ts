@@ -86,6 +86,11 @@ async function main(): Promise<void> {
       'baseline parquetjs-lite',
       spec('baseline', { units: baselineUnits }),
     );
+    const hyparquet = await runStage(
+      stageScript,
+      'baseline hyparquet-writer',
+      spec('hyparquet', { units: baselineUnits }),
+    );
     const sizes = await profileSizes(source.ready.url, source.ready.token, FROM);
     const best = (stage: string, note: string): Row => ({
       stage,
@@ -108,6 +113,11 @@ async function main(): Promise<void> {
         stage: 'baseline parquetjs-lite',
         note: `a sample of ${baselineUnits} units, same client and mapping`,
         result: baseline,
+      },
+      hyparquet: {
+        stage: 'baseline hyparquet-writer',
+        note: `its own writer, same schema, GZIP and row groups; a sample of ${baselineUnits} units`,
+        result: hyparquet,
       },
       reference: rounds['pipeline → S3, 1 M rows']
         ? best('pipeline → S3, 1 M rows', 'reference for memory')

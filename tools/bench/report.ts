@@ -18,6 +18,7 @@ export interface Figures {
   readonly latency: Row;
   readonly latencyMs: number;
   readonly baseline: Row;
+  readonly hyparquet: Row;
   /** A 1 M-row pipeline beside a bigger run, to show memory does not grow with rows. */
   readonly reference?: Row;
   readonly sizes: SizeProfile;
@@ -43,6 +44,7 @@ export function render(f: Figures, machine: Record<string, string | number>): st
     f.pipelineS3,
     f.latency,
     f.baseline,
+    f.hyparquet,
     ...(f.reference ? [f.reference] : []),
   ];
   const table = [
@@ -83,6 +85,8 @@ function targets(f: Figures): Target[] {
   const pipeline = rowsPerSec(f.pipelineS3.result);
   const ratio = pipeline / rowsPerSec(f.limit.result);
   const speedup = pipeline / rowsPerSec(f.baseline.result);
+  const versusHyparquet = pipeline / rowsPerSec(f.hyparquet.result);
+  const sizeVersusHyparquet = bytesPerMillion(f.pipelineS3.result) / bytesPerMillion(f.hyparquet.result);
   const peak = peakRss(f);
   const perMillion = bytesPerMillion(f.pipelineS3.result) / MB;
   const latencyCost = 1 - rowsPerSec(f.latency.result) / pipeline;
@@ -90,6 +94,12 @@ function targets(f: Figures): Target[] {
   return [
     { name: 'pipeline / limit', value: ratio.toFixed(2), goal: '≥ 0.35 (aim 0.7)', pass: ratio >= 0.35 },
     { name: 'pipeline / parquetjs-lite', value: `${speedup.toFixed(1)}×`, goal: '≥ 5×', pass: speedup >= 5 },
+    {
+      name: 'pipeline / hyparquet-writer (why our own encoder)',
+      value: `${versusHyparquet.toFixed(1)}×, ${sizeVersusHyparquet.toFixed(2)}× its bytes`,
+      goal: '> 1× at ≤ 1.05× the bytes',
+      pass: versusHyparquet > 1 && sizeVersusHyparquet <= 1.05,
+    },
     {
       name: 'peak RSS (pipeline stages)',
       value: `${peak.toFixed(0)} MB`,
@@ -160,11 +170,15 @@ function summary(f: Figures, machine: Record<string, string | number>): Record<s
     latencyCost: round(1 - rowsPerSec(f.latency.result) / pipeline, 3),
     simulatorLiveRowsPerSec: round(rowsPerSec(f.simulator.result)),
     baselineRows: f.baseline.result.rows,
+    hyparquetRowsPerSec: round(rowsPerSec(f.hyparquet.result)),
+    speedupVsHyparquet: round(pipeline / rowsPerSec(f.hyparquet.result), 2),
+    hyparquetBytesPerMillionRows: round(bytesPerMillion(f.hyparquet.result)),
     baselineBytesPerMillionRows: round(bytesPerMillion(f.baseline.result)),
     cpuUsPerRow: {
       limit: round((f.limit.result.cpuMs * 1000) / f.limit.result.rows, 2),
       pipeline: round((f.pipelineS3.result.cpuMs * 1000) / f.pipelineS3.result.rows, 2),
       baseline: round((f.baseline.result.cpuMs * 1000) / f.baseline.result.rows, 2),
+      hyparquet: round((f.hyparquet.result.cpuMs * 1000) / f.hyparquet.result.rows, 2),
     },
     referencePeakRssMb: f.reference ? round(f.reference.result.peakRssMb) : undefined,
     bytesPerMillionRowsDuckdbGzip: round(f.sizes.duckdbGzip * 1e6),

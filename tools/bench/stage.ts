@@ -16,9 +16,10 @@ import { listPages } from '../../functions/lib/cloudforet/pager.ts';
 import { forEachLimit } from '../../functions/lib/pool.ts';
 import { s3Sink } from '../../functions/lib/storage/s3-sink.ts';
 import type { Sink } from '../../functions/lib/storage/sink.ts';
-import { openBaselineWriter } from './baseline-writer.ts';
+import { type BaselineWriter, openBaselineWriter } from './baseline-writer.ts';
+import { openHyparquetWriter } from './hyparquet-baseline.ts';
 
-export type StageKind = 'limit' | 'pipeline' | 'baseline';
+export type StageKind = 'limit' | 'pipeline' | 'baseline' | 'hyparquet';
 
 export interface StageSpec {
   readonly kind: StageKind;
@@ -30,7 +31,7 @@ export interface StageSpec {
   /** pipeline only: where the objects go. */
   readonly sink?: { kind: 'dir' } | { kind: 's3'; endpoint: string; bucket: string; partSizeMb?: number };
   readonly rowGroupRows?: number;
-  /** baseline only: how many (data source, day) units to write. */
+  /** baselines only: how many (data source, day) units to write. */
   readonly units?: number;
 }
 
@@ -95,7 +96,9 @@ function runStage(spec: StageSpec, client: CloudforetClient): Promise<{ rows: nu
     case 'pipeline':
       return exportAll(spec, client);
     case 'baseline':
-      return exportWithBaseline(spec, client);
+      return exportWithBaseline(spec, client, openBaselineWriter);
+    case 'hyparquet':
+      return exportWithBaseline(spec, client, async (...args) => openHyparquetWriter(...args));
   }
 }
 
@@ -151,10 +154,11 @@ function openSink(spec: StageSpec, dir: string | undefined): Sink {
   return dirSink(dir);
 }
 
-/** The first units of the run, mapped by costTable and written with parquetjs-lite. */
+/** The first units of the run, mapped by costTable and written by another writer. */
 async function exportWithBaseline(
   spec: StageSpec,
   client: CloudforetClient,
+  open: (table: typeof costTable, context: CostContext, path: string) => Promise<BaselineWriter>,
 ): Promise<{ rows: number; bytes: number }> {
   const units = (await listUnits(spec, client)).slice(0, spec.units ?? 1);
   const context: CostContext = {
@@ -166,11 +170,7 @@ async function exportWithBaseline(
   let rows = 0;
   try {
     await forEachLimit(units, spec.concurrency, async (unit) => {
-      const writer = await openBaselineWriter(
-        costTable,
-        context,
-        join(dir, `${unit.dataSourceId}-${unit.date}.parquet`),
-      );
+      const writer = await open(costTable, context, join(dir, `${unit.dataSourceId}-${unit.date}.parquet`));
       for await (const page of costPages(client, unit)) await writer.append(page);
       const written = await writer.close();
       rows += written;
