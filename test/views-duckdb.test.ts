@@ -10,7 +10,7 @@ import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { costTable } from '../functions/lib/tables/costs.ts';
 import { loadNamedQueries } from '../infra/named-queries.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
-import { type AthenaLike, athenaOver } from './support/duckdb-athena.ts';
+import { type AthenaLike, athenaOver } from '../tools/duckdb-athena.ts';
 import { fakeIo } from './support/fake-io.ts';
 
 const TO = addDays(utcDay(new Date()), -1);

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { exportTables } from '../../functions/lib/tables/all-tables.ts';
+import { exportTables } from '../functions/lib/tables/all-tables.ts';
 
 export function trinoToDuckDb(sql: string): string {
   return sql
