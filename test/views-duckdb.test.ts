@@ -168,9 +168,29 @@ describe('views and saved queries over exported files (DuckDB)', () => {
     expect(Number(sums!.bad_tags)).toBe(0);
     expect(pricing).toEqual([
       { model: 'OnDemand', category: 'Standard' },
+      { model: 'Reservation', category: 'Committed' },
       { model: 'Reserved', category: 'Committed' },
       { model: 'Spot', category: 'Dynamic' },
     ]);
+  });
+
+  it("maps Azure's plugin fields: Charge Type, PayG Unit Price and Benefit Id", async () => {
+    const rows = await db.run(
+      `SELECT DISTINCT ChargeCategory AS category, CAST(ListUnitPrice AS DOUBLE) AS price,
+              CAST(json_extract_string(x_additional_info, '$."PayG Unit Price"') AS DOUBLE) AS payg,
+              json_extract_string(x_additional_info, '$."Pricing Model"') AS model,
+              CommitmentDiscountId IS NOT NULL AS benefit,
+              ListCost IS NOT DISTINCT FROM CAST(ListUnitPrice * PricingQuantity AS DECIMAL(38, 10)) AS list_cost_ok
+       FROM focus_costs WHERE x_provider = 'azure'`,
+    );
+
+    expect(new Set(rows.map((r) => r.category))).toEqual(new Set(['Usage']));
+    expect(rows.filter((r) => r.payg !== null).length).toBeGreaterThan(0);
+    for (const r of rows) {
+      expect(r.price).toBe(r.payg);
+      expect(r.benefit).toBe(r.model === 'Reservation');
+      expect(r.list_cost_ok).toBe(true);
+    }
   });
 
   it('gives the column set of the FOCUS consolidation view of AWS, in its order', async () => {
