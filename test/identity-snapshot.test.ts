@@ -95,7 +95,7 @@ describe('identity snapshots (workspaces, project groups, projects, accounts, pr
     expect(summary.skipped).toEqual([
       {
         table: 'workspaces',
-        reason: expect.stringContaining('/identity/workspace/list is for domain apps only'),
+        reason: expect.stringContaining('/identity/workspace/list answered 403 to workspace workspace-'),
       },
     ]);
     for (const table of TABLES.filter((t) => t !== 'workspaces')) {
@@ -105,5 +105,27 @@ describe('identity snapshots (workspaces, project groups, projects, accounts, pr
     }
     const projects = await rowsOf('workspace', 'projects', workspaceId);
     expect(new Set(projects.map((p) => p.workspace_id))).toEqual(new Set([workspaceId]));
+  });
+
+  it('fails loudly when a domain app is refused, and skips for a workspace app refused trusted accounts', async () => {
+    const workspaceId = simulator.workspaceIds()[2]!;
+    simulator.injectFault({ path: '/identity/trusted-account/list', kind: '403', times: 2 });
+
+    const domain = await exportAs(simulator.issueToken(), 'refused-domain');
+    const workspace = await exportAs(
+      simulator.issueToken({ role: 'WORKSPACE_MEMBER', workspaceId }),
+      'refused-ws',
+    );
+
+    expect(domain.code).toBe(1);
+    expect(domain.summary.failures).toEqual([
+      expect.objectContaining({ table: 'trusted_accounts', code: 'CLOUDFORET_ERROR_PERMISSION_DENIED' }),
+    ]);
+    expect(workspace.summary.failures).toEqual([]);
+    expect(workspace.code).toBe(0);
+    expect(workspace.summary.skipped.map((s: { table: string }) => s.table)).toEqual([
+      'workspaces',
+      'trusted_accounts',
+    ]);
   });
 });

@@ -190,8 +190,8 @@ async function exportInventoryTable(
     return await exportSnapshot(deps, source, req);
   } catch (error) {
     const refused = error instanceof CloudforetApiError && error.status === 403;
-    if (!(refused && source.domainAppOnly && deps.credential.workspaceId !== '*')) throw error;
-    const reason = `${source.list.path} is for domain apps only (403 for ${deps.scope.label}); nothing written`;
+    if (!(refused && source.workspaceAppMayBeRefused && deps.credential.workspaceId !== '*')) throw error;
+    const reason = `${source.list.path} answered 403 to ${deps.scope.label}: only a domain app may list it; nothing written`;
     deps.log.info('inventory table skipped', { table: source.table.name, reason });
     return { outcome: 'skipped', rows: 0, bytes: 0, key: null, reason };
   }

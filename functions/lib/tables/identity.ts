@@ -140,7 +140,7 @@ export const identitySources: readonly InventorySource[] = [
   {
     table: workspaceTable,
     list: { path: '/identity/workspace/list', idKey: 'workspace_id' },
-    domainAppOnly: true,
+    workspaceAppMayBeRefused: true,
   },
   { table: projectGroupTable, list: { path: '/identity/project-group/list', idKey: 'project_group_id' } },
   { table: projectTable, list: { path: '/identity/project/list', idKey: 'project_id' } },
@@ -148,9 +148,15 @@ export const identitySources: readonly InventorySource[] = [
     table: serviceAccountTable,
     list: { path: '/identity/service-account/list', idKey: 'service_account_id' },
   },
+  // Domain-level records: whether a workspace app may list them depends on the release's policies.
   {
     table: trustedAccountTable,
     list: { path: '/identity/trusted-account/list', idKey: 'trusted_account_id' },
+    workspaceAppMayBeRefused: true,
   },
-  { table: providerTable, list: { path: '/identity/provider/list', idKey: 'provider' } },
+  {
+    table: providerTable,
+    list: { path: '/identity/provider/list', idKey: 'provider' },
+    workspaceAppMayBeRefused: true,
+  },
 ];

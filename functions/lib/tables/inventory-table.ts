@@ -15,8 +15,11 @@ export interface InventorySource {
   readonly list: Omit<ListRequest, 'filter' | 'pageLimit'>;
   /** Cloudforet hides non-ACTIVE records unless the query filters on state. */
   readonly hidesInactive?: boolean;
-  /** Only a domain app may list it: a workspace app's 403 skips the table instead of failing it. */
-  readonly domainAppOnly?: boolean;
+  /**
+   * A workspace app may be refused it (workspace/list always is): its 403 skips the table, with
+   * the reason, instead of failing the run. A domain app's 403 still fails loudly.
+   */
+  readonly workspaceAppMayBeRefused?: boolean;
   /** Rows per row group: the memory bound for this table. */
   readonly rowGroupRows?: number;
 }
