@@ -150,6 +150,8 @@ describe('the saved queries against the tables the functions write', () => {
       const columns = table.columns.map((c) => `"${c.name}" ${duckType[c.type]}`);
       await run(`CREATE TABLE ${table.name} (${[...columns, `"${table.partitionKey}" VARCHAR`].join(', ')})`);
     }
+    // The views, in file order (dependency order), so that no test depends on another having made them.
+    for (const q of loadNamedQueries().filter((q) => q.name.startsWith('create_'))) await run(q.sql);
     return () => close();
   });
 
