@@ -3,6 +3,7 @@
 // for a domain app, the workspace id for a workspace app) keeps scopes from overwriting each other.
 import { randomUUID } from 'node:crypto';
 import type { CloudforetClient } from '../cloudforet/client.ts';
+import { analyzePages } from '../cloudforet/analyze-pages.ts';
 import { exportListing } from '../export/listing-export.ts';
 import type { RunProgress } from '../export/run-progress.ts';
 import { attemptUnit } from '../export/unit-attempts.ts';
@@ -184,6 +185,7 @@ async function exportInventoryTable(
   const context: InventoryContext = { exportedAtMs: now.getTime() };
   const result = await exportListing(deps, {
     list: { ...source.list, filter },
+    pages: source.analyze && ((signal) => analyzePages(deps.client, source.analyze!, signal)),
     table,
     context,
     key: inventoryObjectKey(table, req.snapshotDate, deps.scope),

@@ -12,6 +12,8 @@ import {
   timestampColumn,
 } from '../parquet/columns.ts';
 import type { ApiRecord, ListRequest } from '../cloudforet/pager.ts';
+import type { AnalyzeRequest } from '../cloudforet/analyze-pages.ts';
+import { budgetTable, budgetUsageAnalyze, budgetUsageTable } from './budgets.ts';
 
 /** What a snapshot row needs besides itself. */
 export interface InventoryContext {
@@ -167,6 +169,8 @@ export const dataSourceAccountTable: InventoryTableDef = {
 export interface InventorySource {
   readonly table: InventoryTableDef;
   readonly list: Omit<ListRequest, 'filter' | 'pageLimit'>;
+  /** Read through this analyze verb instead of the list verb. */
+  readonly analyze?: AnalyzeRequest;
   /** Cloudforet hides non-ACTIVE records unless the query filters on state. */
   readonly hidesInactive?: boolean;
   /** Rows per row group: the memory bound for this table. */
@@ -194,6 +198,12 @@ export const inventorySources: readonly InventorySource[] = [
       idKey: 'account_id',
       identify: (r: ApiRecord) => `${String(r.data_source_id)}/${String(r.account_id)}`,
     },
+  },
+  { table: budgetTable, list: { path: '/cost-analysis/budget/list', idKey: 'budget_id' } },
+  {
+    table: budgetUsageTable,
+    list: { path: budgetUsageAnalyze.path, idKey: 'budget_id' },
+    analyze: budgetUsageAnalyze,
   },
 ];
 
