@@ -13,12 +13,18 @@ function tableInputs(template: Template): Map<string, Json> {
 }
 
 const QUERY_NAMES = [
+  'budget_vs_actual_forecast',
   'cost_by_inventory_resource',
   'cost_by_tag',
   'create_focus_view',
+  'create_view_1_exchange_rates',
+  'create_view_2_costs_converted',
+  'create_view_3_month_status',
   'daily_cost_by_provider',
   'inventory_counts_by_type',
   'month_to_date_by_workspace_project',
+  'month_to_date_spend_usd_by_provider_project',
+  'spend_usd_by_confirmed_month',
   'top_resources_last_30_days',
 ];
 
