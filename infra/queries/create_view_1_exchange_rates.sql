@@ -1,8 +1,8 @@
 -- Creates (or replaces) the view exchange_rates: each month's rate from every origin currency to
 -- KRW, USD and JPY, derived from unified_costs (cost_<to> / cost_<origin>). Run it before the
 -- other create_view_ queries. rate_is_fallback: the rate equals Cloudforet's hard-coded default
--- (its fetch failed, yet it still names its usual source). derivation 'inverse': no row of that
--- origin that month, so 1 / the opposite rate.
+-- (its fetch failed, yet it still names its usual source); an inverse of one is flagged too.
+-- derivation 'inverse': no row of that origin that month, so 1 / the opposite rate.
 CREATE OR REPLACE VIEW exchange_rates AS
 WITH unified AS (
   SELECT
@@ -32,16 +32,6 @@ direct AS (
   WHERE u.origin_cost IS NOT NULL AND u.origin_cost <> 0
   GROUP BY u.billed_month, u.currency, t.to_currency
 ),
-inverse AS (
-  SELECT d.billed_month, d.to_currency AS from_currency, d.from_currency AS to_currency, 1 / d.rate AS rate,
-    d.exchange_date, d.source, d.confirmed
-  FROM direct d
-  WHERE d.from_currency <> d.to_currency
-    AND NOT EXISTS (
-      SELECT 1 FROM direct x
-      WHERE x.billed_month = d.billed_month AND x.from_currency = d.to_currency AND x.to_currency = d.from_currency
-    )
-),
 fallback AS (
   -- cost-analysis global_conf.py DEFAULT_EXCHANGE_RATES
   SELECT * FROM (
@@ -54,20 +44,22 @@ fallback AS (
       ('JPY', 'USD', 0.006686848624246231)
   ) AS f (from_currency, to_currency, rate)
 ),
-rates AS (
-  SELECT d.*, 'direct' AS derivation FROM direct d
-  UNION ALL
-  SELECT i.*, 'inverse' AS derivation FROM inverse i
+flagged AS (
+  SELECT d.*, coalesce(abs(d.rate - f.rate) <= 1e-9 * f.rate, false) AS rate_is_fallback
+  FROM direct d
+  LEFT JOIN fallback f ON f.from_currency = d.from_currency AND f.to_currency = d.to_currency
 )
 SELECT
-  r.billed_month,
-  r.from_currency,
-  r.to_currency,
-  r.rate,
-  r.exchange_date,
-  r.source,
-  r.confirmed,
-  coalesce(abs(r.rate - f.rate) <= 1e-9 * f.rate, false) AS rate_is_fallback,
-  r.derivation
-FROM rates r
-LEFT JOIN fallback f ON f.from_currency = r.from_currency AND f.to_currency = r.to_currency
+  d.billed_month, d.from_currency, d.to_currency, d.rate, d.exchange_date, d.source, d.confirmed,
+  d.rate_is_fallback, 'direct' AS derivation
+FROM flagged d
+UNION ALL
+SELECT
+  d.billed_month, d.to_currency, d.from_currency, 1 / d.rate, d.exchange_date, d.source, d.confirmed,
+  d.rate_is_fallback, 'inverse' AS derivation
+FROM flagged d
+WHERE d.from_currency <> d.to_currency
+  AND NOT EXISTS (
+    SELECT 1 FROM direct x
+    WHERE x.billed_month = d.billed_month AND x.from_currency = d.to_currency AND x.to_currency = d.from_currency
+  )
