@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
+import type { CostRunSummary } from '../functions/lib/costs/run.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { FALLBACK_RATES } from '../tools/simulator/unified-costs.ts';
 import { type AthenaLike, athenaLike } from './support/athena-views.ts';
@@ -22,7 +23,7 @@ describe('unified costs and the money views', () => {
   let dir: string;
   let out: string;
   let secretFile: string;
-  let first: Record<string, any>;
+  let first: CostRunSummary;
   const costs = async (from: string, to: string, ...more: string[]) => {
     const io = fakeIo();
     const args = ['costs', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out];
@@ -63,7 +64,9 @@ describe('unified costs and the money views', () => {
 
       expect(rows.length, month).toBe(truth.size);
       for (const row of rows) {
-        const record = truth.get(row.unified_cost_id) as Record<string, any>;
+        const record = truth.get(row.unified_cost_id) as Record<string, unknown> & {
+          cost: Record<string, number>;
+        };
         for (const c of CURRENCIES) expect(row[`cost_${c.toLowerCase()}`]).toBe(record.cost[c]);
         expect(JSON.parse(row.cost as string)).toEqual(record.cost);
         expect(row).toMatchObject({
@@ -73,7 +76,7 @@ describe('unified costs and the money views', () => {
         });
       }
     }
-    expect(first.unifiedCosts.months.map((m: { month: string }) => m.month)).toEqual(MONTHS);
+    expect(first.unifiedCosts.months.map((m) => m.month)).toEqual(MONTHS);
   });
 
   it('writes the currencies as DOUBLE columns and keeps billed_month out of the file', async () => {
