@@ -39,4 +39,11 @@ describe('npm start (tools/demo.ts)', () => {
     expect(stdout).toContain('resources per provider and type in the latest snapshot');
     expect(stdout).toContain("'EC2/Instance'");
   });
+
+  it('prints month-to-date spend in USD by provider, KRW sources converted', () => {
+    const table = stdout.slice(stdout.indexOf('month-to-date spend in USD by provider'));
+
+    expect(table).toMatch(/│ 'aws'\s+│ 'USD'\s+│ \d+(\.\d+)?\s+│ \d+(\.\d+)?\s+│ false/);
+    expect(table).toMatch(/│ 'google_cloud'\s+│ 'KRW'\s+│ \d+(\.\d+)?\s+│ \d+(\.\d+)?\s+│ false/);
+  });
 });
