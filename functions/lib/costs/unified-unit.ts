@@ -64,29 +64,17 @@ export async function exportUnifiedCostMonth(
   const list = unifiedMonthRequest(month);
   const manifestKey = unifiedCostManifestKey(month, deps.scope);
   const previous = parseManifest(await deps.sink.read(manifestKey)) as UnifiedMonthManifest | undefined;
-  const totals: Record<string, number> = {};
-  const exchangeDates = new Set<string>();
-  let confirmed = false;
-  const tally = (page: readonly ApiRecord[]) => {
-    for (const row of page) {
-      for (const [currency, value] of Object.entries((row.cost ?? {}) as Record<string, unknown>)) {
-        if (typeof value === 'number') totals[currency] = (totals[currency] ?? 0) + value;
-      }
-      if (row.is_confirmed === true) confirmed = true;
-      if (typeof row.exchange_date === 'string') exchangeDates.add(row.exchange_date);
-    }
-  };
-  const context: UnifiedCostContext = { exportedAtMs: now.getTime() };
+  const tally = new MonthTally();
   const result = await exportListing(deps, {
     list,
     table: TABLE,
     tableFor: (first) => unifiedCostTable(currencyKeys(first)),
-    context,
+    context: { exportedAtMs: now.getTime() } satisfies UnifiedCostContext,
     key: unifiedCostObjectKey(month, deps.scope),
     manifestKey,
     kvMetadata: { billed_month: month, scope: deps.scope, run_id: deps.runId },
     rowGroupRows: deps.rowGroupRows,
-    onPage: tally,
+    onPage: (page) => tally.add(page),
     whenEmpty: async (signal) => {
       await confirmEmpty(deps.client, list, `unified costs of ${month}`, signal);
       return 'remove';
@@ -97,21 +85,41 @@ export async function exportUnifiedCostMonth(
       scope: deps.scope,
       ...published,
       totalCount: published.rows,
-      isConfirmed: confirmed,
-      totals,
-      exchangeDates: [...exchangeDates].sort(),
+      isConfirmed: tally.confirmed,
+      totals: tally.totals,
+      exchangeDates: [...tally.exchangeDates].sort(),
       schemaVersion: TABLE.schemaVersion,
       runId: deps.runId,
       exportedAt: now.toISOString(),
     }),
   });
+  const { rows, bytes } = result;
+  const outcome = result.outcome === 'written' ? 'written' : 'removed';
+  const before = previous && { isConfirmed: previous.isConfirmed === true, totals: previous.totals ?? {} };
   return {
     month,
-    outcome: result.outcome === 'written' ? 'written' : 'removed',
-    rows: result.rows,
-    bytes: result.bytes,
-    isConfirmed: confirmed,
-    totals,
-    previous: previous && { isConfirmed: previous.isConfirmed === true, totals: previous.totals ?? {} },
+    outcome,
+    rows,
+    bytes,
+    isConfirmed: tally.confirmed,
+    totals: tally.totals,
+    previous: before,
   };
+}
+
+/** What a month's pages add up to: per-currency totals, confirmation, exchange dates. */
+class MonthTally {
+  readonly totals: Record<string, number> = {};
+  readonly exchangeDates = new Set<string>();
+  confirmed = false;
+
+  add(page: readonly ApiRecord[]): void {
+    for (const row of page) {
+      for (const [currency, value] of Object.entries((row.cost ?? {}) as Record<string, unknown>)) {
+        if (typeof value === 'number') this.totals[currency] = (this.totals[currency] ?? 0) + value;
+      }
+      if (row.is_confirmed === true) this.confirmed = true;
+      if (typeof row.exchange_date === 'string') this.exchangeDates.add(row.exchange_date);
+    }
+  }
 }
