@@ -165,6 +165,24 @@ describe('unified costs and the money views', () => {
     expect(io.out()).not.toMatch(/RESTATED confirmed month 2026-10/);
   });
 
+  it("a workspace app's run writes its own object per month with that workspace's rows only", async () => {
+    const workspaceId = sim.workspaceIds()[1]!;
+    const appFile = join(dir, 'workspace-app.json');
+    await writeFile(appFile, consoleAppJson(sim.issueToken({ role: 'WORKSPACE_OWNER', workspaceId })));
+    // Its own destination: cost-day objects are named by data source only, not by scope.
+    const ownOut = join(dir, 'workspace-out');
+    const args = ['costs', '--endpoint', sim.url, '--secret-file', appFile, '--out', ownOut];
+
+    const code = await main([...args, '--from', '2026-08-20', '--to', '2026-08-31'], {}, fakeIo());
+    const path = join(ownOut, 'unified_costs', 'billed_month=2026-08', `${workspaceId}.parquet`);
+    const { rows } = readWithArrow(new Uint8Array(await readFile(path)));
+
+    expect(code).toBe(0);
+    const truth = unifiedTruth('2026-08').filter((r) => r.workspace_id === workspaceId);
+    expect(truth.length).toBeGreaterThan(0);
+    expect(rows.map((r) => r.unified_cost_id).sort()).toEqual(truth.map((r) => r.unified_cost_id).sort());
+  });
+
   it('a month without unified costs yet takes the latest known rate, flagged', async () => {
     sim.setUnifiedCostsMissing('2026-10', true);
 

@@ -14,6 +14,7 @@ import type { Sink } from '../storage/sink.ts';
 import {
   changedDaysByMonth,
   exportUnifiedMonths,
+  monthsBetween,
   scopeObjectName,
   type UnifiedRunSummary,
 } from './unified-run.ts';
@@ -63,7 +64,7 @@ export async function planBackfill(deps: BackfillDeps, req: CostRunRequest): Pro
   // Unified costs come from Cloudforet, not from the day units: the plan step exports them.
   const unified = await exportUnifiedMonths(
     { ...deps, scope: scopeObjectName(deps.credential) },
-    req,
+    monthsBetween(req.from, req.to),
     changedDaysByMonth(plan.units, plan.units),
   );
   const summary: BackfillPlan = {

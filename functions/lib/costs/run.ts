@@ -19,6 +19,7 @@ import { forEachLimit } from '../pool.ts';
 import {
   changedDaysByMonth,
   exportUnifiedMonths,
+  monthsBetween,
   scopeObjectName,
   type UnifiedRunSummary,
 } from './unified-run.ts';
@@ -45,6 +46,8 @@ export interface CostRunDeps {
   readonly onProgress?: (progress: RunProgress) => void;
   /** The app's scope: names the unified-cost objects ('domain' or the workspace id). */
   readonly credential?: { readonly domainId: string; readonly workspaceId: string };
+  /** False: cost days only, no unified-cost months (the bench measures the day pipeline alone). */
+  readonly unifiedCosts?: boolean;
 }
 
 export interface UnitFailure extends UnitFailureInfo {
@@ -110,7 +113,7 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
   });
   const unifiedCosts = await exportUnifiedMonths(
     { ...deps, runId, log, scope: scopeObjectName(deps.credential) },
-    req,
+    deps.unifiedCosts === false ? [] : monthsBetween(req.from, req.to),
     changedDaysByMonth(plan.units, results),
   );
   const count = (o: CostUnitResult['outcome']) => results.filter((r) => r.outcome === o).length;

@@ -41,13 +41,13 @@ export function monthsBetween(from: string, to: string): string[] {
  */
 export async function exportUnifiedMonths(
   deps: UnifiedMonthDeps & { log: Logger; unitAttempts?: number },
-  range: { from: string; to: string },
+  monthsToExport: readonly string[],
   restatedDays: ReadonlyMap<string, number>,
 ): Promise<UnifiedRunSummary> {
   const months: UnifiedMonthResult[] = [];
   const failures: UnifiedMonthFailure[] = [];
   let retries = 0;
-  for (const month of monthsBetween(range.from, range.to)) {
+  for (const month of monthsToExport) {
     const fields = { billedMonth: month, scope: deps.scope };
     const outcome = await attemptUnit(
       { what: 'unified cost month', log: deps.log, fields, attempts: deps.unitAttempts },
