@@ -141,13 +141,30 @@ describe('unified costs and the money views', () => {
 
   it('month_status says which months Cloudforet confirmed and their exchange dates', async () => {
     const status = await withViews((db) =>
-      db.run('SELECT billed_month, is_confirmed, exchange_date FROM month_status ORDER BY 1'),
+      db.run(
+        'SELECT billed_month, is_confirmed, confirmed_since, exchange_date FROM month_status ORDER BY 1',
+      ),
     );
 
     expect(status).toEqual([
-      { billed_month: '2026-08', is_confirmed: true, exchange_date: '2026-08-31' },
-      { billed_month: '2026-09', is_confirmed: true, exchange_date: '2026-09-30' },
-      { billed_month: '2026-10', is_confirmed: true, exchange_date: '2026-10-31' },
+      {
+        billed_month: '2026-08',
+        is_confirmed: true,
+        confirmed_since: '2026-09-15',
+        exchange_date: '2026-08-31',
+      },
+      {
+        billed_month: '2026-09',
+        is_confirmed: true,
+        confirmed_since: '2026-10-15',
+        exchange_date: '2026-09-30',
+      },
+      {
+        billed_month: '2026-10',
+        is_confirmed: true,
+        confirmed_since: '2026-11-15',
+        exchange_date: '2026-10-31',
+      },
     ]);
   });
 

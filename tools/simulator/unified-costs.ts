@@ -116,7 +116,8 @@ function groupRecord(
     unified_cost_id: stableId('unified-cost', world.seed, month, hashString(key)),
     billed_month: month,
     billed_year: month.slice(0, 4),
-    aggregation_date: dayToDate(today),
+    // A confirmed month is aggregated once more on the day it is confirmed, then left alone.
+    aggregation_date: dayToDate(confirmed ? last + 15 : today),
     exchange_date: dayToDate(confirmed ? last : Math.min(today - 1, last)),
     exchange_source: EXCHANGE_SOURCE,
     currency: dataSourceCurrency(ds) ?? 'USD',
