@@ -27,6 +27,7 @@ export async function runCosts(ctx: CommandContext): Promise<number> {
       concurrency: ctx.concurrency,
       log: ctx.log,
       onProgress: progress.update,
+      credential: session.credential,
     },
     request,
   );
@@ -46,6 +47,16 @@ function describeCosts(s: CostRunSummary & { scope: string }): string {
       : []),
     `  ${s.rows.toLocaleString('en-US')} rows, ${s.bytes.toLocaleString('en-US')} bytes in ${(s.durationMs / 1000).toFixed(1)} s`,
     ...s.failures.map((f) => `  FAILED ${f.dataSourceId} ${f.date}: ${f.message} [${f.code}]`),
+    ...describeUnified(s.unifiedCosts),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+function describeUnified(u: CostRunSummary['unifiedCosts']): string[] {
+  const months = u.months.map((m) => `${m.month} ${m.rows} rows${m.isConfirmed ? ' (confirmed)' : ''}`);
+  return [
+    `  unified costs (${u.scope}): ${months.join(', ') || 'none'}`,
+    ...u.restatedConfirmedMonths.map((r) => `  RESTATED confirmed month ${r.month}: ${r.reason}`),
+    ...u.failures.map((f) => `  FAILED unified costs ${f.month}: ${f.message} [${f.code}]`),
+  ];
 }

@@ -62,6 +62,8 @@ describe('cloudforet-export inventory', () => {
       'service_accounts',
       'trusted_accounts',
       'providers',
+      'budgets',
+      'budget_usage',
     ]);
     expect(Number(rows[0]!.n)).toBe([...simulator.cloudServiceTruth().values()].reduce((a, b) => a + b, 0));
     expect((await readdir(join(out, '_manifests'))).sort()).toEqual(Object.keys(summary.tables).sort());

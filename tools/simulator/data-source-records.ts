@@ -10,8 +10,13 @@ const CURRENCIES = ['USD', 'KRW', undefined] as const;
 const HOUR_MS = 3_600_000;
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/** The plugin's currency, or undefined when its metadata names none. */
+export function dataSourceCurrency(ds: DataSource): string | undefined {
+  return CURRENCIES[ds.index % CURRENCIES.length];
+}
+
 export function dataSourceRecord(state: SimState, ds: DataSource): ApiRecord {
-  const currency = CURRENCIES[ds.index % CURRENCIES.length];
+  const currency = dataSourceCurrency(ds);
   return {
     data_source_id: ds.id,
     name: `${ds.provider} cost ${ds.index + 1}`,

@@ -1,6 +1,7 @@
 // The Simulator behind startSimulator: the HTTP server plus the ground-truth and mutation
 // methods tests use. Truth is read from the same generators the routes use, not over HTTP.
 
+import { budgetUsageRecords } from './budgets.ts';
 import { dayNumber } from './calendar.ts';
 import type { CostRecord } from './cost-rows.ts';
 import type { CostChange } from './cost-store.ts';
@@ -12,6 +13,7 @@ import { routeCall } from './routes.ts';
 import { type RequestRecord, type RunningServer, startServer } from './server.ts';
 import { type SimState, type SimulatorOptions, buildState } from './state.ts';
 import { type TokenRequest, TokenIssuer } from './tokens.ts';
+import { monthRates, unifiedCostRecords } from './unified-costs.ts';
 import type { ApiRecord, DataSource } from './world.ts';
 
 interface AfterHook {
@@ -141,6 +143,28 @@ export class LocalSimulator implements Simulator {
     this.dataSource(dataSourceId);
     if (inProgress) this.state.jobsInProgress.add(dataSourceId);
     else this.state.jobsInProgress.delete(dataSourceId);
+  }
+
+  unifiedCostRecords(): ApiRecord[] {
+    return JSON.parse(JSON.stringify(unifiedCostRecords(this.state))) as ApiRecord[];
+  }
+
+  budgetUsageRecords(): ApiRecord[] {
+    return budgetUsageRecords(this.state);
+  }
+
+  exchangeRates(month: string): Record<string, number> {
+    return monthRates(this.state, month);
+  }
+
+  setFallbackRates(month: string, on: boolean): void {
+    if (on) this.state.fallbackRateMonths.add(month);
+    else this.state.fallbackRateMonths.delete(month);
+  }
+
+  setUnifiedCostsMissing(month: string, missing: boolean): void {
+    if (missing) this.state.missingUnifiedMonths.add(month);
+    else this.state.missingUnifiedMonths.delete(month);
   }
 
   injectFault(fault: Fault): void {

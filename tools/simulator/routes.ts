@@ -5,10 +5,16 @@ import { ApiError, unknownError, unknownField, unsupportedApi } from './api-erro
 import { costRoutes } from './cost-routes.ts';
 import { identityRoutes } from './identity-routes.ts';
 import { inventoryRoutes } from './inventory-routes.ts';
+import { moneyRoutes } from './money-routes.ts';
 import type { Route, SimState } from './state.ts';
 import type { TokenIssuer } from './tokens.ts';
 
-const ROUTES: Record<string, Route> = { ...costRoutes, ...inventoryRoutes, ...identityRoutes };
+const ROUTES: Record<string, Route> = {
+  ...costRoutes,
+  ...inventoryRoutes,
+  ...identityRoutes,
+  ...moneyRoutes,
+};
 const THREE_SEGMENTS = /^\/[^/]+\/[^/]+\/[^/]+$/;
 
 export interface Answer {

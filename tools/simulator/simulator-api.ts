@@ -54,6 +54,15 @@ export interface Simulator {
     change?: CostChange;
   }): void;
   setJobInProgress(dataSourceId: string, inProgress: boolean): void;
+  /** Unified costs (every month) and budget usage (exact doubles), as the API would list them. */
+  unifiedCostRecords(): Record<string, unknown>[];
+  budgetUsageRecords(): Record<string, unknown>[];
+  /** The month's `FROM/TO` exchange rates. */
+  exchangeRates(month: string): Record<string, number>;
+  /** Switch a month (YYYY-MM) to Cloudforet's hard-coded fallback rates, or back. */
+  setFallbackRates(month: string, on: boolean): void;
+  /** Make a month's unified costs absent (not aggregated yet), or present again. */
+  setUnifiedCostsMissing(month: string, missing: boolean): void;
   injectFault(fault: Fault): void;
   readonly requests: Array<RequestRecord>;
   resetRequestLog(): void;

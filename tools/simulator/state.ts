@@ -1,6 +1,6 @@
 // Everything a route may read or change, in one place, and how it is built from the options.
 
-import { dayNumber, dayToDate, isDate, todayNumber } from './calendar.ts';
+import { costMonths, dayNumber, dayToDate, isDate, todayNumber } from './calendar.ts';
 import { type Inventory, buildInventory } from './cloud-services.ts';
 import { CostStore } from './cost-store.ts';
 import { type Identity, buildIdentity } from './identity.ts';
@@ -18,6 +18,8 @@ export interface SimulatorOptions {
   workspaces?: number;
   latencyMs?: number;
   port?: number;
+  /** Every month's unified costs at Cloudforet's fallback rates (rate fetching failed). */
+  fallbackRates?: boolean;
 }
 
 export interface SimState {
@@ -27,6 +29,10 @@ export interface SimState {
   readonly costs: CostStore;
   /** Data sources whose cost-analysis job shows IN_PROGRESS. */
   readonly jobsInProgress: Set<string>;
+  /** Months (YYYY-MM) whose unified costs use Cloudforet's hard-coded fallback rates. */
+  readonly fallbackRateMonths: Set<string>;
+  /** Months (YYYY-MM) whose unified costs are not aggregated yet. */
+  readonly missingUnifiedMonths: Set<string>;
 }
 
 export interface RouteContext {
@@ -70,5 +76,15 @@ export function buildState(opts: SimulatorOptions): SimState {
     rowsPerDay: opts.rowsPerDay ?? 40,
     exactRowsPerDay: opts.exactRowsPerDay ?? false,
   });
-  return { world, inventory, identity: buildIdentity(world), costs, jobsInProgress: new Set() };
+  const state = {
+    world,
+    inventory,
+    identity: buildIdentity(world),
+    costs,
+    jobsInProgress: new Set<string>(),
+    fallbackRateMonths: new Set<string>(),
+    missingUnifiedMonths: new Set<string>(),
+  };
+  if (opts.fallbackRates) for (const month of costMonths(world)) state.fallbackRateMonths.add(month);
+  return state;
 }

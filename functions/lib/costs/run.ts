@@ -16,6 +16,13 @@ import type { RunProgress } from '../export/run-progress.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import type { PlannedUnit } from './plan.ts';
 import { forEachLimit } from '../pool.ts';
+import {
+  changedDaysByMonth,
+  exportUnifiedMonths,
+  monthsBetween,
+  scopeObjectName,
+  type UnifiedRunSummary,
+} from './unified-run.ts';
 import type { Sink } from '../storage/sink.ts';
 
 export interface CostRunRequest {
@@ -37,6 +44,10 @@ export interface CostRunDeps {
   readonly now?: () => Date;
   readonly rowGroupRows?: number;
   readonly onProgress?: (progress: RunProgress) => void;
+  /** The app's scope: names the unified-cost objects ('domain' or the workspace id). */
+  readonly credential?: { readonly domainId: string; readonly workspaceId: string };
+  /** False: cost days only, no unified-cost months (the bench measures the day pipeline alone). */
+  readonly unifiedCosts?: boolean;
 }
 
 export interface UnitFailure extends UnitFailureInfo {
@@ -75,6 +86,8 @@ export interface CostRunSummary {
   readonly durationMs: number;
   readonly perDataSource: readonly DataSourceSummary[];
   readonly failures: readonly UnitFailure[];
+  /** The months of the run as unified costs; their failures are counted in `failed`. */
+  readonly unifiedCosts: UnifiedRunSummary;
 }
 
 export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Promise<CostRunSummary> {
@@ -98,6 +111,11 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     const unitsDone = results.length + failures.length;
     deps.onProgress?.({ unitsDone, unitsTotal: plan.units.length, rows, elapsedMs: Date.now() - started });
   });
+  const unifiedCosts = await exportUnifiedMonths(
+    { ...deps, runId, log, scope: scopeObjectName(deps.credential) },
+    deps.unifiedCosts === false ? [] : monthsBetween(req.from, req.to),
+    changedDaysByMonth(plan.units, results),
+  );
   const count = (o: CostUnitResult['outcome']) => results.filter((r) => r.outcome === o).length;
   const summary: CostRunSummary = {
     runId,
@@ -112,11 +130,11 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     removed: count('removed'),
     kept: count('kept'),
     unchanged: [...plan.unchanged.values()].reduce((a, b) => a + b, 0),
-    failed: failures.length,
+    failed: failures.length + unifiedCosts.failures.length,
     skippedSyncInProgress: plan.skippedSyncing,
     rows,
     bytes: results.reduce((n, r) => n + r.bytes, 0),
-    unitRetries: exec.retries(),
+    unitRetries: exec.retries() + unifiedCosts.retries,
     requestRetries: deps.client.retries,
     durationMs: Date.now() - started,
     perDataSource: dataSources.map((d) => ({
@@ -129,6 +147,7 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     failures: failures.sort(
       (a, b) => a.date.localeCompare(b.date) || a.dataSourceId.localeCompare(b.dataSourceId),
     ),
+    unifiedCosts,
   };
   log.info('cost export finished', {
     ...summary,
