@@ -3,7 +3,7 @@
 import type { Context } from 'aws-lambda';
 import { parseCostEvent } from './lib/costs/event.ts';
 import { type CostRunSummary, runCostExport } from './lib/costs/run.ts';
-import { ExportError } from './lib/errors.ts';
+import { RunFailedError } from './lib/errors.ts';
 import { functionRuntime } from './lib/lambda/function-runtime.ts';
 
 export async function handler(event: unknown, context?: Context): Promise<CostRunSummary> {
@@ -17,7 +17,7 @@ export async function handler(event: unknown, context?: Context): Promise<CostRu
   );
   if (summary.failed > 0) {
     const first = JSON.stringify(summary.failures.slice(0, 5));
-    throw new ExportError('RUN_FAILED', `${summary.failed} of ${summary.units} cost units failed: ${first}`);
+    throw new RunFailedError(`${summary.failed} of ${summary.units} cost units failed: ${first}`);
   }
   return summary;
 }

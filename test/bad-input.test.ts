@@ -247,6 +247,12 @@ const rows: Row[] = [
     says: /unedited/,
   },
   {
+    input: 'secret created by the stack, still without a value',
+    act: () => lambda({ date: YESTERDAY }, { CLOUDFORET_SECRET_ID: 'cloudforet/unset' }),
+    code: 'SECRET_EMPTY',
+    says: /exists but has no value yet: put .*put-secret-value --secret-id cloudforet\/unset/,
+  },
+  {
     input: 'secret id that does not exist',
     act: () => lambda({ date: YESTERDAY }, { CLOUDFORET_SECRET_ID: 'cloudforet/missing' }),
     code: 'SECRET_FETCH_FAILED',
@@ -345,6 +351,7 @@ describe('bad input is refused with a code, a remedy and no write', () => {
     local = await startLocalAws({ seed: 51, dataSources: 2, from: LAST_WEEK, to: YESTERDAY, rowsPerDay: 20 });
     work = await mkdtemp(join(tmpdir(), 'bad-input-'));
     secretFile = join(work, 'app.json');
+    local.secrets.createEmpty('cloudforet/unset');
     await writeFile(secretFile, consoleAppJson(local.token));
     vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => texts.push(String(chunk)) > 0);
   });
