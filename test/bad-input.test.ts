@@ -291,7 +291,7 @@ const rows: Row[] = [
     input: 'CLI with an unknown option',
     act: () => costs('--frm', YESTERDAY),
     code: 'CLI_USAGE',
-    says: /Unknown option '--frm'.*see cloudforet-export --help/,
+    says: /Unknown option '--frm'.*see cloudforet-export costs --help/,
     exit: 2,
   },
   {
@@ -330,11 +330,11 @@ const rows: Row[] = [
     exit: 2,
   },
   {
-    input: 'CLI --date 2026-02-30 (a value, not usage: exit 1)',
+    input: 'CLI --date 2026-02-30 (bad usage: exit 2, named as the flag)',
     act: () => costs('--date', '2026-02-30'),
     code: 'EVENT_BAD_DATE',
-    says: /YYYY-MM-DD/,
-    exit: 1,
+    says: /--date must be a date as YYYY-MM-DD/,
+    exit: 2,
   },
   {
     input: 'CLI --secret-file that does not exist',
@@ -342,7 +342,7 @@ const rows: Row[] = [
       cli('costs', '--endpoint', endpoint(), '--secret-file', join(work, 'none.json'), '--out', out()),
     code: 'SECRET_FILE_UNREADABLE',
     says: /check the path/,
-    exit: 1,
+    exit: 2,
   },
 ];
 
