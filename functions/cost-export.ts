@@ -4,6 +4,7 @@ import type { Context } from 'aws-lambda';
 import { parseCostEvent } from './lib/costs/event.ts';
 import { type CostRunSummary, runCostExport } from './lib/costs/run.ts';
 import { RunFailedError } from './lib/errors.ts';
+import { runDeadline } from './lib/lambda/deadline.ts';
 import { functionRuntime } from './lib/lambda/function-runtime.ts';
 
 export async function handler(event: unknown, context?: Context): Promise<CostRunSummary> {
@@ -11,10 +12,23 @@ export async function handler(event: unknown, context?: Context): Promise<CostRu
   const limits = { maxDays: config.maxInlineDays, windowMonths: config.windowMonths };
   const request = parseCostEvent(event, new Date(), limits);
   const { session, sink } = await connect();
+  // A unit started with less than two request timeouts left might not finish.
+  const deadline = runDeadline(context, {
+    reserveMs: 2 * config.requestTimeoutMs + 10_000,
+    hardStopMs: 5_000,
+  });
   const summary = await runCostExport(
-    { client: session.client, sink, concurrency: config.concurrency, runId, log },
+    {
+      client: session.client,
+      sink,
+      concurrency: config.concurrency,
+      runId,
+      log,
+      shouldStartUnit: deadline.shouldStartUnit,
+      signal: deadline.signal,
+    },
     request,
-  );
+  ).finally(deadline.dispose);
   if (summary.failed > 0) {
     const first = JSON.stringify(summary.failures.slice(0, 5));
     throw new RunFailedError(`${summary.failed} of ${summary.units} cost units failed: ${first}`);
