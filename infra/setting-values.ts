@@ -23,10 +23,11 @@ export function isPrefix(value: string): boolean {
   );
 }
 
-export function isHttpUrl(value: string): boolean {
+/** An https URL: the functions send the client secret with every request. */
+export function isHttpsUrl(value: string): boolean {
   try {
     const url = new URL(value);
-    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+    return url.protocol === 'https:' && url.hostname !== '';
   } catch {
     return false;
   }

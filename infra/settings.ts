@@ -5,7 +5,7 @@ import {
   closestName,
   GiB,
   isBucketName,
-  isHttpUrl,
+  isHttpsUrl,
   isIsoDate,
   isPrefix,
   isScheduleExpression,
@@ -166,8 +166,8 @@ function readConnection(r: Reader) {
   } else {
     r.check(
       'cloudforetEndpoint',
-      isHttpUrl(cloudforetEndpoint),
-      'must be an http(s) URL such as https://console-v2.api.example.com',
+      isHttpsUrl(cloudforetEndpoint),
+      'must be an https:// URL such as https://console-v2.api.example.com (over http the client secret would cross the network in clear text)',
     );
   }
   return {

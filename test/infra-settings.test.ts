@@ -100,7 +100,7 @@ describe('readSettings', () => {
 
     expect(problems).toHaveLength(4);
     expect(problems[0]).toMatch(
-      /^cloudforetEndpoint must be an http\(s\) URL.*"ftp:\/\/cloudforet.example.com"/,
+      /^cloudforetEndpoint must be an https:\/\/ URL.*"ftp:\/\/cloudforet.example.com"/,
     );
     expect(problems[1]).toMatch(
       /^costSchedule must be an EventBridge Scheduler expression.*"cron\(0 6 \* \* \*\)"/,
@@ -128,6 +128,7 @@ describe('readSettings', () => {
   });
 
   it.each([
+    ['cloudforetEndpoint', 'http://console-v2.api.example.com'],
     ['inventorySchedule', 'cron(0 7 * * * *)'],
     ['scheduleTimeZone', 'Mars/Olympus'],
     ['bucketName', 'My_Bucket'],
