@@ -37,7 +37,7 @@ function describeInventory(s: InventoryRunSummary): string {
     `inventory snapshot ${s.snapshotDate} (${s.scope}${inactive}) -> ${s.destination}`,
     ...Object.entries(s.tables).map(
       ([table, t]) =>
-        `  ${table}: ${t.outcome}, ${t.rows.toLocaleString('en-US')} rows, ${t.bytes.toLocaleString('en-US')} bytes`,
+        `  ${table}: ${t.outcome}, ${t.rows.toLocaleString('en-US')} rows, ${t.bytes.toLocaleString('en-US')} bytes${t.reason ? ` (${t.reason})` : ''}`,
     ),
     `  ${s.rows.toLocaleString('en-US')} rows in ${(s.durationMs / 1000).toFixed(1)} s, ${s.failed} failed`,
     ...s.failures.map((f) => `  FAILED ${f.table}: ${f.message} [${f.code}]`),

@@ -1,7 +1,8 @@
 // The Step Functions backfill's three functions, driven as the state machine drives them:
-// plan -> one invocation per unit read from the plan's S3 object -> summary.
+// plan -> one invocation per unit read from the plan's S3 object -> summary. Every test has its own
+// simulator, bucket and secret, and runs the first backfill it builds on itself.
 import type { Context } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handler as plan } from '../functions/backfill-plan.ts';
 import { handler as summarize } from '../functions/backfill-summary.ts';
 import { handler as runUnit } from '../functions/backfill-unit.ts';
@@ -17,11 +18,11 @@ describe('backfill on Step Functions', () => {
   let local: LocalAws;
   let restoreEnv: () => void;
 
-  beforeAll(async () => {
+  beforeEach(async () => {
     local = await startLocalAws({ seed: 41, dataSources: 2, from: FROM, to: TO, rowsPerDay: 25 });
     restoreEnv = local.applyEnv({ LOG_LEVEL: 'error' });
   });
-  afterAll(async () => {
+  afterEach(async () => {
     restoreEnv();
     await local.stop();
   });
@@ -45,6 +46,8 @@ describe('backfill on Step Functions', () => {
   });
 
   it('plans nothing on a rerun', async () => {
+    await execute('run-1', { from: FROM, to: TO });
+
     const { planned, summary } = await execute('run-2', { from: FROM, to: TO });
 
     expect(planned).toMatchObject({ units: 0, unchanged: 40 });
@@ -52,6 +55,7 @@ describe('backfill on Step Functions', () => {
   });
 
   it('fails a unit for good on 401, and the summary fails naming it', async () => {
+    await execute('run-1', { from: FROM, to: TO });
     const ds = local.simulator.dataSourceIds()[0]!;
     local.simulator.resync(ds, '2026-07-05', { rowDelta: 2 });
     local.simulator.injectFault({ path: '/cost-analysis/cost/list', kind: '401' });

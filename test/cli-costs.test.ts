@@ -63,9 +63,11 @@ describe('cloudforet-export costs', () => {
   });
 
   it('a rerun of the backfill does no work', async () => {
+    const out = join(dir, 'rerun');
+    expect(await main(args(out, '--from', FROM, '--to', TO), {}, fakeIo())).toBe(0);
     const io = fakeIo();
 
-    const code = await main(args(join(dir, 'backfill'), '--from', FROM, '--to', TO, '--json'), {}, io);
+    const code = await main(args(out, '--from', FROM, '--to', TO, '--json'), {}, io);
 
     expect(code).toBe(0);
     expect(JSON.parse(io.out())).toMatchObject({ units: 0, unchanged: 180, rows: 0 });

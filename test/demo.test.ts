@@ -39,4 +39,11 @@ describe('npm start (tools/demo.ts)', () => {
     expect(stdout).toContain('resources per provider and type in the latest snapshot');
     expect(stdout).toContain("'EC2/Instance'");
   });
+
+  it('prints cost by workspace and project name through the costs_named view', () => {
+    const table = stdout.slice(stdout.indexOf('cost by workspace and project name'));
+
+    expect(table).toMatch(/│ 'Platform'\s+│ 'Core'\s+│ 'USD'\s+│ \d/);
+    expect(table).toContain(`'Données & Analytics / "Σ"'`);
+  });
 });

@@ -1,13 +1,10 @@
 // The Glue tables must describe exactly what the functions write: every column of each Parquet
 // schema, with the Glue type Athena needs to read its physical and logical type.
-import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import type { SchemaElement } from 'hyparquet';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parquetSchema } from '../functions/lib/parquet/columns.ts';
 import { exportTables } from '../functions/lib/tables/all-tables.ts';
-import { CloudforetExportStack } from '../infra/cloudforet-export-stack.ts';
-import { readSettings } from '../infra/settings.ts';
+import { synth } from './support/synth-stack.ts';
 
 interface GlueColumn {
   readonly Name: string;
@@ -30,14 +27,7 @@ const byName = (a: GlueColumn, b: GlueColumn) => a.Name.localeCompare(b.Name);
 describe('Glue columns against the Parquet schema the functions write', () => {
   let glue: Map<string, { columns: GlueColumn[]; partitionKeys: GlueColumn[] }>;
   beforeAll(() => {
-    const app = new App({
-      context: { 'aws:cdk:bundling-stacks': [] },
-      builtinCloudFormationValidation: false,
-    });
-    const stack = new CloudforetExportStack(app, 'Export', {
-      settings: readSettings({ cloudforetEndpoint: 'https://cf.example.com' }),
-    });
-    const tables = Object.values(Template.fromStack(stack).findResources('AWS::Glue::Table'));
+    const tables = Object.values(synth().findResources('AWS::Glue::Table'));
     glue = new Map(
       tables.map((r) => {
         const input = r.Properties.TableInput;

@@ -53,7 +53,7 @@ describe('CloudforetExportStack with defaults', () => {
       CLOUDFORET_TIMEOUT_MS: '60000',
       SECRET_TTL_SECONDS: '300',
       LOG_LEVEL: 'info',
-      NODE_OPTIONS: '--enable-source-maps',
+      NODE_OPTIONS: '--enable-source-maps --max-semi-space-size=16',
     });
   });
 

@@ -56,6 +56,12 @@ describe('cloudforet-export inventory', () => {
       'regions',
       'data_sources',
       'data_source_accounts',
+      'workspaces',
+      'project_groups',
+      'projects',
+      'service_accounts',
+      'trusted_accounts',
+      'providers',
     ]);
     expect(Number(rows[0]!.n)).toBe([...simulator.cloudServiceTruth().values()].reduce((a, b) => a + b, 0));
     expect((await readdir(join(out, '_manifests'))).sort()).toEqual(Object.keys(summary.tables).sort());

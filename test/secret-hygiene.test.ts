@@ -13,7 +13,7 @@ import { handler } from '../functions/cost-export.ts';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { createLogger } from '../functions/lib/log.ts';
-import type { FaultKind } from '../tools/simulator/index.ts';
+import { type FaultKind, startSimulator } from '../tools/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { type LocalAws, startLocalAws } from './support/local-aws.ts';
 import { captureLogs, expectNoSecret } from './support/log-capture.ts';
@@ -83,24 +83,32 @@ describe('the client_secret stays secret', () => {
     'timeout',
     'refused',
   ])('a CloudforetApiError after %s carries no token in its message, cause chain or stack', async (kind) => {
-    const endpoint = kind === 'refused' ? 'http://127.0.0.1:9' : local.simulator.url;
-    if (kind === 'timeout') local.simulator.injectFault({ kind: 'slow', delayMs: 800, times: 2 });
-    else if (kind !== 'refused') local.simulator.injectFault({ kind, times: 2 });
+    // A simulator and a pool of its own: no fault or connection of another test can answer for this one.
+    const sim = await startSimulator({ seed: 62, dataSources: 1 });
+    const dispatcher = new Agent();
+    const token = sim.issueToken();
+    const endpoint = kind === 'refused' ? 'http://127.0.0.1:9' : sim.url;
+    // undici checks timeouts on a coarse timer (about 0.5-1 s): the answer comes well after that.
+    if (kind === 'timeout') sim.injectFault({ kind: 'slow', delayMs: 3_000, times: 2 });
+    else if (kind !== 'refused') sim.injectFault({ kind, times: 2 });
     const logs = captureLogs();
     const client = new CloudforetClient({
       endpoint,
-      token: local.token,
-      dispatcher: new Agent(),
+      token,
+      dispatcher,
       headersTimeoutMs: 200,
       retry: { attempts: 2 },
       sleep: async () => {},
       log: createLogger({ level: 'debug', write: logs.write }),
     });
 
-    const error = await client.call('/cost-analysis/data-source/list', {}).catch((e: unknown) => e);
+    const error = await client
+      .call('/cost-analysis/data-source/list', {})
+      .catch((e: unknown) => e)
+      .finally(() => Promise.all([dispatcher.close(), sim.close()]));
 
     expect(error).toMatchObject({ name: 'CloudforetApiError' });
-    expectNoSecret([...renderings(error), ...logs.lines], local.token);
+    expectNoSecret([...renderings(error), ...logs.lines], token);
   });
 
   it('an unparsable or malformed secret is never quoted back, in the error or the logs', async () => {

@@ -7,6 +7,8 @@ import { join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { main } from '../cli/main.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
+import { loadNamedQueries } from '../infra/named-queries.ts';
+import { athenaOver } from './duckdb-athena.ts';
 import { startSimulator } from './simulator/index.ts';
 
 const out = resolve(process.argv[2] ?? 'export-out');
@@ -47,6 +49,7 @@ try {
                             ORDER BY snapshot_date DESC LIMIT 1)
      GROUP BY ALL ORDER BY provider, type`,
   );
+  await costByProjectName(out);
 } finally {
   await simulator.close();
   await rm(secretDir, { recursive: true, force: true });
@@ -60,4 +63,25 @@ async function show(title: string, glob: string, sql: string): Promise<void> {
   console.table(result.getRowObjectsJson());
   connection.closeSync();
   db.closeSync();
+}
+
+/** The saved view costs_named, run as Athena would (tools/duckdb-athena.ts), grouped by names. */
+async function costByProjectName(dir: string): Promise<void> {
+  const db = await athenaOver(dir);
+  try {
+    const view = loadNamedQueries().find((q) => q.name === 'create_costs_named_view');
+    if (view) await db.run(view.sql);
+    const rows = await db.run(
+      `SELECT workspace_name, project_name, currency, round(sum(cost), 2) AS cost
+       FROM costs_named GROUP BY ALL ORDER BY workspace_name, project_name, currency`,
+    );
+    console.log('\ncost by workspace and project name (the costs_named view over the export)');
+    console.table(rows.map((r) => ({ ...r, project_name: ellipsis(r.project_name) })));
+  } finally {
+    db.close();
+  }
+}
+
+function ellipsis(name: unknown): unknown {
+  return typeof name === 'string' && name.length > 40 ? `${name.slice(0, 39)}…` : name;
 }

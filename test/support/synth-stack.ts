@@ -1,5 +1,8 @@
 // Synthesize the stack for template assertions, bundling skipped for speed; the built-in
 // template validation and real bundling run once, in infra-bundle.test.ts.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { expect } from 'vitest';
@@ -8,10 +11,20 @@ import { readSettings } from '../../infra/settings.ts';
 
 export type Json = Record<string, unknown>;
 
+/** The stack's template; the synth's output folder is removed before this returns. */
 export function synth(context: Json = {}): Template {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
-  const settings = readSettings({ cloudforetEndpoint: 'https://cf.example.com', ...context });
-  return Template.fromStack(new CloudforetExportStack(app, 'Export', { settings }));
+  const outdir = mkdtempSync(join(tmpdir(), 'cdk-synth-'));
+  try {
+    const app = new App({
+      outdir,
+      context: { 'aws:cdk:bundling-stacks': [] },
+      builtinCloudFormationValidation: false,
+    });
+    const settings = readSettings({ cloudforetEndpoint: 'https://cf.example.com', ...context });
+    return Template.fromStack(new CloudforetExportStack(app, 'Export', { settings }));
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
 }
 
 /** The logical id of the one resource of `type` whose id starts with `prefix`. */

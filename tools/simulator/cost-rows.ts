@@ -126,6 +126,7 @@ export class RowWriter {
       -1_000_000 - d.product * 1000 - (d.instanceType + 1) * 10 - d.pricingModel - 1,
       () => {
         const instance = PRODUCTS[this.ds.provider][d.product]?.instanceTypes?.[d.instanceType];
+        if (this.ds.provider === 'azure') return azureInfo(instance, d);
         return instance
           ? `"additional_info":{"Instance Type":"${instance}","Pricing Model":"${PRICING_MODELS[d.pricingModel]}"},`
           : '"additional_info":{"Line Item Type":"Usage"},';
@@ -148,4 +149,19 @@ export class RowWriter {
     }
     return out + this.endings[d.account * 2 + (d.hasProject ? 1 : 0)];
   }
+}
+
+/** Pay-as-you-go prices of the Azure instance types, per hour. */
+const AZURE_PAYG = ['0.192', '0.0832', '0.504'];
+
+/** What Azure cost plugins put in additional_info: charge type, pricing model, price, benefit. */
+function azureInfo(instance: string | undefined, d: CostDraw): string {
+  if (!instance) return '"additional_info":{"Charge Type":"Usage"},';
+  const model =
+    PRICING_MODELS[d.pricingModel] === 'Reserved' ? 'Reservation' : PRICING_MODELS[d.pricingModel];
+  const benefit =
+    model === 'Reservation'
+      ? `,"Benefit Id":"/providers/Microsoft.Capacity/reservationOrders/ro-${d.instanceType}/reservations/r-1"`
+      : '';
+  return `"additional_info":{"Charge Type":"Usage","Instance Type":"${instance}","Pricing Model":"${model}","PayG Unit Price":${AZURE_PAYG[d.instanceType]}${benefit}},`;
 }

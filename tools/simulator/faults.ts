@@ -11,6 +11,7 @@ export type FaultKind =
   | 'truncated'
   | 'empty'
   | '401'
+  | '403'
   | '429';
 
 export interface Fault {
@@ -110,6 +111,12 @@ export function faultAnswer(kind: FaultKind): FaultAnswer | undefined {
         status: 401,
         contentType: json,
         body: detail('ERROR_AUTHENTICATE_FAILURE', 'Authenticate failure. (message = Token is expired.)'),
+      };
+    case '403':
+      return {
+        status: 403,
+        contentType: json,
+        body: detail('ERROR_PERMISSION_DENIED', 'Permission denied.'),
       };
     case '429':
       return {

@@ -5,7 +5,7 @@ import type { CostRecord } from './cost-rows.ts';
 import type { CostChange } from './cost-store.ts';
 import type { Fault, FaultKind } from './faults.ts';
 import { LocalSimulator } from './local-simulator.ts';
-import type { CloudServiceSelection, CostTruth, Simulator } from './simulator-api.ts';
+import type { CloudServiceSelection, CostTruth, RecordKind, Simulator } from './simulator-api.ts';
 import type { RequestRecord } from './server.ts';
 import type { SimulatorOptions } from './state.ts';
 import type { Role } from './tokens.ts';
@@ -16,6 +16,7 @@ export type {
   CostRecord,
   CostTruth,
   Fault,
+  RecordKind,
   FaultKind,
   RequestRecord,
   Role,

@@ -5,7 +5,8 @@ import { dayNumber } from './calendar.ts';
 import type { CostRecord } from './cost-rows.ts';
 import type { CostChange } from './cost-store.ts';
 import { type Fault, FaultQueue, pathMatcher } from './faults.ts';
-import type { CloudServiceSelection, CostTruth, Simulator } from './simulator-api.ts';
+import type { CloudServiceSelection, CostTruth, RecordKind, Simulator } from './simulator-api.ts';
+import { dataSourceAccountRecords } from './data-source-records.ts';
 import { recordsJson } from './record-json.ts';
 import { routeCall } from './routes.ts';
 import { type RequestRecord, type RunningServer, startServer } from './server.ts';
@@ -99,6 +100,27 @@ export class LocalSimulator implements Simulator {
 
   cloudServiceRecords(selection?: CloudServiceSelection): Record<string, unknown>[] {
     return JSON.parse(recordsJson(this.services(selection))) as Record<string, unknown>[];
+  }
+
+  records(kind: RecordKind, workspaceId?: string): Record<string, unknown>[] {
+    const { world, identity } = this.state;
+    const all: Record<RecordKind, readonly ApiRecord[]> = {
+      workspaces: world.workspaces,
+      project_groups: identity.projectGroups,
+      projects: identity.projects,
+      service_accounts: identity.serviceAccounts,
+      trusted_accounts: identity.trustedAccounts,
+      providers: identity.providers,
+      data_source_accounts: dataSourceAccountRecords(this.state),
+    };
+    const visible = all[kind].filter(
+      (r) =>
+        workspaceId === undefined ||
+        kind === 'providers' ||
+        r['workspace_id'] === workspaceId ||
+        r['resource_group'] === 'DOMAIN',
+    );
+    return JSON.parse(recordsJson(visible)) as Record<string, unknown>[];
   }
 
   resync(dataSourceId: string, date: string, change?: CostChange): void {

@@ -3,11 +3,12 @@
 
 import { ApiError, unknownError, unknownField, unsupportedApi } from './api-error.ts';
 import { costRoutes } from './cost-routes.ts';
+import { identityRoutes } from './identity-routes.ts';
 import { inventoryRoutes } from './inventory-routes.ts';
 import type { Route, SimState } from './state.ts';
 import type { TokenIssuer } from './tokens.ts';
 
-const ROUTES: Record<string, Route> = { ...costRoutes, ...inventoryRoutes };
+const ROUTES: Record<string, Route> = { ...costRoutes, ...inventoryRoutes, ...identityRoutes };
 const THREE_SEGMENTS = /^\/[^/]+\/[^/]+\/[^/]+$/;
 
 export interface Answer {

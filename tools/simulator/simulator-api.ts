@@ -16,6 +16,16 @@ export interface CloudServiceSelection {
   includeInactive?: boolean;
 }
 
+/** Identity and routing records, by the table names the exporter gives them. */
+export type RecordKind =
+  | 'workspaces'
+  | 'project_groups'
+  | 'projects'
+  | 'service_accounts'
+  | 'trusted_accounts'
+  | 'providers'
+  | 'data_source_accounts';
+
 export interface Simulator {
   readonly url: string;
   readonly domainId: string;
@@ -33,6 +43,8 @@ export interface Simulator {
   costRows(dataSourceId: string, date: string): CostRecord[];
   cloudServiceTruth(opts?: CloudServiceSelection): Map<string, number>;
   cloudServiceRecords(opts?: CloudServiceSelection): Record<string, unknown>[];
+  /** The records of a kind as the API shows them, the whole domain or what one workspace sees. */
+  records(kind: RecordKind, workspaceId?: string): Record<string, unknown>[];
   resync(dataSourceId: string, date: string, change?: CostChange): void;
   resyncDuringPaging(opts: {
     path?: string;

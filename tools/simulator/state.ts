@@ -3,6 +3,7 @@
 import { dayNumber, dayToDate, isDate, todayNumber } from './calendar.ts';
 import { type Inventory, buildInventory } from './cloud-services.ts';
 import { CostStore } from './cost-store.ts';
+import { type Identity, buildIdentity } from './identity.ts';
 import type { Claims } from './tokens.ts';
 import { type World, buildWorld } from './world.ts';
 
@@ -22,6 +23,7 @@ export interface SimulatorOptions {
 export interface SimState {
   readonly world: World;
   readonly inventory: Inventory;
+  readonly identity: Identity;
   readonly costs: CostStore;
   /** Data sources whose cost-analysis job shows IN_PROGRESS. */
   readonly jobsInProgress: Set<string>;
@@ -68,5 +70,5 @@ export function buildState(opts: SimulatorOptions): SimState {
     rowsPerDay: opts.rowsPerDay ?? 40,
     exactRowsPerDay: opts.exactRowsPerDay ?? false,
   });
-  return { world, inventory, costs, jobsInProgress: new Set() };
+  return { world, inventory, identity: buildIdentity(world), costs, jobsInProgress: new Set() };
 }

@@ -61,13 +61,16 @@ export function pastTimestamp(world: Base, daysBefore: number, ...parts: number[
   return new Date(dayToMs(world.fromDay - daysBefore) + jitter).toISOString();
 }
 
+/** Awkward on purpose (non-ASCII, `/` and quotes): the names people really give. */
+const WORKSPACE_NAMES = ['Platform', 'Données & Analytics / "Σ"'];
+
 export function buildWorld(opts: WorldOptions): World {
   const { seed } = opts;
   const domainId = stableId('domain', seed, 'domain');
   const base = { seed, fromDay: opts.fromDay, toDay: opts.toDay };
   const workspaces = Array.from({ length: opts.workspaces }, (_, i) => ({
     workspace_id: stableId('workspace', seed, 'workspace', i),
-    name: i === 0 ? 'Platform' : `Workspace ${i + 1}`,
+    name: WORKSPACE_NAMES[i] ?? `Workspace ${i + 1} — 東京`,
     state: 'ENABLED',
     tags: { env: i % 2 === 0 ? 'prod' : 'dev' },
     domain_id: domainId,

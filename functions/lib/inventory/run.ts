@@ -3,6 +3,7 @@
 // for a domain app, the workspace id for a workspace app) keeps scopes from overwriting each other.
 import { randomUUID } from 'node:crypto';
 import type { CloudforetClient } from '../cloudforet/client.ts';
+import { CloudforetApiError } from '../errors.ts';
 import { exportListing } from '../export/listing-export.ts';
 import type { RunProgress } from '../export/run-progress.ts';
 import { attemptUnit } from '../export/unit-attempts.ts';
@@ -62,11 +63,16 @@ export interface InventoryRunDeps {
 }
 
 export interface InventoryTableResult {
-  /** written: a new object; removed: nothing listed, so no object; failed: left as it was. */
-  readonly outcome: 'written' | 'removed' | 'failed';
+  /**
+   * written: a new object; removed: nothing listed, so no object; failed: left as it was;
+   * skipped: this app may not list it (a workspace app and workspace/list), nothing touched.
+   */
+  readonly outcome: 'written' | 'removed' | 'failed' | 'skipped';
   readonly rows: number;
   readonly bytes: number;
   readonly key: string | null;
+  /** Why a table was skipped. */
+  readonly reason?: string;
 }
 
 export interface InventoryFailure {
@@ -86,6 +92,8 @@ export interface InventoryRunSummary {
   readonly rows: number;
   readonly bytes: number;
   readonly failed: number;
+  /** Tables this app may not list, each with the reason; the run still succeeds. */
+  readonly skipped: readonly { readonly table: string; readonly reason: string }[];
   readonly unitRetries: number;
   readonly requestRetries: number;
   readonly durationMs: number;
@@ -145,6 +153,7 @@ export async function runInventoryExport(
     rows: results.reduce((n, r) => n + r.rows, 0),
     bytes: results.reduce((n, r) => n + r.bytes, 0),
     failed: failures.length,
+    skipped: ordered.flatMap(([table, o]) => (o.result.reason ? [{ table, reason: o.result.reason }] : [])),
     unitRetries: ordered.reduce((n, [, o]) => n + o.retries, 0),
     requestRetries: deps.client.retries,
     durationMs: Date.now() - started,
@@ -171,8 +180,25 @@ async function exportTableWithRetries(
   return { result: { outcome: 'failed', rows: 0, bytes: 0, key: null }, failure, retries: outcome.retries };
 }
 
-/** One table's snapshot: stream every listed record into one object, then its manifest. */
+/** A workspace app is refused what only a domain app may list: skip it and say why, not fail. */
 async function exportInventoryTable(
+  deps: UnitDeps,
+  source: InventorySource,
+  req: InventoryRunRequest,
+): Promise<InventoryTableResult> {
+  try {
+    return await exportSnapshot(deps, source, req);
+  } catch (error) {
+    const refused = error instanceof CloudforetApiError && error.status === 403;
+    if (!(refused && source.workspaceAppMayBeRefused && deps.credential.workspaceId !== '*')) throw error;
+    const reason = `${source.list.path} answered 403 to ${deps.scope.label}: only a domain app may list it; nothing written`;
+    deps.log.info('inventory table skipped', { table: source.table.name, reason });
+    return { outcome: 'skipped', rows: 0, bytes: 0, key: null, reason };
+  }
+}
+
+/** One table's snapshot: stream every listed record into one object, then its manifest. */
+async function exportSnapshot(
   deps: UnitDeps,
   source: InventorySource,
   req: InventoryRunRequest,

@@ -1,6 +1,7 @@
 // What every Lambda entry needs: config, a logger, and (after the event is validated) a
 // Cloudforet session and the S3 sink. The secret source lives in module scope so warm
-// invocations reuse the cached client_secret.
+// invocations reuse the cached client_secret: a deliberate warm-Lambda cache, valid for one
+// secret in one place (id, region, endpoint), so a changed environment never reuses it.
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Context } from 'aws-lambda';
 import { type CloudforetSession, openSession } from '../cloudforet/session.ts';
@@ -10,7 +11,7 @@ import { createLogger, type Logger } from '../log.ts';
 import { type SecretSource, secretsManagerSource } from '../cloudforet/secret.ts';
 import type { Sink } from '../storage/sink.ts';
 
-let secrets: { id: string; source: SecretSource } | undefined;
+let secrets: { key: string; source: SecretSource } | undefined;
 
 export interface FunctionRuntime {
   readonly config: FunctionConfig;
@@ -31,10 +32,14 @@ export function functionRuntime(name: string, context: Context | undefined): Fun
     log,
     runId: context?.awsRequestId,
     connect: async () => {
-      if (secrets?.id !== config.secretId) {
+      const { AWS_REGION, AWS_ENDPOINT_URL_SECRETS_MANAGER, AWS_ENDPOINT_URL } = process.env;
+      const key = [config.secretId, AWS_REGION, AWS_ENDPOINT_URL_SECRETS_MANAGER ?? AWS_ENDPOINT_URL].join(
+        '|',
+      );
+      if (secrets?.key !== key) {
         const client = new SecretsManagerClient({});
         const source = secretsManagerSource({ client, secretId: config.secretId, ttlMs: config.secretTtlMs });
-        secrets = { id: config.secretId, source };
+        secrets = { key, source };
       }
       const session = await openSession({
         endpoint: config.endpoint,

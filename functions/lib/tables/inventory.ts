@@ -7,18 +7,14 @@ import {
   json,
   jsonColumn,
   str,
-  type TableDef,
   textColumn,
   timestampColumn,
 } from '../parquet/columns.ts';
-import type { ApiRecord, ListRequest } from '../cloudforet/pager.ts';
+import type { ApiRecord } from '../cloudforet/pager.ts';
+import { identitySources } from './identity.ts';
+import type { InventoryContext, InventorySource, InventoryTableDef } from './inventory-table.ts';
 
-/** What a snapshot row needs besides itself. */
-export interface InventoryContext {
-  readonly exportedAtMs: number;
-}
-
-export type InventoryTableDef = TableDef<ApiRecord, InventoryContext>;
+export type { InventoryContext, InventorySource, InventoryTableDef };
 
 const text = textColumn<InventoryContext>;
 const object = jsonColumn<InventoryContext>;
@@ -163,16 +159,6 @@ export const dataSourceAccountTable: InventoryTableDef = {
   ],
 };
 
-/** One table and the list verb that fills it. */
-export interface InventorySource {
-  readonly table: InventoryTableDef;
-  readonly list: Omit<ListRequest, 'filter' | 'pageLimit'>;
-  /** Cloudforet hides non-ACTIVE records unless the query filters on state. */
-  readonly hidesInactive?: boolean;
-  /** Rows per row group: the memory bound for this table. */
-  readonly rowGroupRows?: number;
-}
-
 export const INACTIVE_STATES = ['ACTIVE', 'DISCONNECTED', 'DELETED'];
 /** Cloud services carry big `data` objects; smaller row groups keep memory bounded. */
 export const CLOUD_SERVICE_ROW_GROUP_ROWS = 10_000;
@@ -195,6 +181,7 @@ export const inventorySources: readonly InventorySource[] = [
       identify: (r: ApiRecord) => `${String(r.data_source_id)}/${String(r.account_id)}`,
     },
   },
+  ...identitySources,
 ];
 
 export const inventoryTables: readonly InventoryTableDef[] = inventorySources.map((s) => s.table);

@@ -1,0 +1,25 @@
+// What every inventory snapshot table shares: its row context and the list verb that fills it.
+import type { TableDef } from '../parquet/columns.ts';
+import type { ApiRecord, ListRequest } from '../cloudforet/pager.ts';
+
+/** What a snapshot row needs besides itself. */
+export interface InventoryContext {
+  readonly exportedAtMs: number;
+}
+
+export type InventoryTableDef = TableDef<ApiRecord, InventoryContext>;
+
+/** One table and the list verb that fills it. */
+export interface InventorySource {
+  readonly table: InventoryTableDef;
+  readonly list: Omit<ListRequest, 'filter' | 'pageLimit'>;
+  /** Cloudforet hides non-ACTIVE records unless the query filters on state. */
+  readonly hidesInactive?: boolean;
+  /**
+   * A workspace app may be refused it (workspace/list always is): its 403 skips the table, with
+   * the reason, instead of failing the run. A domain app's 403 still fails loudly.
+   */
+  readonly workspaceAppMayBeRefused?: boolean;
+  /** Rows per row group: the memory bound for this table. */
+  readonly rowGroupRows?: number;
+}

@@ -1,0 +1,213 @@
+// The shipped views and saved queries run over real exported files (costs and an inventory snapshot
+// written by the CLI from the simulator), in DuckDB with the light dialect changes of
+// support/duckdb-athena.ts; results are checked against the simulator's own truth.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../cli/main.ts';
+import { addDays, utcDay } from '../functions/lib/dates.ts';
+import { costTable } from '../functions/lib/tables/costs.ts';
+import { loadNamedQueries } from '../infra/named-queries.ts';
+import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type AthenaLike, athenaOver } from '../tools/duckdb-athena.ts';
+import { fakeIo } from './support/fake-io.ts';
+
+const TO = addDays(utcDay(new Date()), -1);
+const DAYS = Array.from({ length: 5 }, (_, i) => addDays(TO, i - 4));
+const queries = loadNamedQueries();
+const creates = queries.filter((q) => q.sql.startsWith('CREATE OR REPLACE VIEW'));
+
+/** FOCUS 1.2's 21 mandatory columns and their spec types, as DuckDB names them. */
+const DECIMAL = 'DECIMAL(38,10)';
+const MANDATORY: Record<string, string> = {
+  BilledCost: DECIMAL,
+  BillingAccountId: 'VARCHAR',
+  BillingAccountName: 'VARCHAR',
+  BillingCurrency: 'VARCHAR',
+  BillingPeriodEnd: 'TIMESTAMP',
+  BillingPeriodStart: 'TIMESTAMP',
+  ChargeCategory: 'VARCHAR',
+  ChargeClass: 'VARCHAR',
+  ChargeDescription: 'VARCHAR',
+  ChargePeriodEnd: 'TIMESTAMP',
+  ChargePeriodStart: 'TIMESTAMP',
+  ContractedCost: DECIMAL,
+  EffectiveCost: DECIMAL,
+  InvoiceIssuerName: 'VARCHAR',
+  ListCost: DECIMAL,
+  PricingQuantity: DECIMAL,
+  PricingUnit: 'VARCHAR',
+  ProviderName: 'VARCHAR',
+  PublisherName: 'VARCHAR',
+  ServiceCategory: 'VARCHAR',
+  ServiceName: 'VARCHAR',
+};
+
+describe('views and saved queries over exported files (DuckDB)', () => {
+  let simulator: Simulator;
+  let dir: string;
+  let db: AthenaLike;
+
+  beforeAll(async () => {
+    simulator = await startSimulator({ seed: 16, workspaces: 3, to: TO, rowsPerDay: 30, cloudServices: 60 });
+    dir = await mkdtemp(join(tmpdir(), 'views-'));
+    await writeFile(join(dir, 'app.secret'), simulator.issueToken());
+    const common = [
+      '--endpoint',
+      simulator.url,
+      '--secret-file',
+      join(dir, 'app.secret'),
+      '--out',
+      join(dir, 'out'),
+    ];
+    expect(await main(['costs', ...common, '--from', DAYS[0]!, '--to', TO], {}, fakeIo())).toBe(0);
+    expect(await main(['inventory', ...common], {}, fakeIo())).toBe(0);
+    db = await athenaOver(join(dir, 'out'));
+    for (const view of creates) await db.run(view.sql);
+  });
+  afterAll(async () => {
+    db?.close();
+    await simulator.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Cost per (workspace name, project name) from the simulator's rows, v-workspaces resolved. */
+  function truthByNames(): Map<string, number> {
+    const name = (kind: 'workspaces' | 'projects', key: string) =>
+      new Map(simulator.records(kind).map((r) => [r[key], r.name]));
+    const workspaces = name('workspaces', 'workspace_id');
+    const projects = name('projects', 'project_id');
+    const routing = new Map(
+      simulator.records('data_source_accounts').map((a) => [a.v_workspace_id, a.workspace_id]),
+    );
+    const sums = new Map<string, number>();
+    for (const ds of simulator.dataSourceIds()) {
+      for (const day of DAYS) {
+        for (const row of simulator.costRows(ds, day)) {
+          const id = String(row.workspace_id);
+          const workspace = id.startsWith('v-workspace-') ? routing.get(id) : id;
+          const key = JSON.stringify([
+            workspaces.get(workspace) ?? null,
+            projects.get(row.project_id) ?? null,
+          ]);
+          sums.set(key, (sums.get(key) ?? 0) + Number(row.cost ?? 0));
+        }
+      }
+    }
+    return sums;
+  }
+
+  it('cost by (workspace name, project name) from costs_named equals the simulator truth', async () => {
+    const truth = truthByNames();
+
+    const rows = await db.run(
+      'SELECT workspace_name, project_name, sum(cost) AS cost FROM costs_named GROUP BY ALL',
+    );
+
+    expect(rows.length).toBe(truth.size);
+    expect(truth.size).toBeGreaterThan(4);
+    for (const r of rows) {
+      const key = JSON.stringify([r.workspace_name, r.project_name]);
+      expect(r.cost as number, key).toBeCloseTo(truth.get(key)!, 6);
+    }
+  });
+
+  it('names the project group path from the root, through three nested groups', async () => {
+    const rows = await db.run(
+      "SELECT DISTINCT project_name, project_group_path FROM costs_named WHERE project_name = 'Core'",
+    );
+
+    expect(rows).toEqual([
+      { project_name: 'Core', project_group_path: 'Platform / Payments / Card "EU" / Équipe données — 東京' },
+    ]);
+  });
+
+  it('keeps every costs column, and takes billing accounts from trusted accounts', async () => {
+    const columns = (await db.describe('costs_named')).map((c) => c.name);
+    const rows = await db.run(`SELECT DISTINCT service_account_id, billing_account_name FROM costs_named`);
+    const trusted = new Map(simulator.records('trusted_accounts').map((t) => [t.trusted_account_id, t.name]));
+    const payerOf = new Map(
+      simulator
+        .records('service_accounts')
+        .map((s) => [s.service_account_id, trusted.get(s.trusted_account_id)]),
+    );
+
+    expect(columns).toEqual(expect.arrayContaining([...costTable.columns.map((c) => c.name), 'billed_date']));
+    expect(rows.some((r) => r.billing_account_name === null)).toBe(true);
+    for (const r of rows) expect(r.billing_account_name ?? undefined).toBe(payerOf.get(r.service_account_id));
+  });
+
+  it('focus_costs has all 21 FOCUS 1.2 mandatory columns with the spec types, and Tags as a map', async () => {
+    const types = new Map((await db.describe('focus_costs')).map((c) => [c.name, c.type]));
+
+    expect(Object.keys(MANDATORY)).toHaveLength(21);
+    for (const [column, type] of Object.entries(MANDATORY)) expect(types.get(column), column).toBe(type);
+    expect(types.get('Tags')).toBe('MAP(VARCHAR, VARCHAR)');
+    expect(types.get('ServiceProviderName')).toBe('VARCHAR');
+    expect(types.get('HostProviderName')).toBe('VARCHAR');
+  });
+
+  it('focus_costs carries every cost once, with names, periods, tags and plugin fields mapped', async () => {
+    const [sums] = await db.run(
+      `SELECT (SELECT count(*) FROM costs) AS n, (SELECT sum(cost) FROM costs) AS cost,
+              count(*) AS focus_n, sum(BilledCost) AS billed, count(SubAccountName) AS named,
+              count(*) FILTER (WHERE ChargePeriodStart <> CAST(x_billed_date AS timestamp)) AS bad_period,
+              count(*) FILTER (WHERE Tags['team'] IS DISTINCT FROM json_extract_string(x_tags_json, '$.team')) AS bad_tags
+       FROM focus_costs`,
+    );
+    const pricing = await db.run(
+      `SELECT DISTINCT json_extract_string(x_additional_info, '$."Pricing Model"') AS model, PricingCategory AS category
+       FROM focus_costs WHERE x_additional_info LIKE '%Pricing Model%' ORDER BY 1`,
+    );
+
+    expect(Number(sums!.focus_n)).toBe(Number(sums!.n));
+    expect(Number(sums!.billed)).toBeCloseTo(Number(sums!.cost), 6);
+    expect(Number(sums!.named)).toBe(Number(sums!.n));
+    expect(Number(sums!.bad_period)).toBe(0);
+    expect(Number(sums!.bad_tags)).toBe(0);
+    expect(pricing).toEqual([
+      { model: 'OnDemand', category: 'Standard' },
+      { model: 'Reservation', category: 'Committed' },
+      { model: 'Reserved', category: 'Committed' },
+      { model: 'Spot', category: 'Dynamic' },
+    ]);
+  });
+
+  it("maps Azure's plugin fields: Charge Type, PayG Unit Price and Benefit Id", async () => {
+    const rows = await db.run(
+      `SELECT DISTINCT ChargeCategory AS category, CAST(ListUnitPrice AS DOUBLE) AS price,
+              CAST(json_extract_string(x_additional_info, '$."PayG Unit Price"') AS DOUBLE) AS payg,
+              json_extract_string(x_additional_info, '$."Pricing Model"') AS model,
+              CommitmentDiscountId IS NOT NULL AS benefit,
+              ListCost IS NOT DISTINCT FROM CAST(ListUnitPrice * PricingQuantity AS DECIMAL(38, 10)) AS list_cost_ok
+       FROM focus_costs WHERE x_provider = 'azure'`,
+    );
+
+    expect(new Set(rows.map((r) => r.category))).toEqual(new Set(['Usage']));
+    expect(rows.filter((r) => r.payg !== null).length).toBeGreaterThan(0);
+    for (const r of rows) {
+      expect(r.price).toBe(r.payg);
+      expect(r.benefit).toBe(r.model === 'Reservation');
+      expect(r.list_cost_ok).toBe(true);
+    }
+  });
+
+  it('gives the column set of the FOCUS consolidation view of AWS, in its order', async () => {
+    const columns = (await db.describe('focus_consolidation_cloudforet')).map((c) => c.name);
+
+    expect(columns).toHaveLength(44);
+    expect(columns.slice(0, 3)).toEqual(['AvailabilityZone', 'BilledCost', 'BillingAccountId']);
+    expect(columns.at(-1)).toBe('billing_period');
+    for (const column of Object.keys(MANDATORY)) expect(columns).toContain(column);
+  });
+
+  it.each(queries.filter((q) => !creates.includes(q)).map((q) => [q.name, q.sql]))(
+    'saved query %s runs over the exported files',
+    async (_name, sql) => {
+      const rows = await db.run(sql);
+
+      expect(Array.isArray(rows)).toBe(true);
+    },
+  );
+});
