@@ -73,13 +73,23 @@ const CERTIFICATE =
 export function networkError(path: string, error: unknown, timeoutMs: number): CloudforetApiError {
   const code = errorCodeOf(error);
   const fatal = permanentCause(code);
-  const said = error instanceof Error ? error.message : String(error);
   const message = fatal
     ? `cloudforet: cannot reach the endpoint for ${path}: ${fatal} (${code})`
-    : code.endsWith('_TIMEOUT')
-      ? `cloudforet: no answer for ${path} within ${Math.round(timeoutMs / 1000)} s (${code}): the endpoint may be down or unreachable from here; a slow API may need a longer timeout (--timeout or CLOUDFORET_TIMEOUT_MS)`
-      : `cloudforet: no answer for ${path}: ${code}: ${said}`;
+    : noAnswerMessage(path, code, error, timeoutMs);
   return new CloudforetApiError({ path, retryable: fatal === undefined, message }, { cause: error });
+}
+
+function noAnswerMessage(path: string, code: string, error: unknown, timeoutMs: number): string {
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return `cloudforet: could not connect for ${path} (${code}): the host does not answer on that port (a firewall, or no route from here)`;
+  }
+  if (code.endsWith('_TIMEOUT')) {
+    return (
+      `cloudforet: no answer for ${path} within ${Math.round(timeoutMs / 1000)} s (${code}): the endpoint may be down or unreachable from here; ` +
+      'a slow API may need a longer timeout (--timeout or CLOUDFORET_TIMEOUT_MS)'
+    );
+  }
+  return `cloudforet: no answer for ${path}: ${code}: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 /** The remedy for a failure that a retry cannot fix, or undefined for one that may pass. */
