@@ -1,9 +1,8 @@
 // `cloudforet-export costs`: cost rows for a day or a range, as the cost function exports them.
 import { parseCostEvent } from '../functions/lib/costs/event.ts';
 import { type CostRunSummary, runCostExport } from '../functions/lib/costs/run.ts';
-import { openSink } from '../functions/lib/storage/open-sink.ts';
 import type { CommandContext } from './command-context.ts';
-import { progressReporter } from './progress.ts';
+import { announceDestination, progressReporter } from './progress.ts';
 
 export async function runCosts(ctx: CommandContext): Promise<number> {
   const { values, io } = ctx;
@@ -18,12 +17,14 @@ export async function runCosts(ctx: CommandContext): Promise<number> {
     new Date(),
     { maxDays: Number.POSITIVE_INFINITY, windowMonths: 2 },
   );
+  const sink = ctx.openSink();
+  announceDestination(io.stderr, 'costs', sink.location);
   const session = await ctx.openSession();
   const progress = progressReporter(io.stderr, 'costs');
   const summary = await runCostExport(
     {
       client: session.client,
-      sink: openSink(ctx.destination),
+      sink,
       concurrency: ctx.concurrency,
       log: ctx.log,
       onProgress: progress.update,

@@ -74,7 +74,7 @@ describe('backfill on Step Functions', () => {
 
     expect(outcomes).toHaveLength(1);
     expect(outcomes[0]).toMatchObject({ status: 'rejected', reason: { name: 'UnitFailedError' } });
-    expect(summary).toMatchObject({ code: 'RUN_FAILED' });
+    expect(summary).toMatchObject({ name: 'RunFailedError', code: 'RUN_FAILED' });
     expect(String((summary as Error).message)).toContain(`"dataSourceId":"${ds}","date":"2026-07-05"`);
   });
 
