@@ -3,6 +3,7 @@
 
 import { ApiError, unknownError, unknownField, unsupportedApi } from './api-error.ts';
 import { costRoutes } from './cost-routes.ts';
+import type { QueryCost } from './cost-store.ts';
 import { inventoryRoutes } from './inventory-routes.ts';
 import type { Route, SimState } from './state.ts';
 import type { TokenIssuer } from './tokens.ts';
@@ -13,6 +14,8 @@ const THREE_SEGMENTS = /^\/[^/]+\/[^/]+\/[^/]+$/;
 export interface Answer {
   readonly status: number;
   readonly body: string;
+  /** What a cost/list cost the database (for tests and the bench). */
+  readonly cost?: QueryCost;
 }
 
 export interface IncomingCall {
@@ -34,10 +37,11 @@ export function routeCall(state: SimState, tokens: TokenIssuer, call: IncomingCa
     for (const field of Object.keys(body))
       if (!route.fields.includes(field)) throw unknownField('Request', field);
     const claims = tokens.authenticate(call.authorization);
-    return { status: 200, body: route.handle({ state, body, claims }) };
+    state.costs.lastCost = undefined;
+    return { status: 200, body: route.handle({ state, body, claims }), cost: state.costs.lastCost };
   } catch (error) {
     const apiError = error instanceof ApiError ? error : unknownError(String(error));
-    return { status: apiError.status, body: apiError.body() };
+    return { status: apiError.status, body: apiError.body(), cost: state.costs.lastCost };
   }
 }
 

@@ -23,8 +23,8 @@ export interface SimState {
   readonly world: World;
   readonly inventory: Inventory;
   readonly costs: CostStore;
-  /** Data sources whose cost-analysis job shows IN_PROGRESS. */
-  readonly jobsInProgress: Set<string>;
+  /** Data sources of type WAREHOUSE: their cost/list fails. */
+  readonly warehouses: Set<string>;
 }
 
 export interface RouteContext {
@@ -68,5 +68,5 @@ export function buildState(opts: SimulatorOptions): SimState {
     rowsPerDay: opts.rowsPerDay ?? 40,
     exactRowsPerDay: opts.exactRowsPerDay ?? false,
   });
-  return { world, inventory, costs, jobsInProgress: new Set() };
+  return { world, inventory, costs, warehouses: new Set() };
 }
