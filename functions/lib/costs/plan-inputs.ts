@@ -15,6 +15,8 @@ export interface CostPlanRequest {
   readonly from: string;
   readonly to: string;
   readonly force?: boolean;
+  /** Re-examine the months sync jobs replaced since the last run that did (see CostRunRequest). */
+  readonly followJobs?: boolean;
   /** An IN_PROGRESS job older than this is stale: export anyway and warn. */
   readonly staleJobAfterMs?: number;
   readonly now?: Date;
@@ -55,7 +57,7 @@ export async function planCostExport(
   const reexamine = new Map<string, string[]>();
   for (const d of active) {
     const from = history.get(d.id)?.changedFrom;
-    reexamine.set(d.id, from ? jobDays(d.id, `${from}-01`, req, now, existing) : []);
+    reexamine.set(d.id, from && req.followJobs ? jobDays(d.id, `${from}-01`, req, now, existing) : []);
   }
   const [published, source] = await Promise.all([
     readPublished(sink, active, req, reexamine, existing),

@@ -93,7 +93,8 @@ function decide(input: PlanInput, dataSourceId: string, date: string): Decision 
   const now = input.source.get(dataSourceId)?.get(date) ?? EMPTY;
   const published = input.published.get(dataSourceId)?.get(date);
   if ((now.jobs?.length ?? 0) > 1) return decideMixed(input, dataSourceId, date, now, published);
-  if (input.force) return { reason: 'forced' };
+  // Force is for the window; days outside it are there because a sync replaced them: compare.
+  if (input.force && date >= input.from && date <= input.to) return { reason: 'forced' };
   return { reason: changeReason(now, published) };
 }
 
@@ -122,6 +123,7 @@ function decideMixed(
   const publishedJobId = job && jobIds.includes(job.jobId) ? job.jobId : undefined;
   const mixedDay: MixedDay = { dataSourceId, date, jobIds, publishedJobId };
   if (!publishedJobId) return { mixedDay };
-  const done = !input.force && published?.jobs?.length === 1 && published.jobs[0] === publishedJobId;
+  const forced = input.force && date >= input.from && date <= input.to;
+  const done = !forced && published?.jobs?.length === 1 && published.jobs[0] === publishedJobId;
   return done ? { mixedDay } : { reason: 'mixed', jobId: publishedJobId, mixedDay };
 }

@@ -25,6 +25,11 @@ export interface CostRunRequest {
   readonly dataSourceIds?: readonly string[];
   /** Export every day, changed or not. */
   readonly force?: boolean;
+  /**
+   * Also re-examine the months that sync jobs replaced since the last such run, outside the
+   * window (the default-window run sets it; an explicit range exports only that range).
+   */
+  readonly followJobs?: boolean;
   /** An IN_PROGRESS sync job older than this is stale (default 4 h): export anyway, and warn. */
   readonly staleJobAfterMs?: number;
 }
@@ -118,7 +123,7 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     const unitsDone = results.length + failures.length;
     deps.onProgress?.({ unitsDone, unitsTotal: plan.units.length, rows, elapsedMs: Date.now() - started });
   });
-  await markJobsSeen(deps.sink, plan, dataSources, failures);
+  if (req.followJobs) await markJobsSeen(deps.sink, plan, dataSources, failures);
   const count = (o: CostUnitResult['outcome']) => results.filter((r) => r.outcome === o).length;
   const summary: CostRunSummary = {
     runId,
