@@ -20,17 +20,21 @@ export class JobBook {
       for (let back = 2; back >= 0; back--) {
         const startedMs =
           dayToMs(world.toDay - back) + 16 * HOUR_MS + (hashInts(world.seed, 80, ds.index, back) % 600_000);
-        // Plugins re-sync from the month of (last sync - 7 days).
-        const start = dayToDate(world.toDay - back - 7).slice(0, 7);
+        // Plugins re-sync from the month of (last sync - 7 days); the oldest one kept is the
+        // first sync, which loaded the whole range.
+        const start = dayToDate(back === 2 ? world.fromDay : world.toDay - back - 7).slice(0, 7);
         this.jobs.push(this.record(ds, stableId('job', world.seed, ds.id, back), start, startedMs));
         this.finish(this.jobs[this.jobs.length - 1]!, 'SUCCESS', startedMs + 20 * 60_000);
       }
     }
   }
 
-  /** The job behind rows no test sync has touched: the last scheduled one. */
-  initialJobId(ds: DataSource): string {
-    return stableId('job', this.world.seed, ds.id, 0);
+  /** The job behind a day's rows no test sync has touched: the newest first sync covering it. */
+  initialJobId(ds: DataSource, day: number): string {
+    const { world } = this;
+    const month = dayToDate(day).slice(0, 7);
+    const back = [0, 1].find((b) => dayToDate(world.toDay - b - 7).slice(0, 7) <= month) ?? 2;
+    return stableId('job', world.seed, ds.id, back);
   }
 
   /** A new job, IN_PROGRESS since `startedMs`. */

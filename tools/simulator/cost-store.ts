@@ -84,8 +84,8 @@ export class CostStore {
     return this.state(ds, day).leftover !== undefined;
   }
 
-  jobOf(ds: DataSource, state: DayState): string {
-    return state.jobId ?? this.jobs.initialJobId(ds);
+  jobOf(ds: DataSource, day: number, state: DayState): string {
+    return state.jobId ?? this.jobs.initialJobId(ds, day);
   }
 
   private leftoverRows(ds: DataSource, day: number, state: DayState): number {
@@ -141,7 +141,7 @@ export class CostStore {
     let rows = this.parsed.get(key);
     if (!rows) {
       const state = this.state(ds, day);
-      rows = this.parse(this.day(ds, day), this.jobOf(ds, state), Number.MAX_SAFE_INTEGER);
+      rows = this.parse(this.day(ds, day), this.jobOf(ds, day, state), Number.MAX_SAFE_INTEGER);
       const { leftover } = state;
       if (leftover) {
         const partial = this.day(ds, day, { ...state, version: leftover.version });
