@@ -165,6 +165,12 @@ async function* listKeysetPages(
     if (remaining > 0) next = ask(last);
     return rows;
   };
+  /** The answer asked for last, parsed; nothing keeps it but the caller. */
+  const readNext = async (): Promise<ListAnswer> => {
+    const pending = await next!;
+    next = undefined;
+    return pending.read();
+  };
   // Yielded out of a holder, as in listPages: a suspended generator keeps its locals.
   const page: { rows: ApiRecord[] | undefined } = { rows: undefined };
   const take = (): ApiRecord[] => {
@@ -174,9 +180,7 @@ async function* listKeysetPages(
   };
   try {
     while (next) {
-      const answer = next;
-      next = undefined;
-      page.rows = accept(await (await answer).read());
+      page.rows = accept(await readNext());
       if (page.rows.length > 0) yield take();
     }
   } finally {
