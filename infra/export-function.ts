@@ -103,6 +103,7 @@ export function functionEnvironment(
     EXPORT_WINDOW_MONTHS: String(settings.costWindowMonths),
     CLOUDFORET_TIMEOUT_MS: String(settings.cloudforetTimeoutMs),
     SECRET_TTL_SECONDS: String(settings.secretTtlSeconds),
+    STALE_JOB_HOURS: String(settings.staleJobHours),
     LOG_LEVEL: settings.logLevel,
     // The bundle ships a source map; without this flag Node ignores it in stack traces.
     NODE_OPTIONS: '--enable-source-maps',

@@ -90,6 +90,21 @@ describe('the next default run after a sync', () => {
     expect((await run()).units).toBe(0);
   });
 
+  it('asks cost/analyze one calendar month a call, with the same bytes on every run', async () => {
+    const { sim, run } = await exported();
+    const analyzeBodies = () =>
+      sim.requests.filter((r) => r.path === '/cost-analysis/cost/analyze').map((r) => JSON.stringify(r.body));
+    sim.resetRequestLog();
+    await run();
+    const first = analyzeBodies();
+    sim.resetRequestLog();
+
+    await run();
+
+    expect(analyzeBodies()).toEqual(first);
+    expect(first.map((b) => JSON.parse(b).query.start)).toEqual([window.from, `${window.to.slice(0, 7)}-01`]);
+  });
+
   it('(b) re-exports a month a manual sync restated five months back, outside the window', async () => {
     const month = monthsBack(5);
     const day = `${month}-12`;
