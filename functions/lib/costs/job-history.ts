@@ -19,8 +19,10 @@ export interface SourceJobs {
 export interface JobHistoryOptions {
   readonly now: Date;
   readonly staleAfterMs: number;
-  /** Jobs finished before this were seen by an earlier export; undefined: none was recorded. */
-  readonly since: string | undefined;
+  /** Jobs finished before this were seen by an earlier run; undefined: none was recorded. */
+  readonly since?: string;
+  /** Jobs finished from `since` on that the earlier run saw already. */
+  readonly seen?: ReadonlySet<string>;
 }
 
 export function sourceJobs(
@@ -35,7 +37,8 @@ export function sourceJobs(
   const stale = inProgress.filter(isStale);
   const finished = jobs.filter(
     (j) =>
-      j.status !== 'IN_PROGRESS' && (opts.since === undefined || (j.finishedAt ?? j.createdAt) >= opts.since),
+      j.status !== 'IN_PROGRESS' &&
+      (opts.since === undefined || ((j.finishedAt ?? j.createdAt) >= opts.since && !opts.seen?.has(j.jobId))),
   );
   const months = [...finished, ...stale].flatMap((j) => j.changedFrom).sort();
   return {

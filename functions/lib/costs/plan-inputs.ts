@@ -7,6 +7,7 @@ import { parseManifest } from '../storage/manifest.ts';
 import type { Sink } from '../storage/sink.ts';
 import type { DataSourceInfo } from './data-sources.ts';
 import { DEFAULT_STALE_JOB_AFTER_MS, retentionStart, type SourceJobs, sourceJobs } from './job-history.ts';
+import { newJobsAfter, readJobMarks } from './job-marks.ts';
 import { type CostPlan, planCostUnits } from './plan.ts';
 import { type DayStat, dayStats, listSyncJobs, type SyncJob } from './source-state.ts';
 import { costManifestKey, costManifestPrefix } from './unit.ts';
@@ -25,6 +26,8 @@ export interface CostPlanRequest {
 export interface CostExportPlan extends CostPlan {
   /** When the job history was read: the next run looks at jobs finished from here on. */
   readonly jobsReadAt: string;
+  /** The job history as read, for the marks. */
+  readonly jobs: readonly SyncJob[];
   readonly staleJobs: readonly SyncJob[];
   /** dataSourceId -> months outside the window re-examined because a sync replaced them. */
   readonly reexamined: ReadonlyMap<string, readonly string[]>;
@@ -37,36 +40,32 @@ export async function planCostExport(
   req: CostPlanRequest,
 ): Promise<CostExportPlan> {
   const now = req.now ?? new Date();
-  const jobsReadAt = now.toISOString();
   const [jobs, existing, marks] = await Promise.all([
     listSyncJobs(client),
     listCostManifests(sink),
     readJobMarks(sink),
   ]);
-  const history = new Map<string, SourceJobs>();
-  for (const d of dataSources) {
-    const opts = {
-      now,
-      since: marks.get(d.id),
-      staleAfterMs: req.staleJobAfterMs ?? DEFAULT_STALE_JOB_AFTER_MS,
-    };
-    history.set(d.id, sourceJobs(jobs, d.id, opts));
-  }
+  const staleAfterMs = req.staleJobAfterMs ?? DEFAULT_STALE_JOB_AFTER_MS;
+  const history = new Map<string, SourceJobs>(
+    dataSources.map((d) => [
+      d.id,
+      sourceJobs(jobs, d.id, { now, staleAfterMs, ...newJobsAfter(marks.get(d.id)) }),
+    ]),
+  );
   const syncing = new Set(dataSources.filter((d) => history.get(d.id)?.running).map((d) => d.id));
   const active = dataSources.filter((d) => !syncing.has(d.id) && d.type !== 'WAREHOUSE');
-  const reexamine = new Map<string, string[]>();
-  for (const d of active) {
-    const from = history.get(d.id)?.changedFrom;
-    reexamine.set(d.id, from && req.followJobs ? jobDays(d.id, `${from}-01`, req, now, existing) : []);
-  }
+  const reexamine = new Map(
+    active.map((d) => [d.id, jobDays(d.id, history.get(d.id)?.changedFrom, req, now, existing)]),
+  );
   const [published, source] = await Promise.all([
     readPublished(sink, active, req, reexamine, existing),
     readSourceStats(client, active, req, reexamine),
   ]);
   const successes = new Map(active.map((d) => [d.id, history.get(d.id)?.successes ?? []]));
+  const force = req.force ?? false;
   const plan = planCostUnits({
     ...req,
-    force: req.force ?? false,
+    force,
     dataSources,
     published,
     source,
@@ -76,7 +75,8 @@ export async function planCostExport(
   });
   return {
     ...plan,
-    jobsReadAt,
+    jobsReadAt: now.toISOString(),
+    jobs,
     staleJobs: active.flatMap((d) => history.get(d.id)?.stale ?? []),
     reexamined: new Map(
       [...reexamine].filter(([, days]) => days.length > 0).map(([id, days]) => [id, months(days)]),
@@ -84,14 +84,19 @@ export async function planCostExport(
   };
 }
 
-/** Days a sync replaced, outside the window and inside retention, that an export published. */
+/**
+ * Days syncs replaced (from the first day of `changedFrom`), outside the window and inside
+ * retention, that an export published; none unless the run follows the job history.
+ */
 function jobDays(
   dataSourceId: string,
-  from: string,
+  changedFrom: string | undefined,
   req: CostPlanRequest,
   now: Date,
   existing: ReadonlySet<string>,
 ): string[] {
+  if (!changedFrom || !req.followJobs) return [];
+  const from = `${changedFrom}-01`;
   const start = from > retentionStart(now) ? from : retentionStart(now);
   if (start > req.to) return [];
   return daysBetween(start, req.to).filter(
@@ -149,39 +154,4 @@ async function readSourceStats(
     stats.set(d.id, await dayStats(client, d.id, months(days)));
   });
   return stats;
-}
-
-const JOB_MARKS = '_manifests/cost-jobs/';
-
-/** Where a run records, per data source, when it read the job history. */
-export function jobMarkKey(dataSourceId: string): string {
-  return `${JOB_MARKS}${dataSourceId}.json`;
-}
-
-/** dataSourceId -> when an earlier run read the job history (listed first: no GET of a missing key). */
-async function readJobMarks(sink: Sink): Promise<Map<string, string>> {
-  const marks = new Map<string, string>();
-  await forEachLimit(await sink.list(JOB_MARKS), 16, async (key) => {
-    const mark = parseMark(await sink.read(key));
-    if (mark) marks.set(mark.dataSourceId, mark.jobsReadAt);
-  });
-  return marks;
-}
-
-function parseMark(text: string | undefined): { dataSourceId: string; jobsReadAt: string } | undefined {
-  try {
-    const mark = JSON.parse(text ?? '') as { dataSourceId?: unknown; jobsReadAt?: unknown };
-    const { dataSourceId, jobsReadAt } = mark;
-    return typeof dataSourceId === 'string' && typeof jobsReadAt === 'string'
-      ? { dataSourceId, jobsReadAt }
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Jobs finished before `jobsReadAt` were seen: later runs re-examine only newer jobs' months. */
-export async function writeJobMark(sink: Sink, dataSourceId: string, jobsReadAt: string): Promise<void> {
-  const body = `${JSON.stringify({ dataSourceId, jobsReadAt }, null, 2)}\n`;
-  await sink.put(jobMarkKey(dataSourceId), body, 'application/json');
 }

@@ -3,7 +3,8 @@
 import type { Logger } from '../log.ts';
 import type { Sink } from '../storage/sink.ts';
 import type { DataSourceInfo } from './data-sources.ts';
-import { type CostExportPlan, writeJobMark } from './plan-inputs.ts';
+import { markOf, writeJobMark } from './job-marks.ts';
+import type { CostExportPlan } from './plan-inputs.ts';
 
 export function skipReason(
   plan: CostExportPlan,
@@ -56,6 +57,7 @@ export async function markJobsSeen(
   const failed = new Set(failures.map((f) => f.dataSourceId));
   const skipped = new Set([...plan.skippedSyncing, ...plan.skippedWarehouse]);
   for (const d of dataSources) {
-    if (!failed.has(d.id) && !skipped.has(d.id)) await writeJobMark(sink, d.id, plan.jobsReadAt);
+    if (!failed.has(d.id) && !skipped.has(d.id))
+      await writeJobMark(sink, markOf(d.id, plan.jobsReadAt, plan.jobs));
   }
 }
