@@ -14,6 +14,8 @@ export interface SourceJobs {
   readonly changedFrom: string | undefined;
   /** Successful jobs, newest first. */
   readonly successes: readonly SyncJob[];
+  /** Jobs that ended without success (FAILURE, TIMEOUT, CANCELED) or went stale: they may have left rows. */
+  readonly unsettled: readonly SyncJob[];
 }
 
 export interface JobHistoryOptions {
@@ -48,6 +50,7 @@ export function sourceJobs(
     successes: jobs
       .filter((j) => j.status === 'SUCCESS')
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt)),
+    unsettled: [...jobs.filter((j) => j.status !== 'SUCCESS' && j.status !== 'IN_PROGRESS'), ...stale],
   };
 }
 
@@ -56,8 +59,13 @@ export function sourceJobs(
  * month (it replaced every month from its `changed` start up to the day it ran).
  */
 export function lastSuccessfulJobOf(successes: readonly SyncJob[], date: string): SyncJob | undefined {
+  return successes.find((j) => replaced(j, date));
+}
+
+/** The job replaced the day: a month it named is not after the day's, and it ran on or after it. */
+export function replaced(job: SyncJob, date: string): boolean {
   const month = date.slice(0, 7);
-  return successes.find((j) => date <= j.createdAt.slice(0, 10) && j.changedFrom.some((m) => m <= month));
+  return date <= job.createdAt.slice(0, 10) && job.changedFrom.some((m) => m <= month);
 }
 
 /** The first day Cloudforet still holds rows for: it keeps 12 months, this one included. */

@@ -62,6 +62,7 @@ export async function planCostExport(
     readSourceStats(client, active, req, reexamine),
   ]);
   const successes = new Map(active.map((d) => [d.id, history.get(d.id)?.successes ?? []]));
+  const unsettled = new Map(active.map((d) => [d.id, history.get(d.id)?.unsettled ?? []]));
   const force = req.force ?? false;
   const plan = planCostUnits({
     ...req,
@@ -72,6 +73,7 @@ export async function planCostExport(
     syncing,
     reexamine,
     successes,
+    unsettled,
   });
   return {
     ...plan,

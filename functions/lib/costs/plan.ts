@@ -3,7 +3,7 @@
 import { daysBetween } from '../dates.ts';
 import type { DataSourceInfo } from './data-sources.ts';
 import { sameGroups, sameSum } from './fingerprint.ts';
-import { lastSuccessfulJobOf } from './job-history.ts';
+import { lastSuccessfulJobOf, replaced } from './job-history.ts';
 import type { DayStat, SyncJob } from './source-state.ts';
 
 export { sameSum } from './fingerprint.ts';
@@ -22,6 +22,8 @@ export interface PlanInput {
   readonly reexamine?: ReadonlyMap<string, readonly string[]>;
   /** dataSourceId -> its successful sync jobs, newest first: they say which rows of a mixed day are true. */
   readonly successes?: ReadonlyMap<string, readonly SyncJob[]>;
+  /** dataSourceId -> its failed, timed-out, cancelled and stale jobs: rows they left may sit in a day. */
+  readonly unsettled?: ReadonlyMap<string, readonly SyncJob[]>;
 }
 
 export type UnitReason =
@@ -94,8 +96,30 @@ function decide(input: PlanInput, dataSourceId: string, date: string): Decision 
   const published = input.published.get(dataSourceId)?.get(date);
   if ((now.jobs?.length ?? 0) > 1) return decideMixed(input, dataSourceId, date, now, published);
   // Force is for the window; days outside it are there because a sync replaced them: compare.
-  if (input.force && date >= input.from && date <= input.to) return { reason: 'forced' };
-  return { reason: changeReason(now, published) };
+  const forced = input.force && date >= input.from && date <= input.to;
+  const reason = forced ? 'forced' : changeReason(now, published);
+  return reason ? afterUnsettledJob(input, dataSourceId, date, now, reason) : {};
+}
+
+/**
+ * A day a failed (or stale) job replaced after the last successful one may hold its rows even when
+ * analyze does not show them (its answers are cached until a sync succeeds): publish only the last
+ * successful job's rows, or keep the previous object when that job is not known.
+ */
+function afterUnsettledJob(
+  input: PlanInput,
+  dataSourceId: string,
+  date: string,
+  now: DayStat,
+  reason: UnitReason,
+): Decision {
+  const good = lastSuccessfulJobOf(input.successes?.get(dataSourceId) ?? [], date);
+  const after = (input.unsettled?.get(dataSourceId) ?? []).some(
+    (j) => replaced(j, date) && (!good || j.createdAt > good.createdAt),
+  );
+  if (!after) return { reason };
+  if (good) return { reason, jobId: good.jobId };
+  return { mixedDay: { dataSourceId, date, jobIds: now.jobs ?? [], publishedJobId: undefined } };
 }
 
 /** Why a day's rows differ from what was published; undefined when they would land the same. */

@@ -113,6 +113,9 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
         if (pages > 1) await expectNoSyncFinished(deps, ds, syncedBefore, date, signal);
       },
       whenEmpty: async (signal) => {
+        // The job's rows went (a sync succeeded since the plan): the day has other rows now.
+        if (unit.jobId)
+          throw new PagingDriftError(`${ds.id} ${date}: job ${unit.jobId} has no rows of it any more`);
         if (pastRetention) return 'keep';
         await confirmEmpty(client, list, `${ds.id} ${date}`, signal);
         return 'remove';
