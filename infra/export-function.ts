@@ -110,6 +110,7 @@ export function functionEnvironment(
     EXPORT_WINDOW_MONTHS: String(settings.costWindowMonths),
     CLOUDFORET_TIMEOUT_MS: String(settings.cloudforetTimeoutMs),
     SECRET_TTL_SECONDS: String(settings.secretTtlSeconds),
+    STALE_JOB_HOURS: String(settings.staleJobHours),
     LOG_LEVEL: settings.logLevel,
     // Source maps in stack traces, and a young generation sized as the bench measured.
     NODE_OPTIONS: LAMBDA_NODE_FLAGS.join(' '),
