@@ -19,6 +19,7 @@ export async function handler(
       runId: runId ?? crypto.randomUUID(),
       log,
       credential: session.credential,
+      compression: config.compression,
     },
     request,
   );

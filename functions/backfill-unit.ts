@@ -7,11 +7,17 @@ import { functionRuntime } from './lib/lambda/function-runtime.ts';
 import { isIsoDate } from './lib/dates.ts';
 
 export async function handler(event: unknown, context?: Context): Promise<CostUnitResult> {
-  const { log, connect } = functionRuntime('backfill-unit', context);
+  const { config, log, connect } = functionRuntime('backfill-unit', context);
   const item = parseItem(event);
   const { session, sink } = await connect();
   return runBackfillUnit(
-    { client: session.client, sink, runId: item.runId, log: log.child({ runId: item.runId }) },
+    {
+      client: session.client,
+      sink,
+      runId: item.runId,
+      log: log.child({ runId: item.runId }),
+      compression: config.compression,
+    },
     item,
   );
 }

@@ -22,6 +22,7 @@ export async function handler(event: unknown, context?: Context): Promise<CostRu
       client: session.client,
       sink,
       concurrency: config.concurrency,
+      compression: config.compression,
       runId,
       log,
       credential: session.credential,

@@ -16,6 +16,7 @@ export async function handler(event: unknown, context?: Context): Promise<Invent
       sink,
       credential: session.credential,
       concurrency: config.concurrency,
+      compression: config.compression,
       runId,
       log,
     },

@@ -112,6 +112,7 @@ export function functionEnvironment(
     SECRET_TTL_SECONDS: String(settings.secretTtlSeconds),
     STALE_JOB_HOURS: String(settings.staleJobHours),
     LOG_LEVEL: settings.logLevel,
+    PARQUET_COMPRESSION: settings.parquetCompression,
     // Source maps in stack traces, and a young generation sized as the bench measured.
     NODE_OPTIONS: LAMBDA_NODE_FLAGS.join(' '),
   };

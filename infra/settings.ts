@@ -45,6 +45,8 @@ export interface Settings {
   /** Hours after which a cost sync job still IN_PROGRESS is stale (crashed): export anyway, warn. */
   readonly staleJobHours: number;
   readonly logLevel: string;
+  /** Parquet page codec, ZSTD or GZIP (README, Performance). */
+  readonly parquetCompression: string;
   /** Backfill units exported at once by the state machine: it bounds the load on the Cloudforet API. */
   readonly backfillMaxConcurrency: number;
 }
@@ -75,6 +77,7 @@ export const settingDefaults = {
   secretTtlSeconds: 300,
   staleJobHours: 4,
   logLevel: 'info',
+  parquetCompression: 'ZSTD',
   backfillMaxConcurrency: 4,
 } as const;
 
@@ -220,6 +223,8 @@ function readStorage(r: Reader) {
 function readFunctionTuning(r: Reader) {
   const logLevel = r.orDefault('logLevel');
   r.check('logLevel', LOG_LEVELS.includes(logLevel), `must be one of ${LOG_LEVELS.join(', ')}`);
+  const parquetCompression = r.orDefault('parquetCompression');
+  r.check('parquetCompression', ['ZSTD', 'GZIP'].includes(parquetCompression), 'must be ZSTD or GZIP');
   return {
     memoryMb: r.integer('memoryMb', 128, 10_240),
     timeoutSeconds: r.integer('timeoutSeconds', 30, 900),
@@ -232,6 +237,7 @@ function readFunctionTuning(r: Reader) {
     secretTtlSeconds: r.integer('secretTtlSeconds', 0, 86_400),
     staleJobHours: r.integer('staleJobHours', 1, 168),
     logLevel,
+    parquetCompression,
     backfillMaxConcurrency: r.integer('backfillMaxConcurrency', 1, 1000),
   };
 }

@@ -43,6 +43,7 @@ describe('readSettings', () => {
       secretTtlSeconds: 300,
       staleJobHours: 4,
       logLevel: 'info',
+      parquetCompression: 'ZSTD',
       backfillMaxConcurrency: 4,
     });
   });
@@ -146,6 +147,7 @@ describe('readSettings', () => {
     ['athenaBytesScannedLimit', '1000'],
     ['databaseName', 'Cloudforet-Export'],
     ['logLevel', 'verbose'],
+    ['parquetCompression', 'SNAPPY'],
     ['exportConcurrency', '0'],
     ['backfillMaxConcurrency', '0'],
     ['backfillMaxConcurrency', '1001'],

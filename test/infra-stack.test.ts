@@ -54,6 +54,7 @@ describe('CloudforetExportStack with defaults', () => {
       SECRET_TTL_SECONDS: '300',
       STALE_JOB_HOURS: '4',
       LOG_LEVEL: 'info',
+      PARQUET_COMPRESSION: 'ZSTD',
       NODE_OPTIONS: '--enable-source-maps --max-semi-space-size=16',
     });
   });
@@ -200,6 +201,19 @@ describe('the function environment against readConfig', () => {
       secretTtlMs: settings.secretTtlSeconds * 1000,
       staleJobAfterMs: settings.staleJobHours * 3_600_000,
       logLevel: 'debug',
+      compression: 'ZSTD',
     });
+  });
+  it('takes GZIP from parquetCompression, and names a codec it cannot write', () => {
+    const env = functionEnvironment(
+      readSettings({ cloudforetEndpoint: 'https://cf.example.com', parquetCompression: 'GZIP' }),
+      'my-exports',
+      'cloudforet/app',
+    );
+
+    expect(readConfig(env).compression).toBe('GZIP');
+    expect(() => readConfig({ ...env, PARQUET_COMPRESSION: 'snappy' })).toThrow(
+      /PARQUET_COMPRESSION must be ZSTD or GZIP \(got 'snappy'\)/,
+    );
   });
 });

@@ -17,6 +17,8 @@ export interface FunctionConfig {
   /** A cost sync job IN_PROGRESS for longer is stale: twice Cloudforet's default job timeout. */
   readonly staleJobAfterMs: number;
   readonly logLevel: LogLevel;
+  /** Parquet page codec: ZSTD (the default, smaller and cheaper, README Performance) or GZIP. */
+  readonly compression: 'ZSTD' | 'GZIP';
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -55,7 +57,12 @@ export function readConfig(env: Env): FunctionConfig {
     secretTtlMs: integer('SECRET_TTL_SECONDS', 300, 0, 86_400) * 1000,
     staleJobAfterMs: integer('STALE_JOB_HOURS', 4, 1, 168) * 3_600_000,
     logLevel: parseLogLevel(env.LOG_LEVEL),
+    compression: env.PARQUET_COMPRESSION?.trim().toUpperCase() === 'GZIP' ? 'GZIP' : 'ZSTD',
   };
+  const codec = env.PARQUET_COMPRESSION?.trim();
+  if (codec && !['ZSTD', 'GZIP'].includes(codec.toUpperCase())) {
+    problems.push(`PARQUET_COMPRESSION must be ZSTD or GZIP (got '${codec}')`);
+  }
   const level = env.LOG_LEVEL?.trim();
   if (level && parseLogLevel(level) !== level) {
     problems.push(`LOG_LEVEL must be one of debug, info, warn, error (got '${level}')`);

@@ -1,5 +1,6 @@
 // Backfills on Step Functions: plan once (units to S3, read by a Distributed Map), export each
 // unit in its own invocation, then summarise from the manifests the units wrote.
+import type { Compression } from '../export/listing-export.ts';
 import type { CloudforetClient } from '../cloudforet/client.ts';
 import { costManifestKey, type CostUnitResult } from './unit.ts';
 import { listCostManifests, planCostExport } from './plan-inputs.ts';
@@ -26,6 +27,8 @@ export interface BackfillDeps {
   readonly log: Logger;
   /** The app's scope: names the unified-cost objects ('domain' or the workspace id). */
   readonly credential?: { readonly domainId: string; readonly workspaceId: string };
+  /** Parquet page codec (PARQUET_COMPRESSION); the writer's default unless set. */
+  readonly compression?: Compression;
 }
 
 /** The unified-cost months the plan step exported (small: it travels in the execution's state). */
@@ -90,7 +93,7 @@ export async function planBackfill(deps: BackfillDeps, req: CostRunRequest): Pro
 export async function runBackfillUnit(deps: BackfillDeps, item: BackfillItem): Promise<CostUnitResult> {
   const dataSources = selectDataSources(await listDataSources(deps.client), [item.dataSourceId]);
   const exec = await unitExecutor(
-    { client: deps.client, sink: deps.sink, runId: item.runId, log: deps.log },
+    { client: deps.client, sink: deps.sink, runId: item.runId, log: deps.log, compression: deps.compression },
     dataSources,
   );
   const outcome = await exec.run(item);

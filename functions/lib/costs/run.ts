@@ -1,6 +1,7 @@
 // A cost export run: plan (what changed since the last export), then export the planned units
 // with bounded concurrency and bounded unit retries, and summarise whatever happens.
 // A failed unit never stops the others.
+import type { Compression } from '../export/listing-export.ts';
 import { randomUUID } from 'node:crypto';
 import type { CloudforetClient } from '../cloudforet/client.ts';
 import { type CostUnitDeps, type CostUnitResult, exportCostUnit } from './unit.ts';
@@ -51,6 +52,8 @@ export interface CostRunDeps {
   readonly log?: Logger;
   readonly now?: () => Date;
   readonly rowGroupRows?: number;
+  /** Parquet page codec (PARQUET_COMPRESSION); the writer's default unless set. */
+  readonly compression?: Compression;
   readonly onProgress?: (progress: RunProgress) => void;
   /** The app's scope: names the unified-cost objects ('domain' or the workspace id). */
   readonly credential?: { readonly domainId: string; readonly workspaceId: string };

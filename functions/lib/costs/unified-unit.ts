@@ -3,7 +3,7 @@
 // keeps the month's confirmation and per-currency totals, so a later run can tell a restatement.
 import type { CloudforetClient } from '../cloudforet/client.ts';
 import type { ApiRecord, ListRequest } from '../cloudforet/pager.ts';
-import { confirmEmpty, exportListing } from '../export/listing-export.ts';
+import { type Compression, confirmEmpty, exportListing } from '../export/listing-export.ts';
 import { manifestKey, parseManifest, type UnitManifest } from '../storage/manifest.ts';
 import type { Sink } from '../storage/sink.ts';
 import { currencyKeys, type UnifiedCostContext, unifiedCostTable } from '../tables/unified-costs.ts';
@@ -19,6 +19,8 @@ export interface UnifiedMonthDeps {
   readonly now?: () => Date;
   readonly rowGroupRows?: number;
   readonly signal?: AbortSignal;
+  /** Parquet page codec (PARQUET_COMPRESSION); the writer's default unless set. */
+  readonly compression?: Compression;
 }
 
 export interface UnifiedMonthManifest extends UnitManifest {

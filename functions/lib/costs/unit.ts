@@ -4,7 +4,7 @@ import type { CloudforetClient } from '../cloudforet/client.ts';
 import type { ListRequest } from '../cloudforet/pager.ts';
 import { dayCount, utcDay } from '../dates.ts';
 import { PagingDriftError } from '../errors.ts';
-import { confirmEmpty, exportListing } from '../export/listing-export.ts';
+import { type Compression, confirmEmpty, exportListing } from '../export/listing-export.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { manifestKey, type UnitManifest } from '../storage/manifest.ts';
 import type { Sink } from '../storage/sink.ts';
@@ -27,6 +27,8 @@ export interface CostUnitDeps {
   readonly now?: () => Date;
   readonly log?: Logger;
   readonly rowGroupRows?: number;
+  /** Parquet page codec (PARQUET_COMPRESSION); the writer's default unless set. */
+  readonly compression?: Compression;
   /** Days older than this have left Cloudforet's retention: an empty answer never removes them. */
   readonly archiveAfterDays?: number;
   /** The last_synchronized_at each data source was last seen with, in this run. */

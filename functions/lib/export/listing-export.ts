@@ -6,7 +6,10 @@ import type { CloudforetClient } from '../cloudforet/client.ts';
 import { type ApiRecord, type ListRequest, listPages, nextPage, pageBody } from '../cloudforet/pager.ts';
 import { PagingDriftError } from '../errors.ts';
 import type { TableDef } from '../parquet/columns.ts';
+import type { Compression } from '../parquet/compression.ts';
 import { ParquetRowWriter } from '../parquet/row-writer.ts';
+
+export type { Compression };
 import type { ObjectUpload, Sink } from '../storage/sink.ts';
 
 export const PARQUET_CONTENT_TYPE = 'application/vnd.apache.parquet';
@@ -16,6 +19,8 @@ export interface ListingExportDeps {
   readonly sink: Sink;
   /** The unit's signal: aborting it ends the listing and every request it started. */
   readonly signal?: AbortSignal;
+  /** Parquet page codec (PARQUET_COMPRESSION); the writer's default unless set. */
+  readonly compression?: Compression;
 }
 
 /** What one object holds, once published (key null: the listing was empty, so no object). */
@@ -97,6 +102,7 @@ async function writeObject<C>(
         writer = new ParquetRowWriter(spec.tableFor?.(page) ?? spec.table, upload, spec.context, {
           rowGroupRows: spec.rowGroupRows,
           kvMetadata: spec.kvMetadata,
+          compression: deps.compression,
         });
       }
       spec.onPage?.(page);

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { CloudforetClient } from '../cloudforet/client.ts';
 import { analyzePages } from '../cloudforet/analyze-pages.ts';
 import { CloudforetApiError } from '../errors.ts';
-import { exportListing } from '../export/listing-export.ts';
+import { type Compression, exportListing } from '../export/listing-export.ts';
 import type { RunProgress } from '../export/run-progress.ts';
 import { attemptUnit } from '../export/unit-attempts.ts';
 import {
@@ -59,6 +59,8 @@ export interface InventoryRunDeps {
   readonly now?: () => Date;
   /** Overrides every table's row-group size (tests). */
   readonly rowGroupRows?: number;
+  /** Parquet page codec (PARQUET_COMPRESSION); the writer's default unless set. */
+  readonly compression?: Compression;
   readonly sources?: readonly InventorySource[];
   readonly onProgress?: (progress: RunProgress) => void;
 }

@@ -2,9 +2,7 @@
 // dictionary with its indexes or, once too many values are distinct, plain bytes. Flat OPTIONAL
 // columns of BYTE_ARRAY (UTF8), DOUBLE and INT64 only: what columns.ts declares.
 import type { Encoding, SchemaElement, Statistics } from 'hyparquet';
-import { ByteWriter } from 'hyparquet-writer';
-import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
-import { definitionLevels } from './levels.ts';
+import { type DataPage, dictionaryPages, PAGE_BYTES, type PageCut, plainPages } from './data-pages.ts';
 import { EMPTY, indexesOf, type Scratch, spare } from './scratch.ts';
 import { before } from './utf8-order.ts';
 
@@ -14,8 +12,8 @@ export interface ColumnPages {
   /** The dictionary page, PLAIN, uncompressed. */
   readonly dictionary?: Uint8Array;
   readonly dictionarySize: number;
-  /** A V1 data page, uncompressed and in parts: definition levels (length-prefixed), values. */
-  readonly data: Uint8Array[];
+  /** V1 data pages of about PAGE_BYTES each, uncompressed. */
+  readonly pages: DataPage[];
   readonly statistics: Statistics;
 }
 
@@ -52,6 +50,9 @@ export class ColumnBuffer {
   private last: unknown = NOTHING;
   private lastIndex = 0;
   private lastSize = 0;
+  /** Where data pages end, and the PLAIN size at which the current one will. */
+  private cuts: PageCut[] = [];
+  private nextCut = PAGE_BYTES;
 
   constructor(element: SchemaElement) {
     this.element = element;
@@ -75,6 +76,7 @@ export class ColumnBuffer {
         defs[this.rows++] = 1;
         this.add(raw);
       }
+      if (this.plainBytes >= this.nextCut) this.cut();
     }
   }
 
@@ -90,20 +92,18 @@ export class ColumnBuffer {
       this.dropDictionary();
     }
     const { defs, indexes, plain } = this.scratch;
-    const levels = definitionLevels(defs, this.rows, this.present === this.rows);
+    const chunk = { defs, rows: this.rows, present: this.present, cuts: this.cuts };
     if (!this.dictionary) {
-      return { ...this.described('PLAIN', 0), data: [levels, plain.view()] };
+      return { ...this.described('PLAIN', 0), pages: plainPages(chunk, plain.view()) };
     }
     for (const entry of this.entries) this.track(entry);
-    const values = new ByteWriter(indexBytes + 64);
-    values.appendUint8(bitWidth);
-    writeRleBitPackedHybrid(values, indexes.subarray(0, this.present) as Int32Array, bitWidth);
+    const pages = dictionaryPages(chunk, indexes, bitWidth);
     plain.reset();
     for (const entry of this.entries) this.writePlain(entry);
     return {
       ...this.described('RLE_DICTIONARY', this.entries.length),
       dictionary: plain.view(),
-      data: [levels, values.getBytes()],
+      pages,
     };
   }
 
@@ -122,6 +122,8 @@ export class ColumnBuffer {
     this.max = undefined;
     this.nans = 0;
     this.last = NOTHING;
+    this.cuts = [];
+    this.nextCut = PAGE_BYTES;
     this.scratch.indexes = indexesOf(this.scratch, Uint8Array, this.scratch.indexes.length);
   }
 
@@ -176,6 +178,12 @@ export class ColumnBuffer {
       this.lastIndex = index;
       this.lastSize = size;
     }
+  }
+
+  /** The data page ends here: its PLAIN values reached PAGE_BYTES (a dictionary's are fewer). */
+  private cut(): void {
+    this.cuts.push({ rows: this.rows, present: this.present, plainBytes: this.plainBytes });
+    this.nextCut = this.plainBytes + PAGE_BYTES;
   }
 
   private described(encoding: Encoding, dictionarySize: number) {

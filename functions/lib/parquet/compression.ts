@@ -1,0 +1,59 @@
+// Page compression: ZSTD (the default, chosen with tools/bench: README, Performance) or GZIP.
+// Both are read by Trino's Parquet reader (Athena engine 3: ParquetCompressionUtils decompresses
+// GZIP and ZSTD), DuckDB, arrow-rs and hyparquet. Node 24 (the Lambda runtime) has ZSTD in zlib.
+import { constants, createGzip, createZstdCompress, gzipSync, zstdCompressSync } from 'node:zlib';
+import type { Transform } from 'node:stream';
+
+export type Compression = 'ZSTD' | 'GZIP';
+export const COMPRESSIONS: readonly Compression[] = ['ZSTD', 'GZIP'];
+export const DEFAULT_COMPRESSION: Compression = 'ZSTD';
+
+const GZIP_LEVEL = 6;
+/** Measured against levels 1-6 on the bench's rows (README, Performance). */
+const ZSTD_LEVEL = 4;
+/** zlib's default output buffer, kept for pages that compress to more. */
+const CHUNK = 16 * 1024;
+
+export const byteLength = (parts: readonly Uint8Array[]) => parts.reduce((n, part) => n + part.length, 0);
+
+/** An output buffer the size of the input and a few bytes more, up to zlib's default. */
+const chunkSize = (inputBytes: number) => Math.min(CHUNK, Math.ceil((inputBytes + 64) / 64) * 64);
+
+/**
+ * The frame records the page's size (pledgedSrcSize), so a decoder can size its output from the
+ * frame alone as well as from the page header.
+ */
+const zstdOptions = (bytes: number) => ({
+  chunkSize: chunkSize(bytes),
+  pledgedSrcSize: bytes,
+  params: { [constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL },
+});
+
+/** A small page compressed at once, on this thread; the same bytes as compressParts gives. */
+export function compressSmall(codec: Compression, parts: readonly Uint8Array[]): Buffer {
+  const input = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  return codec === 'ZSTD'
+    ? zstdCompressSync(input, zstdOptions(input.length))
+    : gzipSync(input, { level: GZIP_LEVEL, chunkSize: chunkSize(input.length) });
+}
+
+/**
+ * The parts compressed as one stream on zlib's thread pool, without first copying them together.
+ * zlib's output buffer is 16 KB unless told otherwise, allocated with the stream: most pages
+ * compress to tens of bytes, so a buffer sized to the input saves ~0.7 MB a row group.
+ */
+export function compressParts(codec: Compression, parts: readonly Uint8Array[]): Promise<Buffer[]> {
+  const bytes = byteLength(parts);
+  const stream: Transform =
+    codec === 'ZSTD'
+      ? createZstdCompress(zstdOptions(bytes))
+      : createGzip({ level: GZIP_LEVEL, chunkSize: chunkSize(bytes) });
+  return new Promise((resolve, reject) => {
+    const out: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => out.push(chunk));
+    stream.on('end', () => resolve(out));
+    stream.on('error', reject);
+    for (const part of parts) stream.write(part);
+    stream.end();
+  });
+}
