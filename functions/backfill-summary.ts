@@ -1,13 +1,20 @@
 // Step Functions, last state: summarise a backfill from the manifests its units wrote.
-// Fails (so the execution fails and alarms) when any unit did not export.
+// Fails (so the execution fails and alarms) when any unit did not export. Needs S3 only: it
+// builds no Cloudforet session, so its bundle carries neither undici nor Secrets Manager.
 import type { Context } from 'aws-lambda';
-import { type BackfillPlan, type BackfillSummary, summarizeBackfill } from './lib/costs/backfill.ts';
-import { openSink } from './lib/storage/open-sink.ts';
+import type { BackfillPlan } from './lib/costs/backfill.ts';
+import { type BackfillSummary, summarizeBackfill } from './lib/costs/backfill-summary.ts';
+import { readConfig } from './lib/config.ts';
 import { RunFailedError } from './lib/errors.ts';
-import { functionRuntime } from './lib/lambda/function-runtime.ts';
+import { createLogger } from './lib/log.ts';
+import { openSink } from './lib/storage/open-sink.ts';
 
 export async function handler(event: { plan: BackfillPlan }, context?: Context): Promise<BackfillSummary> {
-  const { config, log } = functionRuntime('backfill-summary', context);
+  const config = readConfig(process.env);
+  const log = createLogger({
+    level: config.logLevel,
+    fields: { function: 'backfill-summary', requestId: context?.awsRequestId },
+  });
   const summary = await summarizeBackfill(openSink(`s3://${config.bucket}/${config.prefix}`), event.plan);
   log.info('backfill finished', { ...summary, failures: summary.failures.slice(0, 20) });
   if (summary.failed > 0) {

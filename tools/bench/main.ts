@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { addDays } from '../../functions/lib/dates.ts';
 import { startS3 } from '../../test/support/s3-server.ts';
 import { bestOf, bundleStage, machine, runStage, startSource } from './harness.ts';
+import { measureBundles } from './bundles.ts';
 import { profileSizes } from './profile.ts';
 import { type Figures, type Row, render } from './report.ts';
 import type { StageResult, StageSpec } from './stage.ts';
@@ -20,7 +21,7 @@ const { values: args } = parseArgs({
     'data-sources': { type: 'string', default: '4' },
     'unit-rows': { type: 'string', default: '62500' },
     concurrency: { type: 'string', default: '4' },
-    latency: { type: 'string', default: '20' },
+    latency: { type: 'string', default: '100' },
     'baseline-rows': { type: 'string', default: '125000' },
     'row-group': { type: 'string' },
     'part-size-mb': { type: 'string' },
@@ -74,6 +75,7 @@ async function main(): Promise<void> {
       await measure('limit', spec('limit'));
       await measure('pipeline → dir', spec('pipeline', { sink: { kind: 'dir' } }));
       await measure('pipeline → S3', spec('pipeline', s3Sink));
+      await measure('pipeline → S3, GZIP', spec('pipeline', { ...s3Sink, compression: 'GZIP' }));
       await source.setLatency(latencyMs);
       await measure(`pipeline → S3, ${latencyMs} ms/page`, spec('pipeline', s3Sink));
       await source.setLatency(0);
@@ -92,6 +94,8 @@ async function main(): Promise<void> {
       spec('hyparquet', { units: baselineUnits }),
     );
     const sizes = await profileSizes(source.ready.url, source.ready.token, FROM);
+    progress('bundles: building each function and timing its cold import');
+    const bundles = await measureBundles();
     const best = (stage: string, note: string): Row => ({
       stage,
       note: repeat > 1 ? `${note}; best of ${repeat}` : note,
@@ -106,9 +110,11 @@ async function main(): Promise<void> {
       },
       limit: best('limit', 'fetch + parse every page, same client and concurrency'),
       pipelineDir: best('pipeline → dir', 'runCostExport to a local directory'),
-      pipelineS3: best('pipeline → S3', 'runCostExport to s3rver (the headline)'),
+      pipelineS3: best('pipeline → S3', 'runCostExport to s3rver, ZSTD (the headline)'),
+      pipelineGzip: best('pipeline → S3, GZIP', 'the same with PARQUET_COMPRESSION=GZIP'),
       latency: best(`pipeline → S3, ${latencyMs} ms/page`, 'latency added to every answer'),
       latencyMs,
+      concurrency,
       baseline: {
         stage: 'baseline parquetjs-lite',
         note: `a sample of ${baselineUnits} units, same client and mapping`,
@@ -123,6 +129,7 @@ async function main(): Promise<void> {
         ? best('pipeline → S3, 1 M rows', 'reference for memory')
         : undefined,
       sizes,
+      bundles,
     };
     console.log(render(figures, machine()));
   } finally {

@@ -1,9 +1,11 @@
 // Where the bytes of a cost file go: one unit exported by the real pipeline, its column chunks
 // measured by DuckDB, and the same rows rewritten by DuckDB's own writer (GZIP, and ZSTD at
 // level 19) as a yardstick for what any writer gets out of this data.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parquetMetadata } from 'hyparquet';
+import { parquetHeader } from 'hyparquet/src/column.js';
 import { CloudforetClient, createDispatcher } from '../../functions/lib/cloudforet/client.ts';
 import { runCostExport } from '../../functions/lib/costs/run.ts';
 import { listDataSources } from '../../functions/lib/costs/data-sources.ts';
@@ -16,6 +18,8 @@ export interface SizeProfile {
   readonly ours: number;
   readonly duckdbGzip: number;
   readonly duckdbZstd19: number;
+  /** The largest data page of the file, uncompressed bytes. */
+  readonly largestPageBytes: number;
   /** The columns that take the most, bytes per row and encodings. */
   readonly columns: ReadonlyArray<{ column: string; bytesPerRow: number; encodings: string }>;
 }
@@ -51,6 +55,7 @@ export async function profileSizes(url: string, token: string, date: string): Pr
       ours: perRow(columns.reduce((n, r) => n + Number(r.z), 0)),
       duckdbGzip: await rewrite('COMPRESSION GZIP'),
       duckdbZstd19: await rewrite('COMPRESSION ZSTD, COMPRESSION_LEVEL 19'),
+      largestPageBytes: largestPage(new Uint8Array(await readFile(file))),
       columns: columns.map((r) => ({
         column: String(r.c),
         bytesPerRow: perRow(r.z),
@@ -60,4 +65,24 @@ export async function profileSizes(url: string, token: string, date: string): Pr
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Walks every page header of every column chunk: the largest page, uncompressed. */
+function largestPage(bytes: Uint8Array): number {
+  const meta = parquetMetadata(
+    bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
+  );
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let largest = 0;
+  for (const chunk of meta.row_groups.flatMap((g) => g.columns.map((c) => c.meta_data!))) {
+    let at = Number(chunk.dictionary_page_offset ?? chunk.data_page_offset);
+    const end = at + Number(chunk.total_compressed_size);
+    while (at < end) {
+      const reader = { view, offset: at };
+      const header = parquetHeader(reader);
+      if (header.type === 'DATA_PAGE') largest = Math.max(largest, header.uncompressed_page_size);
+      at = reader.offset + header.compressed_page_size;
+    }
+  }
+  return largest;
 }

@@ -31,6 +31,8 @@ export interface StageSpec {
   /** pipeline only: where the objects go. */
   readonly sink?: { kind: 'dir' } | { kind: 's3'; endpoint: string; bucket: string; partSizeMb?: number };
   readonly rowGroupRows?: number;
+  /** pipeline only: the page codec (the writer's default unless set). */
+  readonly compression?: 'ZSTD' | 'GZIP';
   /** baselines only: how many (data source, day) units to write. */
   readonly units?: number;
 }
@@ -127,6 +129,7 @@ async function exportAll(
         sink: openSink(spec, dir),
         concurrency: spec.concurrency,
         rowGroupRows: spec.rowGroupRows,
+        compression: spec.compression,
         unitAttempts: 1,
         // The bench measures cost days; a unified-cost month is a small unit of its own.
         unifiedCosts: false,

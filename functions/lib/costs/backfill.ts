@@ -2,15 +2,13 @@
 // unit in its own invocation, then summarise from the manifests the units wrote.
 import type { Compression } from '../export/listing-export.ts';
 import type { CloudforetClient } from '../cloudforet/client.ts';
-import { costManifestKey, type CostUnitResult } from './unit.ts';
-import { listCostManifests, planCostExport } from './plan-inputs.ts';
+import type { CostUnitResult } from './unit.ts';
+import { planCostExport } from './plan-inputs.ts';
 import { type CostRunRequest, unitExecutor } from './run.ts';
 import { listDataSources, selectDataSources } from './data-sources.ts';
 import { UnitFailedError, UnitRetryableError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { parseManifest } from '../storage/manifest.ts';
 import type { PlannedUnit } from './plan.ts';
-import { forEachLimit } from '../pool.ts';
 import type { Sink } from '../storage/sink.ts';
 import {
   changedDaysByMonth,
@@ -102,52 +100,4 @@ export async function runBackfillUnit(deps: BackfillDeps, item: BackfillItem): P
   throw outcome.retryable
     ? new UnitRetryableError(outcome.code, message)
     : new UnitFailedError(outcome.code, message);
-}
-
-export interface BackfillSummary {
-  readonly runId: string;
-  readonly from: string;
-  readonly to: string;
-  readonly units: number;
-  readonly exported: number;
-  readonly unchanged: number;
-  readonly failed: number;
-  readonly skippedSyncInProgress: readonly string[];
-  readonly perDataSource: ReadonlyArray<{ dataSourceId: string; exported: number; failed: number }>;
-  readonly failures: ReadonlyArray<{ dataSourceId: string; date: string }>;
-  /** From the plan step; its failures are counted in `failed`. */
-  readonly unifiedCosts?: BackfillUnifiedCosts;
-}
-
-/** A unit counts as exported when its manifest carries this run's id. */
-export async function summarizeBackfill(sink: Sink, plan: BackfillPlan): Promise<BackfillSummary> {
-  const items = JSON.parse((await sink.read(plan.unitsKey)) ?? '[]') as BackfillItem[];
-  const done = new Set<BackfillItem>();
-  const existing = await listCostManifests(sink);
-  const written = items.filter((i) => existing.has(costManifestKey(i.dataSourceId, i.date)));
-  await forEachLimit(written, 16, async (item) => {
-    const manifest = parseManifest(await sink.read(costManifestKey(item.dataSourceId, item.date)));
-    if (manifest?.runId === plan.runId) done.add(item);
-  });
-  const failures = items
-    .filter((i) => !done.has(i))
-    .map(({ dataSourceId, date }) => ({ dataSourceId, date }));
-  const ids = [...new Set(items.map((i) => i.dataSourceId))].sort();
-  return {
-    runId: plan.runId,
-    from: plan.from,
-    to: plan.to,
-    units: items.length,
-    exported: done.size,
-    unchanged: plan.unchanged,
-    failed: failures.length + (plan.unifiedCosts?.failures.length ?? 0),
-    skippedSyncInProgress: plan.skippedSyncInProgress,
-    perDataSource: ids.map((dataSourceId) => ({
-      dataSourceId,
-      exported: [...done].filter((i) => i.dataSourceId === dataSourceId).length,
-      failed: failures.filter((f) => f.dataSourceId === dataSourceId).length,
-    })),
-    failures,
-    unifiedCosts: plan.unifiedCosts,
-  };
 }

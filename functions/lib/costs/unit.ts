@@ -6,11 +6,12 @@ import { dayCount, utcDay } from '../dates.ts';
 import { PagingDriftError } from '../errors.ts';
 import { type Compression, confirmEmpty, exportListing } from '../export/listing-export.ts';
 import { type Logger, silentLogger } from '../log.ts';
-import { manifestKey, type UnitManifest } from '../storage/manifest.ts';
+import type { UnitManifest } from '../storage/manifest.ts';
 import type { Sink } from '../storage/sink.ts';
 import { type CostContext, costTable } from '../tables/costs.ts';
 import type { DataSourceInfo } from './data-sources.ts';
 import { FingerprintBuilder } from './fingerprint.ts';
+import { costManifestKey, costObjectKey } from './keys.ts';
 
 export interface CostUnit {
   readonly dataSource: DataSourceInfo;
@@ -59,15 +60,7 @@ export interface CostUnitResult {
 /** Cloudforet keeps about 12 months; past ~11 an empty day means purged, not restated to zero. */
 export const DEFAULT_ARCHIVE_AFTER_DAYS = 330;
 
-export function costObjectKey(dataSourceId: string, date: string): string {
-  return `${costTable.name}/${costTable.partitionKey}=${date}/${dataSourceId}.parquet`;
-}
-
-export const costManifestPrefix = `_manifests/${costTable.name}/`;
-
-export function costManifestKey(dataSourceId: string, date: string): string {
-  return manifestKey(costTable.name, costTable.partitionKey, date, dataSourceId);
-}
+export { costManifestKey, costManifestPrefix, costObjectKey } from './keys.ts';
 
 /**
  * The listing of one data source's cost rows of one billed day (of one sync job, if given), in

@@ -1,0 +1,78 @@
+// The Cloudforet-bound model: in production a run waits on Cloudforet's answers, not on our CPU.
+// A cost day pages by keyset (each page's request needs the last id of the page before), so each
+// unit has one page in flight while it encodes the one before; units run side by side.
+import { PAGE_LIMIT } from '../../functions/lib/cloudforet/pager.ts';
+import { settingDefaults } from '../../infra/settings.ts';
+
+/** Keyset paging: one page in flight per unit (functions/lib/cloudforet/pager.ts). */
+export const PAGES_IN_FLIGHT_PER_UNIT = 1;
+
+/** Rows a second that pages in flight allow: units × pages in flight × rows a page / latency. */
+export function pagesInFlightBound(units: number, latencyMs: number): number {
+  return (units * PAGES_IN_FLIGHT_PER_UNIT * PAGE_LIMIT) / (latencyMs / 1000);
+}
+
+/** Lambda gives a full vCPU at 1,769 MB and CPU in proportion below it. */
+const FULL_VCPU_MB = 1769;
+
+export interface BackfillCase {
+  readonly months: number;
+  readonly dataSources: number;
+  readonly rowsPerDay: number;
+  readonly latencyMs: number;
+}
+
+/** The issue's first backfill: 12 months × 20 data sources × 50,000 rows a day, 300 ms a page. */
+export const FIRST_BACKFILL: BackfillCase = {
+  months: 12,
+  dataSources: 20,
+  rowsPerDay: 50_000,
+  latencyMs: 300,
+};
+
+export interface BackfillEstimate {
+  readonly rows: number;
+  readonly units: number;
+  /** Seconds one unit (a data source-day) takes: the longer of its pages' wait and its CPU. */
+  readonly unitSeconds: number;
+  readonly wallHours: number;
+  readonly gbSeconds: number;
+  readonly bound: 'Cloudforet' | 'CPU';
+}
+
+/**
+ * The state machine runs one unit per invocation, backfillMaxConcurrency at once, each on a
+ * function of memoryMb (the stack's defaults). A unit waits pages × latency for its pages, or
+ * rows × CPU per row / its share of a vCPU, whichever is longer (the two overlap).
+ */
+export function estimateBackfill(cpuUsPerRow: number, c: BackfillCase = FIRST_BACKFILL): BackfillEstimate {
+  const days = Math.round(c.months * 30.4);
+  const units = days * c.dataSources;
+  const pages = Math.ceil(c.rowsPerDay / PAGE_LIMIT);
+  const memoryMb = settingDefaults.memoryMb;
+  const vcpu = Math.min(1, memoryMb / FULL_VCPU_MB);
+  const waitSeconds = (pages * c.latencyMs) / (PAGES_IN_FLIGHT_PER_UNIT * 1000);
+  const cpuSeconds = (c.rowsPerDay * cpuUsPerRow) / 1e6 / vcpu;
+  const unitSeconds = Math.max(waitSeconds, cpuSeconds);
+  return {
+    rows: units * c.rowsPerDay,
+    units,
+    unitSeconds,
+    wallHours: (units * unitSeconds) / settingDefaults.backfillMaxConcurrency / 3600,
+    gbSeconds: units * unitSeconds * (memoryMb / 1024),
+    bound: waitSeconds >= cpuSeconds ? 'Cloudforet' : 'CPU',
+  };
+}
+
+export function describeBackfill(cpuUsPerRow: number): string {
+  const e = estimateBackfill(cpuUsPerRow);
+  const c = FIRST_BACKFILL;
+  return [
+    `first backfill model: ${c.months} months × ${c.dataSources} data sources × ${c.rowsPerDay.toLocaleString('en-US')} rows a day ` +
+      `at ${c.latencyMs} ms a page = ${(e.rows / 1e6).toFixed(0)} M rows in ${e.units.toLocaleString('en-US')} units;`,
+    `defaults: ${settingDefaults.backfillMaxConcurrency} units at once, ${settingDefaults.memoryMb} MB, ` +
+      `${PAGES_IN_FLIGHT_PER_UNIT} page in flight per unit, ${cpuUsPerRow.toFixed(1)} CPU µs a row (measured):`,
+    `  ${e.unitSeconds.toFixed(1)} s a unit (${e.bound}-bound), ~${e.wallHours.toFixed(1)} h wall, ` +
+      `~${Math.round(e.gbSeconds).toLocaleString('en-US')} Lambda GB-seconds`,
+  ].join('\n');
+}
