@@ -8,7 +8,7 @@ import { startS3 } from '../../test/support/s3-server.ts';
 import { bestOf, bundleStage, machine, runStage, startSource } from './harness.ts';
 import { measureBundles } from './bundles.ts';
 import { profileSizes } from './profile.ts';
-import { type Figures, type Row, render } from './report.ts';
+import { type Figures, type InventoryFigures, type Row, render } from './report.ts';
 import type { StageResult, StageSpec } from './stage.ts';
 
 const BUCKET = 'bench';
@@ -26,6 +26,7 @@ const { values: args } = parseArgs({
     'row-group': { type: 'string' },
     'part-size-mb': { type: 'string' },
     repeat: { type: 'string', default: '2' },
+    services: { type: 'string', default: '200000' },
   },
 });
 const dataSources = Number(args['data-sources']);
@@ -94,6 +95,7 @@ async function main(): Promise<void> {
       spec('hyparquet', { units: baselineUnits }),
     );
     const sizes = await profileSizes(source.ready.url, source.ready.token, FROM);
+    const inventory = await measureInventory(stageScript, Number(args.services));
     progress('bundles: building each function and timing its cold import');
     const bundles = await measureBundles();
     const best = (stage: string, note: string): Row => ({
@@ -130,11 +132,44 @@ async function main(): Promise<void> {
         : undefined,
       sizes,
       bundles,
+      inventory,
     };
     console.log(render(figures, machine()));
   } finally {
     source.stop();
     await s3.stop();
+  }
+}
+
+/** Cloud services: their own limit and the export, against a source of their own (recorded first). */
+async function measureInventory(
+  stageScript: string,
+  services: number,
+): Promise<InventoryFigures | undefined> {
+  if (services <= 0) return undefined;
+  progress(`inventory: ${services.toLocaleString('en-US')} cloud services`);
+  const source = await startSource({
+    seed: 7,
+    dataSources: 1,
+    from: FROM,
+    to: FROM,
+    cloudServices: services,
+  });
+  try {
+    const spec = (kind: StageSpec['kind']): StageSpec => ({
+      kind,
+      url: source.ready.url,
+      token: source.ready.token,
+      from: FROM,
+      to: FROM,
+      concurrency,
+    });
+    await runStage(stageScript, 'inventory, live (recording)', spec('inventory-limit'));
+    const limit = await runStage(stageScript, 'inventory limit', spec('inventory-limit'));
+    const pipeline = await runStage(stageScript, 'inventory → dir', spec('inventory'));
+    return { services, limit, pipeline };
+  } finally {
+    source.stop();
   }
 }
 

@@ -27,6 +27,14 @@ export interface Figures {
   readonly reference?: Row;
   readonly sizes: SizeProfile;
   readonly bundles: BundleFigures;
+  readonly inventory?: InventoryFigures;
+}
+
+/** Cloud services: every page fetched and parsed, and the table exported, at `services`. */
+export interface InventoryFigures {
+  readonly services: number;
+  readonly limit: StageResult;
+  readonly pipeline: StageResult;
 }
 
 interface Target {
@@ -87,6 +95,7 @@ export function render(f: Figures, machine: Record<string, string | number>): st
     '',
     describeBundles(f.bundles),
     '',
+    ...(f.inventory ? [describeInventory(f.inventory), ''] : []),
     JSON.stringify(summary(f, machine)),
   ].join('\n');
 }
@@ -221,9 +230,38 @@ function summary(f: Figures, machine: Record<string, string | number>): Record<s
     largestPageBytes: f.sizes.largestPageBytes,
     firstBackfill: estimateBackfill(cpuUsPerRow(f.pipelineS3.result)),
     bundles: f.bundles,
+    inventory: f.inventory && {
+      services: f.inventory.services,
+      limitRowsPerSec: round(rowsPerSec(f.inventory.limit)),
+      rowsPerSec: round(rowsPerSec(f.inventory.pipeline)),
+      ratioToLimit: round(rowsPerSec(f.inventory.pipeline) / rowsPerSec(f.inventory.limit), 3),
+      cpuUsPerRow: round(cpuUsPerRow(f.inventory.pipeline), 2),
+      peakRssMb: round(f.inventory.pipeline.peakRssMb),
+    },
     targets: Object.fromEntries(targets(f).map((t) => [t.name, t.pass ?? null])),
     machine,
   };
+}
+
+function describeInventory(i: InventoryFigures): string {
+  const row = (name: string, r: StageResult) => [
+    name,
+    r.rows.toLocaleString('en-US'),
+    Math.round(rowsPerSec(r)).toLocaleString('en-US'),
+    (rowsPerSec(r) / rowsPerSec(i.limit)).toFixed(2),
+    cpuUsPerRow(r).toFixed(1),
+    r.peakRssMb.toFixed(0),
+    r.bytes > 0 ? (bytesPerMillion(r) / MB).toFixed(1) : '–',
+  ];
+  return [
+    `inventory: ${i.services.toLocaleString('en-US')} cloud services (ACTIVE ones listed), against their own limit:`,
+    '',
+    markdownTable([
+      ['stage', 'rows', 'rows/s', '× limit', 'CPU µs/row', 'peak RSS MB', 'MB / M rows'],
+      row('cloud services: fetch + parse', i.limit),
+      row('cloud services → dir', i.pipeline),
+    ]),
+  ].join('\n');
 }
 
 function markdownTable(rows: string[][]): string {

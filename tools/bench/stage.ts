@@ -18,8 +18,9 @@ import { s3Sink } from '../../functions/lib/storage/s3-sink.ts';
 import type { Sink } from '../../functions/lib/storage/sink.ts';
 import { type BaselineWriter, openBaselineWriter } from './baseline-writer.ts';
 import { openHyparquetWriter } from './hyparquet-baseline.ts';
+import { exportCloudServices, fetchCloudServices } from './inventory-stage.ts';
 
-export type StageKind = 'limit' | 'pipeline' | 'baseline' | 'hyparquet';
+export type StageKind = 'limit' | 'pipeline' | 'baseline' | 'hyparquet' | 'inventory-limit' | 'inventory';
 
 export interface StageSpec {
   readonly kind: StageKind;
@@ -101,6 +102,10 @@ function runStage(spec: StageSpec, client: CloudforetClient): Promise<{ rows: nu
       return exportWithBaseline(spec, client, openBaselineWriter);
     case 'hyparquet':
       return exportWithBaseline(spec, client, async (...args) => openHyparquetWriter(...args));
+    case 'inventory-limit':
+      return fetchCloudServices(client);
+    case 'inventory':
+      return exportCloudServices(client);
   }
 }
 
