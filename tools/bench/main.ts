@@ -116,7 +116,8 @@ async function main(): Promise<void> {
       pipelineGzip: best('pipeline → S3, GZIP', 'the same with PARQUET_COMPRESSION=GZIP'),
       latency: best(`pipeline → S3, ${latencyMs} ms/page`, 'latency added to every answer'),
       latencyMs,
-      concurrency,
+      // Units paging at once: no more than there are units.
+      concurrency: Math.min(concurrency, dataSources * days),
       baseline: {
         stage: 'baseline parquetjs-lite',
         note: `a sample of ${baselineUnits} units, same client and mapping`,

@@ -11,6 +11,7 @@ import { runCostExport } from '../../functions/lib/costs/run.ts';
 import { listDataSources } from '../../functions/lib/costs/data-sources.ts';
 import { dirSink } from '../../functions/lib/storage/dir-sink.ts';
 import { queryDuckDB } from '../../test/support/parquet-readers.ts';
+import { markdownTable } from './markdown.ts';
 
 export interface SizeProfile {
   readonly rows: number;
@@ -85,4 +86,25 @@ function largestPage(bytes: Uint8Array): number {
     }
   }
   return largest;
+}
+
+const MB = 1024 * 1024;
+
+/** Where the bytes go, beside what DuckDB's writer makes of the same rows. */
+export function describeSizes(p: SizeProfile): string {
+  const perMillion = (bytesPerRow: number) => `${((bytesPerRow * 1e6) / MB).toFixed(1)} MB`;
+  const top = p.columns.slice(0, 6);
+  const rest = p.columns.slice(6).reduce((n, c) => n + c.bytesPerRow, 0);
+  return [
+    `where the bytes go (one unit of ${p.rows.toLocaleString('en-US')} rows; per million rows):`,
+    '',
+    markdownTable([
+      ['column', 'bytes/row', 'per M rows', 'encodings'],
+      ...top.map((c) => [c.column, c.bytesPerRow.toFixed(2), perMillion(c.bytesPerRow), c.encodings]),
+      [`${p.columns.length - top.length} other columns`, rest.toFixed(2), perMillion(rest), ''],
+      ['whole file, this writer', p.ours.toFixed(2), perMillion(p.ours), 'ZSTD level 4'],
+      ['same rows, DuckDB writer', p.duckdbGzip.toFixed(2), perMillion(p.duckdbGzip), 'GZIP'],
+      ['same rows, DuckDB writer', p.duckdbZstd19.toFixed(2), perMillion(p.duckdbZstd19), 'ZSTD level 19'],
+    ]),
+  ].join('\n');
 }
