@@ -54,5 +54,7 @@ export interface CommandContext {
   /** DIR or s3://bucket/prefix. */
   readonly destination: string;
   readonly concurrency: number;
+  /** Aborted on SIGINT or SIGTERM (cli/interrupt.ts). */
+  readonly signal?: AbortSignal;
   openSession(): Promise<CloudforetSession>;
 }

@@ -13,6 +13,7 @@ import {
 import { type CliIo, type CommandContext, type Env, options, usage, type Values } from './command-context.ts';
 import { runCosts } from './costs-command.ts';
 import { runInventory } from './inventory-command.ts';
+import { interruptOnSignals } from './interrupt.ts';
 
 const commands = { costs: runCosts, inventory: runInventory };
 const ownOptions: Record<keyof typeof commands, ReadonlyArray<keyof Values>> = {
@@ -40,7 +41,13 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
       );
     }
     rejectForeignOptions(name, values);
-    return await commands[name](commandContext(values, env, io));
+    const interrupt = interruptOnSignals(io.stderr);
+    try {
+      const code = await commands[name]({ ...commandContext(values, env, io), signal: interrupt.signal });
+      return interrupt.exitCode() ?? code;
+    } finally {
+      interrupt.dispose();
+    }
   } catch (error) {
     // node:util parseArgs errors (unknown option, missing value) are usage errors like ours.
     const parseError = (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true;

@@ -12,7 +12,14 @@ export async function handler(event: unknown, context?: Context): Promise<CostRu
   const request = parseCostEvent(event, new Date(), limits);
   const { session, sink } = await connect();
   const summary = await runCostExport(
-    { client: session.client, sink, concurrency: config.concurrency, runId, log },
+    {
+      client: session.client,
+      sink,
+      credential: session.credential,
+      concurrency: config.concurrency,
+      runId,
+      log,
+    },
     request,
   );
   if (summary.failed > 0) {

@@ -18,6 +18,11 @@ export interface SimulatorOptions {
   workspaces?: number;
   latencyMs?: number;
   port?: number;
+  /**
+   * Enforce Cloudforet's retention as of the real clock: a DAILY cost/analyze starting more than
+   * this many months back is a 400 ERROR_INVALID_DATE_RANGE. Off by default: most tests use fixed dates.
+   */
+  retentionMonths?: number;
 }
 
 export interface SimState {
@@ -27,6 +32,7 @@ export interface SimState {
   readonly costs: CostStore;
   /** Data sources whose cost-analysis job shows IN_PROGRESS. */
   readonly jobsInProgress: Set<string>;
+  readonly retentionMonths?: number;
 }
 
 export interface RouteContext {
@@ -70,5 +76,12 @@ export function buildState(opts: SimulatorOptions): SimState {
     rowsPerDay: opts.rowsPerDay ?? 40,
     exactRowsPerDay: opts.exactRowsPerDay ?? false,
   });
-  return { world, inventory, identity: buildIdentity(world), costs, jobsInProgress: new Set() };
+  return {
+    world,
+    inventory,
+    identity: buildIdentity(world),
+    costs,
+    jobsInProgress: new Set(),
+    retentionMonths: opts.retentionMonths,
+  };
 }

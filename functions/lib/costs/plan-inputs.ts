@@ -6,6 +6,7 @@ import type { DataSourceInfo } from './data-sources.ts';
 import { daysBetween } from '../dates.ts';
 import { parseManifest } from '../storage/manifest.ts';
 import { type CostPlan, planCostUnits } from './plan.ts';
+import { damagedUnits, type ReadManifest, withRepairs } from './published-objects.ts';
 import { forEachLimit } from '../pool.ts';
 import type { Sink } from '../storage/sink.ts';
 import { type DayStat, dailyCostStats, syncingDataSources } from './source-state.ts';
@@ -25,13 +26,15 @@ export async function planCostExport(
   const syncing = await syncingDataSources(client);
   const active = dataSources.filter((d) => !syncing.has(d.id));
   const force = req.force ?? false;
+  const manifests: ReadManifest[] = [];
   const [published, source] = force
     ? [new Map(), new Map()]
     : await Promise.all([
-        readPublished(sink, active, req.from, req.to),
+        readPublished(sink, active, req.from, req.to, manifests),
         readSourceStats(client, active, req.from, req.to),
       ]);
-  return planCostUnits({ from: req.from, to: req.to, dataSources, published, source, syncing, force });
+  const plan = planCostUnits({ from: req.from, to: req.to, dataSources, published, source, syncing, force });
+  return withRepairs(plan, await damagedUnits(sink, manifests));
 }
 
 /**
@@ -44,6 +47,7 @@ async function readPublished(
   dataSources: readonly DataSourceInfo[],
   from: string,
   to: string,
+  read: ReadManifest[],
 ): Promise<Map<string, Map<string, DayStat>>> {
   const published = new Map<string, Map<string, DayStat>>(dataSources.map((d) => [d.id, new Map()]));
   const existing = await listCostManifests(sink);
@@ -55,6 +59,7 @@ async function readPublished(
   await forEachLimit(keys, 16, async ({ id, date, key }) => {
     const manifest = parseManifest(await sink.read(key));
     if (manifest) published.get(id)!.set(date, { rows: manifest.rows, costSum: manifest.costSum ?? 0 });
+    if (manifest) read.push({ dataSourceId: id, date, manifest });
   });
   return published;
 }

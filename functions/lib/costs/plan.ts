@@ -16,7 +16,8 @@ export interface PlanInput {
   readonly force: boolean;
 }
 
-export type UnitReason = 'forced' | 'no-manifest' | 'rows-changed' | 'cost-changed';
+/** repair: the manifest's object is missing or of another size (costs/published-objects.ts). */
+export type UnitReason = 'forced' | 'no-manifest' | 'rows-changed' | 'cost-changed' | 'repair';
 
 export interface PlannedUnit {
   readonly dataSourceId: string;

@@ -16,6 +16,10 @@ import type { RunProgress } from '../export/run-progress.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import type { PlannedUnit } from './plan.ts';
 import { forEachLimit } from '../pool.ts';
+import { utcDay } from '../dates.ts';
+import { prepareDestination } from '../export/prepare-destination.ts';
+import type { DestinationOwner } from '../storage/destination-claim.ts';
+import { clampToRetention } from './retention.ts';
 import type { Sink } from '../storage/sink.ts';
 
 export interface CostRunRequest {
@@ -37,6 +41,10 @@ export interface CostRunDeps {
   readonly now?: () => Date;
   readonly rowGroupRows?: number;
   readonly onProgress?: (progress: RunProgress) => void;
+  /** The app's domain and workspace: the destination is claimed for this scope (destination-claim.ts). */
+  readonly credential?: DestinationOwner;
+  /** Aborting it (SIGINT, SIGTERM) ends the run: running units abort, no further unit starts. */
+  readonly signal?: AbortSignal;
 }
 
 export interface UnitFailure extends UnitFailureInfo {
@@ -67,6 +75,17 @@ export interface CostRunSummary {
   readonly kept: number;
   readonly unchanged: number;
   readonly failed: number;
+  /** Units re-exported because their object was missing or of another size. */
+  readonly repaired: number;
+  /** (data source, day) pairs of the range older than Cloudforet's retention: not exported, archive kept. */
+  readonly beyondRetention: number;
+  /** The first day of the range Cloudforet still holds, when the range reached further back. */
+  readonly retainedFrom?: string;
+  /** The run was stopped (signal): units not started are in notStarted, stopped ones in failures. */
+  readonly interrupted: boolean;
+  readonly notStarted: number;
+  /** Temporary files of killed runs removed before this one started. */
+  readonly staleTemporariesRemoved: number;
   readonly skippedSyncInProgress: readonly string[];
   readonly rows: number;
   readonly bytes: number;
@@ -81,14 +100,25 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
   const started = Date.now();
   const runId = deps.runId ?? randomUUID();
   const log = (deps.log ?? silentLogger).child({ runId });
+  const staleTemporariesRemoved = await prepareDestination(deps.sink, {
+    startedAt: new Date(started),
+    owner: deps.credential,
+    costs: true,
+  });
   const dataSources = selectDataSources(await listDataSources(deps.client), req.dataSourceIds);
-  const plan = await planCostExport(deps.client, deps.sink, dataSources, req);
+  const window = clampToRetention(req, utcDay(deps.now?.() ?? new Date()));
+  const plan = await planCostExport(deps.client, deps.sink, dataSources, { ...req, ...window });
   log.info('cost run planned', { units: plan.units.length, skippedSyncInProgress: plan.skippedSyncing });
   const results: CostUnitResult[] = [];
   const failures: UnitFailure[] = [];
   const exec = await unitExecutor({ ...deps, runId, log }, dataSources);
   let rows = 0;
+  let notStarted = 0;
   await forEachLimit(plan.units, deps.concurrency ?? 4, async (unit) => {
+    if (deps.signal?.aborted) {
+      notStarted++;
+      return;
+    }
     const outcome = await exec.run(unit);
     if ('code' in outcome) failures.push(outcome);
     else {
@@ -113,6 +143,12 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     kept: count('kept'),
     unchanged: [...plan.unchanged.values()].reduce((a, b) => a + b, 0),
     failed: failures.length,
+    repaired: plan.units.filter((u) => u.reason === 'repair').length,
+    beyondRetention: window.beyondRetention.length * dataSources.length,
+    ...(window.beyondRetention.length > 0 ? { retainedFrom: window.from } : {}),
+    interrupted: deps.signal?.aborted === true,
+    notStarted,
+    staleTemporariesRemoved,
     skippedSyncInProgress: plan.skippedSyncing,
     rows,
     bytes: results.reduce((n, r) => n + r.bytes, 0),

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { CloudforetClient } from '../cloudforet/client.ts';
 import { CloudforetApiError } from '../errors.ts';
 import { exportListing } from '../export/listing-export.ts';
+import { prepareDestination } from '../export/prepare-destination.ts';
 import type { RunProgress } from '../export/run-progress.ts';
 import { attemptUnit } from '../export/unit-attempts.ts';
 import {
@@ -60,6 +61,8 @@ export interface InventoryRunDeps {
   readonly rowGroupRows?: number;
   readonly sources?: readonly InventorySource[];
   readonly onProgress?: (progress: RunProgress) => void;
+  /** Aborting it (SIGINT, SIGTERM) ends the run: running tables abort and leave nothing behind. */
+  readonly signal?: AbortSignal;
 }
 
 export interface InventoryTableResult {
@@ -122,6 +125,7 @@ export async function runInventoryExport(
   const scope = inventoryScope(deps.credential);
   const log = (deps.log ?? silentLogger).child({ runId, snapshotDate: req.snapshotDate, scope: scope.label });
   const sources = deps.sources ?? inventorySources;
+  await prepareDestination(deps.sink, { startedAt: new Date(started), owner: deps.credential, costs: false });
   const outcomes = new Map<string, TableOutcome>();
   let rowsRead = 0;
   const progress = () =>
