@@ -1,0 +1,141 @@
+// A range reaching past Cloudforet's 12-month retention: the days it still has are exported, the
+// older ones reported as beyond retention, archived objects for them kept; exit 0.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../cli/main.ts';
+import { costObjectKey } from '../functions/lib/costs/unit.ts';
+import { clampToRetention, retentionStart } from '../functions/lib/costs/retention.ts';
+import { addDays, daysBetween, utcDay } from '../functions/lib/dates.ts';
+import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { fakeIo } from './support/fake-io.ts';
+import { consoleAppJson } from './support/tokens.ts';
+
+const monthsBack = (months: number) => {
+  const at = new Date(`${utcDay(new Date())}T00:00:00Z`);
+  at.setUTCDate(1);
+  at.setUTCMonth(at.getUTCMonth() - months);
+  return utcDay(at);
+};
+
+describe('ranges older than Cloudforet keeps', () => {
+  const FROM = monthsBack(13);
+  const TO = addDays(monthsBack(11), -1);
+  let sim: Simulator;
+  let dir: string;
+  let secretFile: string;
+
+  beforeAll(async () => {
+    sim = await startSimulator({
+      seed: 41,
+      dataSources: 2,
+      from: FROM,
+      to: TO,
+      rowsPerDay: 5,
+      retentionMonths: 12,
+    });
+    dir = await mkdtemp(join(tmpdir(), 'retention-'));
+    secretFile = join(dir, 'app.json');
+    await writeFile(secretFile, consoleAppJson(sim.issueToken()));
+  });
+  afterAll(async () => {
+    await sim.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('--from 13 months back exports the days inside retention, keeps the archive and exits 0', async () => {
+    const out = join(dir, 'out');
+    const [ds] = sim.dataSourceIds() as [string];
+    const archived = join(out, costObjectKey(ds, FROM));
+    await mkdir(dirname(archived), { recursive: true });
+    await writeFile(archived, 'archived before Cloudforet purged the day');
+    const io = fakeIo();
+
+    const code = await main(
+      [
+        'costs',
+        '--endpoint',
+        sim.url,
+        '--secret-file',
+        secretFile,
+        '--out',
+        out,
+        '--from',
+        FROM,
+        '--to',
+        TO,
+        '--json',
+      ],
+      {},
+      io,
+    );
+
+    const first = retentionStart(utcDay(new Date()));
+    const inside = daysBetween(first, TO).length;
+    const outside = daysBetween(FROM, addDays(first, -1)).length;
+    expect(code).toBe(0);
+    expect(JSON.parse(io.out())).toMatchObject({
+      units: inside * 2,
+      written: inside * 2,
+      failed: 0,
+      beyondRetention: outside * 2,
+      retainedFrom: first,
+    });
+    expect(await readFile(archived, 'utf8')).toBe('archived before Cloudforet purged the day');
+  });
+
+  it('says so in words', async () => {
+    const io = fakeIo();
+
+    const code = await main(
+      [
+        'costs',
+        '--endpoint',
+        sim.url,
+        '--secret-file',
+        secretFile,
+        '--out',
+        join(dir, 'words'),
+        '--from',
+        FROM,
+        '--to',
+        TO,
+      ],
+      {},
+      io,
+    );
+
+    expect(code).toBe(0);
+    expect(io.out()).toMatch(/\d+ days before \d{4}-\d{2}-\d{2} are beyond Cloudforet's 12-month retention/);
+  });
+});
+
+describe('clampToRetention', () => {
+  it('keeps a range inside retention as it is', () => {
+    expect(clampToRetention({ from: '2026-06-01', to: '2026-06-30' }, '2026-11-23')).toEqual({
+      from: '2026-06-01',
+      to: '2026-06-30',
+      beyondRetention: [],
+    });
+  });
+
+  it('starts a range reaching further back at the first retained day', () => {
+    const window = clampToRetention({ from: '2025-11-20', to: '2025-12-01' }, '2026-11-23');
+
+    expect(window.from).toBe('2025-11-24');
+    expect(window.beyondRetention).toEqual(['2025-11-20', '2025-11-21', '2025-11-22', '2025-11-23']);
+  });
+
+  it('plans nothing for a range wholly beyond retention', () => {
+    const window = clampToRetention({ from: '2025-01-01', to: '2025-01-03' }, '2026-03-31');
+
+    expect(window.from > window.to).toBe(true);
+    expect(window.beyondRetention).toHaveLength(3);
+  });
+
+  it('counts from the last day of a shorter month', () => {
+    expect(retentionStart('2026-03-31')).toBe('2025-04-01');
+    expect(retentionStart('2025-02-28')).toBe('2024-02-29');
+  });
+});
