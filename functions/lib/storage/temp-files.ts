@@ -22,7 +22,8 @@ export function isTemporaryName(name: string): boolean {
 
 /**
  * Removes temporary files older than `startedAt` whose process is gone. A live process's files
- * are kept whatever their age: another run may be writing into the same directory.
+ * are kept whatever their age: another run may be writing into the same directory. (A pid reused
+ * by an unrelated process keeps its files until that process ends.)
  * Returns how many were removed.
  */
 export async function removeStaleTemporaries(root: string, startedAt: Date): Promise<number> {
@@ -30,7 +31,8 @@ export async function removeStaleTemporaries(root: string, startedAt: Date): Pro
   let removed = 0;
   for (const e of entries) {
     const pid = e.isFile() ? temporaryPid(e.name) : undefined;
-    if (pid === undefined || (pid !== process.pid && processAlive(pid))) continue;
+    // A live process (this one included) may be writing it: only a dead one's files are stale.
+    if (pid === undefined || processAlive(pid)) continue;
     const path = join(e.parentPath, e.name);
     const info = await stat(path).catch(() => undefined);
     if (!info || info.mtimeMs >= startedAt.getTime()) continue;
