@@ -3,9 +3,13 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
+import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
+import { runCostExport } from '../functions/lib/costs/run.ts';
 import { costObjectKey } from '../functions/lib/costs/unit.ts';
+import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { clampToRetention, retentionStart } from '../functions/lib/costs/retention.ts';
 import { addDays, daysBetween, utcDay } from '../functions/lib/dates.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
@@ -137,5 +141,36 @@ describe('clampToRetention', () => {
   it('counts from the last day of a shorter month', () => {
     expect(retentionStart('2026-03-31')).toBe('2025-04-01');
     expect(retentionStart('2025-02-28')).toBe('2024-02-29');
+  });
+});
+
+describe('days kept by the archive guard', () => {
+  it('are remembered in their manifest and not planned again while Cloudforet answers them empty', async () => {
+    const day = '2026-10-05';
+    const sim = await startSimulator({ seed: 53, dataSources: 1, from: day, to: day, rowsPerDay: 20 });
+    const dir = await mkdtemp(join(tmpdir(), 'kept-'));
+    const client = new CloudforetClient({
+      endpoint: sim.url,
+      token: sim.issueToken(),
+      dispatcher: new Agent(),
+    });
+    const deps = { client, sink: dirSink(dir), archiveAfterDays: 0 };
+    const [ds] = sim.dataSourceIds() as [string];
+    try {
+      await runCostExport(deps, { from: day, to: day });
+      const object = await readFile(join(dir, costObjectKey(ds, day)));
+      sim.resync(ds, day, { rowDelta: -1_000_000 });
+
+      const keeping = await runCostExport(deps, { from: day, to: day });
+      const after = await runCostExport(deps, { from: day, to: day });
+
+      expect(sim.costTruth(ds, day).rows).toBe(0);
+      expect(keeping).toMatchObject({ units: 1, kept: 1 });
+      expect(after).toMatchObject({ units: 0, unchanged: 1 });
+      expect(await readFile(join(dir, costObjectKey(ds, day)))).toEqual(object);
+    } finally {
+      await sim.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -6,7 +6,7 @@ import type { DataSourceInfo } from './data-sources.ts';
 import { daysBetween } from '../dates.ts';
 import { parseManifest } from '../storage/manifest.ts';
 import { type CostPlan, planCostUnits } from './plan.ts';
-import { damagedUnits, type ReadManifest, withRepairs } from './published-objects.ts';
+import { damagedUnits, type ReadManifest, withoutKept, withRepairs } from './published-objects.ts';
 import { forEachLimit } from '../pool.ts';
 import type { Sink } from '../storage/sink.ts';
 import { type DayStat, dailyCostStats, syncingDataSources } from './source-state.ts';
@@ -34,7 +34,7 @@ export async function planCostExport(
         readSourceStats(client, active, req.from, req.to),
       ]);
   const plan = planCostUnits({ from: req.from, to: req.to, dataSources, published, source, syncing, force });
-  return withRepairs(plan, await damagedUnits(sink, manifests));
+  return withRepairs(withoutKept(plan, manifests, source), await damagedUnits(sink, manifests));
 }
 
 /**

@@ -43,3 +43,27 @@ export function withRepairs(
     .map((u): PlannedUnit => ({ ...u, reason: 'repair' }));
   return { ...plan, units: [...kept, ...added], unchanged };
 }
+
+/**
+ * Drops the units of days whose archived object was kept (manifest keptSince) and that Cloudforet
+ * still answers empty: nothing changed since, and planning them again would only keep them again.
+ */
+export function withoutKept(
+  plan: CostPlan,
+  manifests: readonly ReadManifest[],
+  source: ReadonlyMap<string, ReadonlyMap<string, { rows: number }>>,
+): CostPlan {
+  const id = (u: { dataSourceId: string; date: string }) => `${u.dataSourceId}/${u.date}`;
+  const kept = new Set(
+    manifests
+      .filter((m) => m.manifest.keptSince !== undefined && !source.get(m.dataSourceId)?.get(m.date)?.rows)
+      .map(id),
+  );
+  const stays = (u: PlannedUnit) => u.reason === 'forced' || u.reason === 'repair' || !kept.has(id(u));
+  if (plan.units.every(stays)) return plan;
+  const unchanged = new Map(plan.unchanged);
+  for (const u of plan.units.filter((p) => !stays(p))) {
+    unchanged.set(u.dataSourceId, (unchanged.get(u.dataSourceId) ?? 0) + 1);
+  }
+  return { ...plan, units: plan.units.filter(stays), unchanged };
+}

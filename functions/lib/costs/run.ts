@@ -43,6 +43,8 @@ export interface CostRunDeps {
   readonly onProgress?: (progress: RunProgress) => void;
   /** The app's domain and workspace: the destination is claimed for this scope (destination-claim.ts). */
   readonly credential?: DestinationOwner;
+  /** Days older than this are past Cloudforet's retention (unit.ts DEFAULT_ARCHIVE_AFTER_DAYS). */
+  readonly archiveAfterDays?: number;
   /** Aborting it (SIGINT, SIGTERM) ends the run: running units abort, no further unit starts. */
   readonly signal?: AbortSignal;
 }

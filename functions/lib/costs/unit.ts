@@ -6,7 +6,7 @@ import { dayCount, utcDay } from '../dates.ts';
 import { PagingDriftError } from '../errors.ts';
 import { confirmEmpty, exportListing } from '../export/listing-export.ts';
 import { type Logger, silentLogger } from '../log.ts';
-import { manifestKey, type UnitManifest } from '../storage/manifest.ts';
+import { manifestKey, markKept, type UnitManifest } from '../storage/manifest.ts';
 import type { Sink } from '../storage/sink.ts';
 import { type CostContext, costTable } from '../tables/costs.ts';
 import type { DataSourceInfo } from './data-sources.ts';
@@ -104,7 +104,10 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
         if (pages > 1) await expectNoSyncFinished(deps, ds, syncedBefore, date, signal);
       },
       whenEmpty: async (signal) => {
-        if (pastRetention) return 'keep';
+        if (pastRetention) {
+          await markKept(deps.sink, costManifestKey(ds.id, date), now);
+          return 'keep';
+        }
         await confirmEmpty(client, list, `${ds.id} ${date}`, signal);
         return 'remove';
       },
