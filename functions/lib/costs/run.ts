@@ -102,7 +102,7 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
   const started = Date.now();
   const runId = deps.runId ?? randomUUID();
   const log = (deps.log ?? silentLogger).child({ runId });
-  const staleTemporariesRemoved = await prepareDestination(deps.sink, {
+  const destination = await prepareDestination(deps.sink, {
     startedAt: new Date(started),
     owner: deps.credential,
     costs: true,
@@ -111,6 +111,7 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
   const window = clampToRetention(req, utcDay(deps.now?.() ?? new Date()));
   const plan = await planCostExport(deps.client, deps.sink, dataSources, { ...req, ...window });
   log.info('cost run planned', { units: plan.units.length, skippedSyncInProgress: plan.skippedSyncing });
+  if (plan.units.length > 0) await destination.claim();
   const results: CostUnitResult[] = [];
   const failures: UnitFailure[] = [];
   const exec = await unitExecutor({ ...deps, runId, log }, dataSources);
@@ -150,7 +151,7 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     ...(window.beyondRetention.length > 0 ? { retainedFrom: window.from } : {}),
     interrupted: deps.signal?.aborted === true,
     notStarted,
-    staleTemporariesRemoved,
+    staleTemporariesRemoved: destination.staleTemporariesRemoved,
     skippedSyncInProgress: plan.skippedSyncing,
     rows,
     bytes: results.reduce((n, r) => n + r.bytes, 0),

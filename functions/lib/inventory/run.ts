@@ -125,7 +125,12 @@ export async function runInventoryExport(
   const scope = inventoryScope(deps.credential);
   const log = (deps.log ?? silentLogger).child({ runId, snapshotDate: req.snapshotDate, scope: scope.label });
   const sources = deps.sources ?? inventorySources;
-  await prepareDestination(deps.sink, { startedAt: new Date(started), owner: deps.credential, costs: false });
+  const destination = await prepareDestination(deps.sink, {
+    startedAt: new Date(started),
+    owner: deps.credential,
+    costs: false,
+  });
+  await destination.claim();
   const outcomes = new Map<string, TableOutcome>();
   let rowsRead = 0;
   const progress = () =>

@@ -5,7 +5,8 @@
 import { ExportError } from '../errors.ts';
 import type { Sink } from './sink.ts';
 
-export const CLAIM_KEY = '_manifests/_destination.json';
+/** At the root, beside the tables: `_` keeps Athena and Spark from reading it. */
+export const CLAIM_KEY = '_destination.json';
 
 export interface DestinationOwner {
   readonly domainId: string;
@@ -13,7 +14,7 @@ export interface DestinationOwner {
   readonly workspaceId: string;
 }
 
-interface Claim {
+export interface Claim {
   readonly domainId: string;
   /** The scope whose cost objects live here: 'domain' or a workspace id; absent until a cost run. */
   readonly costScope?: string;
@@ -26,10 +27,11 @@ const describe = (scope: string, domainId: string) =>
   scope === 'domain' ? `the domain app of ${domainId}` : `workspace ${scope} of ${domainId}`;
 
 /**
- * Checks the destination's owner and writes the claim (again): the write doubles as the proof
- * that the destination is writable, made before the first Cloudforet request.
+ * Refuses a destination that belongs to another domain or cost scope (a read, no write); returns
+ * the claim to write once the run is about to write data (writeClaim), so a refused or failed
+ * run writes nothing.
  */
-export async function claimDestination(sink: Sink, owner: DestinationOwner, costs: boolean): Promise<void> {
+export async function checkClaim(sink: Sink, owner: DestinationOwner, costs: boolean): Promise<Claim> {
   const found = parseClaim(await sink.read(CLAIM_KEY));
   const scope = scopeName(owner);
   if (found && found.domainId !== owner.domainId) {
@@ -45,7 +47,10 @@ export async function claimDestination(sink: Sink, owner: DestinationOwner, cost
         'and cost objects of two scopes would replace each other',
     );
   }
-  const claim: Claim = { domainId: owner.domainId, costScope: costs ? scope : found?.costScope };
+  return { domainId: owner.domainId, costScope: costs ? scope : found?.costScope };
+}
+
+export async function writeClaim(sink: Sink, claim: Claim): Promise<void> {
   await sink.put(CLAIM_KEY, `${JSON.stringify(claim, null, 2)}\n`, 'application/json');
 }
 

@@ -1,7 +1,9 @@
 // A local directory as a sink: write to a temporary file under <root>/_tmp/, then rename it into
 // place. Temporary files never sit inside a table folder, where a glob (DuckDB's `*`) would read
 // them, and their folder and names start with `_` and `.`, which Athena and Spark skip.
+import { constants } from 'node:fs';
 import {
+  access,
   type FileHandle,
   mkdir,
   open,
@@ -60,8 +62,25 @@ export function dirSink(root: string): Sink {
       }
       return sizes;
     },
+    checkWritable: async () => {
+      const { path, error } = await writableAncestor(base);
+      if (error) throw sinkError('write', path, error);
+    },
     removeStaleTemporaries: (startedAt) => removeStaleTemporaries(base, startedAt),
   };
+}
+
+/** The nearest existing folder on the way to dir, and why it cannot be written into, if it cannot. */
+async function writableAncestor(dir: string): Promise<{ path: string; error?: unknown }> {
+  for (let path = dir; ; path = dirname(path)) {
+    const info = await stat(path).catch((error: NodeJS.ErrnoException) => error);
+    if (info instanceof Error && info.code === 'ENOENT' && dirname(path) !== path) continue;
+    if (info instanceof Error) return { path, error: info };
+    if (!info.isDirectory())
+      return { path, error: Object.assign(new Error('not a directory'), { code: 'ENOTDIR' }) };
+    const denied = await access(path, constants.W_OK).catch((error: unknown) => error);
+    return { path, error: denied ?? undefined };
+  }
 }
 
 /** key -> path of every data file under dir (temporary files left out). */

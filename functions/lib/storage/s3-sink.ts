@@ -55,6 +55,11 @@ export function s3Sink(opts: S3SinkOptions): Sink {
     },
     list: async (under) => [...(await listKeys(opts, keyOf(under))).keys()],
     listSizes: (under) => listKeys(opts, keyOf(under)),
+    checkWritable: async () => {
+      await client
+        .send(new ListObjectsV2Command({ Bucket: bucket, Prefix: keyOf(''), MaxKeys: 1 }))
+        .catch((e) => Promise.reject(fail('list', '', e)));
+    },
   };
 }
 
