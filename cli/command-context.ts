@@ -1,6 +1,7 @@
-// What the CLI's commands share: the options, the usage text and the context each command is given.
+// What the CLI's commands share: the options and the context each command is given.
 import type { CloudforetSession } from '../functions/lib/cloudforet/session.ts';
 import type { Logger } from '../functions/lib/log.ts';
+import type { Sink } from '../functions/lib/storage/sink.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -8,18 +9,6 @@ export interface CliIo {
   readonly stdout: NodeJS.WriteStream;
   readonly stderr: NodeJS.WriteStream;
 }
-
-export const usage = `Usage:
-  cloudforet-export costs --endpoint URL (--secret-file PATH | --secret-id ID) --out (DIR | s3://bucket/prefix)
-                          [--date YYYY-MM-DD | --from YYYY-MM-DD --to YYYY-MM-DD] [--data-source ID]...
-                          [--force] [--concurrency N] [--json]
-  cloudforet-export inventory --endpoint URL (--secret-file PATH | --secret-id ID) --out (DIR | s3://bucket/prefix)
-                          [--snapshot-date YYYY-MM-DD] [--include-inactive] [--concurrency N] [--json]
-Environment fallbacks: CLOUDFORET_ENDPOINT, CLOUDFORET_SECRET_FILE, CLOUDFORET_SECRET_ID, EXPORT_DESTINATION.
-costs without a date covers this month and the previous one (UTC); it exports only the days that
-are new or changed since the last export (per-day row count and cost sum), or all with --force.
-inventory without --snapshot-date snapshots into today (UTC).
-Exit code 0 only when every unit succeeded.`;
 
 export const options = {
   endpoint: { type: 'string' },
@@ -34,8 +23,11 @@ export const options = {
   'snapshot-date': { type: 'string' },
   'include-inactive': { type: 'boolean' },
   concurrency: { type: 'string' },
+  timeout: { type: 'string' },
+  'allow-insecure-http': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
 } as const;
 
 export type Values = {
@@ -51,10 +43,10 @@ export interface CommandContext {
   readonly values: Values;
   readonly io: CliIo;
   readonly log: Logger;
-  /** DIR or s3://bucket/prefix. */
-  readonly destination: string;
   readonly concurrency: number;
   /** Aborted on SIGINT or SIGTERM (cli/interrupt.ts). */
   readonly signal?: AbortSignal;
+  /** Where data goes: checked, but nothing is created until a command writes. */
+  openSink(): Sink;
   openSession(): Promise<CloudforetSession>;
 }

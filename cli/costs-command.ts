@@ -1,9 +1,8 @@
 // `cloudforet-export costs`: cost rows for a day or a range, as the cost function exports them.
 import { parseCostEvent } from '../functions/lib/costs/event.ts';
 import { type CostRunSummary, runCostExport } from '../functions/lib/costs/run.ts';
-import { openSink } from '../functions/lib/storage/open-sink.ts';
 import type { CommandContext } from './command-context.ts';
-import { progressReporter } from './progress.ts';
+import { announceDestination, progressReporter } from './progress.ts';
 
 export async function runCosts(ctx: CommandContext): Promise<number> {
   const { values, io } = ctx;
@@ -18,12 +17,14 @@ export async function runCosts(ctx: CommandContext): Promise<number> {
     new Date(),
     { maxDays: Number.POSITIVE_INFINITY, windowMonths: 2 },
   );
+  const sink = ctx.openSink();
+  announceDestination(io.stderr, 'costs', sink.location);
   const session = await ctx.openSession();
   const progress = progressReporter(io.stderr, 'costs');
   const summary = await runCostExport(
     {
       client: session.client,
-      sink: openSink(ctx.destination),
+      sink,
       credential: session.credential,
       signal: ctx.signal,
       concurrency: ctx.concurrency,
@@ -55,6 +56,16 @@ function describeCosts(s: CostRunSummary & { scope: string }): string {
       : []),
     `  ${s.rows.toLocaleString('en-US')} rows, ${s.bytes.toLocaleString('en-US')} bytes in ${(s.durationMs / 1000).toFixed(1)} s`,
     ...s.failures.map((f) => `  FAILED ${f.dataSourceId} ${f.date}: ${f.message} [${f.code}]`),
+    ...describeUnified(s.unifiedCosts),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+function describeUnified(u: CostRunSummary['unifiedCosts']): string[] {
+  const months = u.months.map((m) => `${m.month} ${m.rows} rows${m.isConfirmed ? ' (confirmed)' : ''}`);
+  return [
+    `  unified costs (${u.scope}): ${months.join(', ') || 'none'}`,
+    ...u.restatedConfirmedMonths.map((r) => `  RESTATED confirmed month ${r.month}: ${r.reason}`),
+    ...u.failures.map((f) => `  FAILED unified costs ${f.month}: ${f.message} [${f.code}]`),
+  ];
 }

@@ -1,10 +1,9 @@
 // `cloudforet-export inventory`: a snapshot of cloud services, regions, data sources and their
 // accounts, as the inventory function exports it.
-import { openSink } from '../functions/lib/storage/open-sink.ts';
 import { parseInventoryEvent } from '../functions/lib/inventory/event.ts';
 import { type InventoryRunSummary, runInventoryExport } from '../functions/lib/inventory/run.ts';
 import type { CommandContext } from './command-context.ts';
-import { progressReporter } from './progress.ts';
+import { announceDestination, progressReporter } from './progress.ts';
 
 export async function runInventory(ctx: CommandContext): Promise<number> {
   const { values, io } = ctx;
@@ -12,12 +11,14 @@ export async function runInventory(ctx: CommandContext): Promise<number> {
     { snapshotDate: values['snapshot-date'], includeInactive: values['include-inactive'] },
     new Date(),
   );
+  const sink = ctx.openSink();
+  announceDestination(io.stderr, 'inventory', sink.location);
   const session = await ctx.openSession();
   const progress = progressReporter(io.stderr, 'inventory');
   const summary = await runInventoryExport(
     {
       client: session.client,
-      sink: openSink(ctx.destination),
+      sink,
       credential: session.credential,
       signal: ctx.signal,
       concurrency: ctx.concurrency,

@@ -1,27 +1,40 @@
 // cloudforet-export: the same core as the Lambda functions, for local runs and backfills.
-// This file parses the arguments and builds what every command shares; commands live beside it.
+// This file parses the arguments, answers --help and --version, runs one command and turns its
+// outcome into an exit code: 0 all done, 1 a unit failed, 2 bad usage or configuration.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { openSession } from '../functions/lib/cloudforet/session.ts';
-import { ExportError, errorCode, errorMessage } from '../functions/lib/errors.ts';
-import { createLogger, parseLogLevel } from '../functions/lib/log.ts';
 import {
-  fileSecretSource,
-  type SecretSource,
-  secretsManagerSource,
-} from '../functions/lib/cloudforet/secret.ts';
-import { type CliIo, type CommandContext, type Env, options, usage, type Values } from './command-context.ts';
+  CloudforetApiError,
+  ConfigError,
+  EventError,
+  errorCode,
+  errorMessage,
+  SecretError,
+  SinkError,
+} from '../functions/lib/errors.ts';
+import { runCheck } from './check-command.ts';
+import type { CliIo, CommandContext, Env, Values } from './command-context.ts';
+import { options } from './command-context.ts';
+import { commandContext, usageError } from './connection.ts';
 import { runCosts } from './costs-command.ts';
 import { runInventory } from './inventory-command.ts';
 import { interruptOnSignals } from './interrupt.ts';
+import { type CommandName, commandNames, commandUsage, usage } from './usage.ts';
 
-const commands = { costs: runCosts, inventory: runInventory };
-const ownOptions: Record<keyof typeof commands, ReadonlyArray<keyof Values>> = {
-  costs: ['date', 'from', 'to', 'data-source', 'force'],
-  inventory: ['snapshot-date', 'include-inactive'],
+const commands: Record<CommandName, (ctx: CommandContext) => Promise<number>> = {
+  costs: runCosts,
+  inventory: runInventory,
+  check: runCheck,
+};
+const ownOptions: Record<CommandName, ReadonlyArray<keyof Values>> = {
+  costs: ['date', 'from', 'to', 'data-source', 'force', 'concurrency', 'json'],
+  inventory: ['snapshot-date', 'include-inactive', 'concurrency', 'json'],
+  check: [],
 };
 
 export async function main(argv: readonly string[], env: Env, io: CliIo = process): Promise<number> {
+  // Known before parsing, so that a parse error can point at the command's own help.
+  let command = argv.find((a): a is CommandName => commandNames.includes(a as CommandName));
   try {
     const { values, positionals } = parseArgs({
       args: [...argv],
@@ -29,86 +42,86 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
       allowPositionals: true,
       strict: true,
     });
-    if (values.help || positionals.length === 0) {
-      io.stdout.write(`${usage}\n`);
-      return values.help ? 0 : 2;
-    }
-    const name = positionals[0];
-    if (positionals.length > 1 || (name !== 'costs' && name !== 'inventory')) {
-      throw new ExportError(
-        'CLI_USAGE',
-        `unknown command '${positionals.join(' ')}'; commands: costs, inventory`,
-      );
-    }
-    rejectForeignOptions(name, values);
+    if (values.version) return print(io, version(), 0);
+    command = commandOf(positionals);
+    if (values.help) return print(io, command ? commandUsage[command] : usage, 0);
+    if (command === undefined) return print(io, usage, 2);
+    rejectForeignOptions(command, values);
     const interrupt = interruptOnSignals(io.stderr);
     try {
-      const code = await commands[name]({ ...commandContext(values, env, io), signal: interrupt.signal });
+      const code = await commands[command]({
+        ...commandContext(command, values, env, io),
+        signal: interrupt.signal,
+      });
       return interrupt.exitCode() ?? code;
     } finally {
       interrupt.dispose();
     }
   } catch (error) {
-    // node:util parseArgs errors (unknown option, missing value) are usage errors like ours.
+    const usageLike = isUsageOrConfiguration(error);
     const parseError = (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true;
     const code = parseError ? 'CLI_USAGE' : errorCode(error);
-    const hint = parseError ? '; see cloudforet-export --help' : '';
-    io.stderr.write(`cloudforet-export: ${errorMessage(error)}${hint} [${code}]\n`);
-    return code === 'CLI_USAGE' ? 2 : 1;
+    const hint = parseError ? `; see cloudforet-export ${command ?? ''}${command ? ' ' : ''}--help` : '';
+    io.stderr.write(`cloudforet-export: ${flagNames(errorMessage(error))}${hint} [${code}]\n`);
+    return usageLike || parseError ? 2 : 1;
   }
 }
 
-function rejectForeignOptions(command: keyof typeof commands, values: Values): void {
-  const foreign = Object.entries(ownOptions)
-    .filter(([other]) => other !== command)
-    .flatMap(([, names]) => names.filter((n) => values[n] !== undefined));
+function commandOf(positionals: readonly string[]): CommandName | undefined {
+  const [name, ...extra] = positionals;
+  if (name === undefined) return undefined;
+  if (extra.length > 0 || !commandNames.includes(name as CommandName)) {
+    throw usageError(`unknown command '${positionals.join(' ')}'; commands: ${commandNames.join(', ')}`);
+  }
+  return name as CommandName;
+}
+
+function rejectForeignOptions(command: CommandName, values: Values): void {
+  const theirs = new Set(Object.values(ownOptions).flat());
+  const foreign = [...theirs].filter((n) => !ownOptions[command].includes(n) && values[n] !== undefined);
   if (foreign.length > 0) {
     const list = foreign.map((n) => `--${n}`).join(', ');
-    throw new ExportError('CLI_USAGE', `${list} is not an option of '${command}'\n${usage}`);
+    throw usageError(`${list} is not an option of '${command}'; see cloudforet-export ${command} --help`);
   }
 }
 
-function commandContext(values: Values, env: Env, io: CliIo): CommandContext {
-  const endpoint = values.endpoint ?? env.CLOUDFORET_ENDPOINT;
-  const destination = values.out ?? env.EXPORT_DESTINATION;
-  const missing = [
-    !endpoint && '--endpoint (or CLOUDFORET_ENDPOINT)',
-    !destination && '--out (or EXPORT_DESTINATION)',
-  ].filter(Boolean);
-  if (!endpoint || !destination) {
-    throw new ExportError('CLI_USAGE', `missing ${missing.join(' and ')}\n${usage}`);
-  }
-  const secrets = secretSource(values, env);
-  const log = createLogger({
-    level: parseLogLevel(env.LOG_LEVEL ?? 'warn'),
-    write: (l) => io.stderr.write(`${l}\n`),
-  });
-  return {
-    values,
-    io,
-    log,
-    destination,
-    concurrency: concurrency(values.concurrency),
-    openSession: () => openSession({ endpoint, secrets, log }),
-  };
-}
-
-function secretSource(values: Values, env: Env): SecretSource {
-  const file = values['secret-file'] ?? (values['secret-id'] ? undefined : env.CLOUDFORET_SECRET_FILE);
-  const id = values['secret-id'] ?? (file ? undefined : env.CLOUDFORET_SECRET_ID);
-  if (file && id) throw new ExportError('CLI_USAGE', 'give --secret-file or --secret-id, not both');
-  if (file) return fileSecretSource(file);
-  if (id) return secretsManagerSource({ client: new SecretsManagerClient({}), secretId: id });
-  throw new ExportError(
-    'CLI_USAGE',
-    `missing --secret-file PATH or --secret-id ID (or CLOUDFORET_SECRET_FILE / CLOUDFORET_SECRET_ID)\n${usage}`,
+/** Errors the user fixes by changing the command line or the configuration, not by retrying. */
+function isUsageOrConfiguration(error: unknown): boolean {
+  if (errorCode(error) === 'CLI_USAGE') return true;
+  if (error instanceof CloudforetApiError) return !error.retryable;
+  return (
+    error instanceof EventError ||
+    error instanceof ConfigError ||
+    error instanceof SecretError ||
+    error instanceof SinkError
   );
 }
 
-function concurrency(value: string | undefined): number {
-  if (value === undefined) return 4;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 64)
-    throw new ExportError('CLI_USAGE', `--concurrency must be a whole number from 1 to 64 (got '${value}')`);
-  return n;
+const EVENT_FIELDS: Record<string, string> = {
+  date: '--date',
+  from: '--from',
+  to: '--to',
+  snapshotDate: '--snapshot-date',
+  dataSourceIds: '--data-source',
+  force: '--force',
+};
+
+/** The shared event checks name event fields ("from"); on the command line they are flags. */
+function flagNames(message: string): string {
+  return message.replace(
+    /"(date|from|to|snapshotDate|dataSourceIds|force)"/g,
+    (_, field: string) => EVENT_FIELDS[field]!,
+  );
+}
+
+function print(io: CliIo, text: string, exit: number): number {
+  io.stdout.write(`${text}\n`);
+  return exit;
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return `cloudforet-export ${pkg.version} (Node ${process.versions.node})`;
 }

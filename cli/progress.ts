@@ -25,3 +25,9 @@ export function progressReporter(
     },
   };
 }
+
+/** Said before any work, so nobody has to guess whether the data went to S3 or to a folder. */
+export function announceDestination(stream: NodeJS.WriteStream, label: string, location: string): void {
+  const kind = location.startsWith('s3://') ? 'Amazon S3' : 'local directory';
+  stream.write(`${label}: writing to ${location} (${kind})\n`);
+}

@@ -13,7 +13,13 @@ export async function handler(
   const request = parseCostEvent(event, new Date(), { maxDays: 400, windowMonths: config.windowMonths });
   const { session, sink } = await connect();
   const plan = await planBackfill(
-    { client: session.client, sink, runId: runId ?? crypto.randomUUID(), log },
+    {
+      client: session.client,
+      sink,
+      runId: runId ?? crypto.randomUUID(),
+      log,
+      credential: session.credential,
+    },
     request,
   );
   return { ...plan, bucket: config.bucket, unitsObjectKey: joinKey(config.prefix, plan.unitsKey) };

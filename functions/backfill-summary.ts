@@ -3,7 +3,7 @@
 import type { Context } from 'aws-lambda';
 import { type BackfillPlan, type BackfillSummary, summarizeBackfill } from './lib/costs/backfill.ts';
 import { openSink } from './lib/storage/open-sink.ts';
-import { ExportError } from './lib/errors.ts';
+import { RunFailedError } from './lib/errors.ts';
 import { functionRuntime } from './lib/lambda/function-runtime.ts';
 
 export async function handler(event: { plan: BackfillPlan }, context?: Context): Promise<BackfillSummary> {
@@ -11,8 +11,7 @@ export async function handler(event: { plan: BackfillPlan }, context?: Context):
   const summary = await summarizeBackfill(openSink(`s3://${config.bucket}/${config.prefix}`), event.plan);
   log.info('backfill finished', { ...summary, failures: summary.failures.slice(0, 20) });
   if (summary.failed > 0) {
-    throw new ExportError(
-      'RUN_FAILED',
+    throw new RunFailedError(
       `${summary.failed} of ${summary.units} backfill units did not export: ${JSON.stringify(summary.failures.slice(0, 10))}`,
     );
   }

@@ -3,28 +3,36 @@
 import type { Context } from 'aws-lambda';
 import { parseCostEvent } from './lib/costs/event.ts';
 import { type CostRunSummary, runCostExport } from './lib/costs/run.ts';
-import { ExportError } from './lib/errors.ts';
+import { RunFailedError } from './lib/errors.ts';
+import { runDeadline } from './lib/lambda/deadline.ts';
 import { functionRuntime } from './lib/lambda/function-runtime.ts';
 
 export async function handler(event: unknown, context?: Context): Promise<CostRunSummary> {
   const { config, log, runId, connect } = functionRuntime('cost-export', context);
   const limits = { maxDays: config.maxInlineDays, windowMonths: config.windowMonths };
-  const request = parseCostEvent(event, new Date(), limits);
+  const request = { ...parseCostEvent(event, new Date(), limits), staleJobAfterMs: config.staleJobAfterMs };
   const { session, sink } = await connect();
+  // A unit started with less than two request timeouts left might not finish.
+  const deadline = runDeadline(context, {
+    reserveMs: 2 * config.requestTimeoutMs + 10_000,
+    hardStopMs: 5_000,
+  });
   const summary = await runCostExport(
     {
       client: session.client,
       sink,
-      credential: session.credential,
       concurrency: config.concurrency,
       runId,
       log,
+      credential: session.credential,
+      shouldStartUnit: deadline.shouldStartUnit,
+      signal: deadline.signal,
     },
     request,
-  );
+  ).finally(deadline.dispose);
   if (summary.failed > 0) {
     const first = JSON.stringify(summary.failures.slice(0, 5));
-    throw new ExportError('RUN_FAILED', `${summary.failed} of ${summary.units} cost units failed: ${first}`);
+    throw new RunFailedError(`${summary.failed} of ${summary.units} cost units failed: ${first}`);
   }
   return summary;
 }

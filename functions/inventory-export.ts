@@ -1,7 +1,7 @@
 // Lambda entry: snapshot Cloudforet inventory (cloud services, regions, data sources and their
 // accounts) to Parquet on S3 for the event's snapshot date.
 import type { Context } from 'aws-lambda';
-import { ExportError } from './lib/errors.ts';
+import { RunFailedError } from './lib/errors.ts';
 import { functionRuntime } from './lib/lambda/function-runtime.ts';
 import { parseInventoryEvent } from './lib/inventory/event.ts';
 import { type InventoryRunSummary, runInventoryExport } from './lib/inventory/run.ts';
@@ -23,8 +23,7 @@ export async function handler(event: unknown, context?: Context): Promise<Invent
   );
   if (summary.failed > 0) {
     const tables = Object.keys(summary.tables).length;
-    throw new ExportError(
-      'RUN_FAILED',
+    throw new RunFailedError(
       `${summary.failed} of ${tables} inventory tables failed: ${JSON.stringify(summary.failures)}`,
     );
   }

@@ -3,7 +3,7 @@
 import { Stack } from 'aws-cdk-lib';
 import { CfnDatabase, CfnTable } from 'aws-cdk-lib/aws-glue';
 import { Construct } from 'constructs';
-import { glueType, type TableDef } from '../functions/lib/parquet/columns.ts';
+import { glueType, partitionFormat, type TableDef } from '../functions/lib/parquet/columns.ts';
 
 export const PARQUET_FORMAT = {
   inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
@@ -53,6 +53,7 @@ export function glueTableInput(
   projectionStart: string,
 ): CfnTable.TableInputProperty {
   const key = table.partitionKey;
+  const monthly = partitionFormat(key) === 'YYYY-MM';
   return {
     name: table.name,
     description: table.description.slice(0, 2048),
@@ -62,14 +63,16 @@ export function glueTableInput(
       classification: 'parquet',
       'projection.enabled': 'true',
       [`projection.${key}.type`]: 'date',
-      [`projection.${key}.format`]: 'yyyy-MM-dd',
-      [`projection.${key}.range`]: `${projectionStart},NOW`,
+      [`projection.${key}.format`]: monthly ? 'yyyy-MM' : 'yyyy-MM-dd',
+      [`projection.${key}.range`]: `${monthly ? projectionStart.slice(0, 7) : projectionStart},NOW`,
       [`projection.${key}.interval`]: '1',
-      [`projection.${key}.interval.unit`]: 'DAYS',
+      [`projection.${key}.interval.unit`]: monthly ? 'MONTHS' : 'DAYS',
       'storage.location.template': `${location}${key}=\${${key}}/`,
       'cloudforet_export.schema_version': String(table.schemaVersion),
     },
-    partitionKeys: [{ name: key, type: 'string', comment: 'YYYY-MM-DD (the Hive partition folder)' }],
+    partitionKeys: [
+      { name: key, type: 'string', comment: `${partitionFormat(key)} (the Hive partition folder)` },
+    ],
     storageDescriptor: {
       location,
       inputFormat: PARQUET_FORMAT.inputFormat,

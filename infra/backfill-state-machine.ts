@@ -21,14 +21,23 @@ import {
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2 } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
-import { ExportFunction, type ExportFunctionProps } from './export-function.ts';
+import {
+  bucketKeyStatements,
+  type ExportAccess,
+  ExportFunction,
+  type ExportFunctionProps,
+} from './export-function.ts';
+
+const RUN_TIMEOUT = Duration.hours(24);
+const THROTTLE_INTERVAL_SECONDS = 10;
+const THROTTLE_MAX_DELAY_SECONDS = 300;
 
 /** Where the plan writes `units.json` (functions/lib/backfill.ts `unitsKey`), under the prefix. */
 const RUNS_DIR = '_runs';
 
 export type BackfillStateMachineProps = Omit<
   ExportFunctionProps,
-  'entry' | 'description' | 'reservedConcurrency'
+  'entry' | 'description' | 'reservedConcurrency' | 'access'
 >;
 
 export class BackfillStateMachine extends Construct {
@@ -44,8 +53,13 @@ export class BackfillStateMachine extends Construct {
     // Without this flag the map silently ignores resultWriterV2.
     this.node.setContext(STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2, true);
     const { settings, bucket } = props;
-    const fn = (name: string, entry: string, description: string, reservedConcurrency?: number) =>
-      new ExportFunction(this, name, { ...props, entry, description, reservedConcurrency });
+    const fn = (
+      name: string,
+      entry: string,
+      description: string,
+      reservedConcurrency?: number,
+      access?: ExportAccess,
+    ) => new ExportFunction(this, name, { ...props, entry, description, reservedConcurrency, access });
     this.functions = {
       plan: fn(
         'Plan',
@@ -63,6 +77,9 @@ export class BackfillStateMachine extends Construct {
         'Summary',
         'functions/backfill-summary.ts',
         'Backfill step 3: summarise; fail if a unit did not',
+        undefined,
+        // It reads the units' manifests; it has no use for the secret or for writing.
+        'read',
       ),
     };
     const runs = `${settings.prefix}/${RUNS_DIR}`;
@@ -74,7 +91,7 @@ export class BackfillStateMachine extends Construct {
     this.stateMachine = new StateMachine(this, 'StateMachine', {
       comment: 'Cloudforet cost backfill: {} for the default window, or {"from","to"} (up to 400 days)',
       definitionBody: DefinitionBody.fromChainable(this.definition(props, mapResults)),
-      timeout: Duration.hours(24),
+      timeout: RUN_TIMEOUT,
       logs: { destination: logs, level: LogLevel.ERROR, includeExecutionData: false },
     });
     this.stateMachine.addToRolePolicy(
@@ -91,6 +108,9 @@ export class BackfillStateMachine extends Construct {
         resources: [bucket.arnForObjects(`${mapResults}/*`)],
       }),
     );
+    for (const statement of bucketKeyStatements(settings.bucketKmsKeyArn, true, Stack.of(this).region)) {
+      this.stateMachine.addToRolePolicy(statement);
+    }
   }
 
   /** The AWS CLI command that starts an execution with `input`. */
@@ -112,14 +132,25 @@ export class BackfillStateMachine extends Construct {
     const unitTask = new LambdaInvoke(scope, 'ExportUnit', {
       lambdaFunction: unit.function,
       outputPath: '$.Payload',
-    }).addRetry({
-      // UnitFailedError (auth, bad request) is not listed: a retry cannot fix it.
-      errors: ['UnitRetryableError', 'Lambda.TooManyRequestsException'],
-      interval: Duration.seconds(30),
-      backoffRate: 2,
-      maxAttempts: 3,
-      jitterStrategy: JitterType.FULL,
-    });
+    })
+      .addRetry({
+        // UnitFailedError (auth, bad request) is not listed: a retry cannot fix it.
+        errors: ['UnitRetryableError'],
+        interval: Duration.seconds(30),
+        backoffRate: 2,
+        maxAttempts: 3,
+        jitterStrategy: JitterType.FULL,
+      })
+      .addRetry({
+        // Throttled: another execution holds the unit function's reserved concurrency. Waiting
+        // is all that helps, and that execution may run as long as the state machine's timeout.
+        errors: ['Lambda.TooManyRequestsException'],
+        interval: Duration.seconds(THROTTLE_INTERVAL_SECONDS),
+        backoffRate: 2,
+        maxDelay: Duration.seconds(THROTTLE_MAX_DELAY_SECONDS),
+        // Five of the waits ramp up from 10 s to the 300 s cap: the rest cover the whole timeout.
+        maxAttempts: Math.ceil(RUN_TIMEOUT.toSeconds() / THROTTLE_MAX_DELAY_SECONDS) + 5,
+      });
     const exportUnits = new DistributedMap(scope, 'ExportUnits', {
       itemReader: new S3JsonItemReader({
         bucketNamePath: JsonPath.stringAt('$.bucket'),

@@ -1,7 +1,8 @@
-// One exporter Lambda: bundled ESM on Node 22/arm64, its own log group and role, IAM scoped to
-// the one secret and the one prefix, failed async invocations sent to a queue.
+// One exporter Lambda: bundled ESM on Node 24/arm64, its own log group and role, IAM scoped to
+// the one secret and the one prefix (as much as this function needs), failed async invocations
+// sent to a queue.
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { type IRole, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LAMBDA_NODE_FLAGS } from './lambda-node-options.ts';
@@ -23,7 +24,7 @@ export const ESM_REQUIRE_BANNER =
 /** esbuild on this machine (never Docker): one minified ESM file with its source map. */
 export const BUNDLING: BundlingOptions = {
   format: OutputFormat.ESM,
-  target: 'node22',
+  target: 'node24',
   mainFields: ['module', 'main'],
   banner: ESM_REQUIRE_BANNER,
   // The runtime ships an SDK v3 too, but of its own version: bundle ours to pin behaviour.
@@ -46,7 +47,11 @@ export interface ExportFunctionProps {
   readonly failureQueue: IQueue;
   /** Defaults to settings.reservedConcurrency. */
   readonly reservedConcurrency?: number | undefined;
+  /** 'export' (the default): the secret, and write under the prefix; 'read': read the prefix only. */
+  readonly access?: ExportAccess;
 }
+
+export type ExportAccess = 'export' | 'read';
 
 export class ExportFunction extends Construct {
   readonly function: NodejsFunction;
@@ -66,7 +71,7 @@ export class ExportFunction extends Construct {
       entry: `${PROJECT_ROOT}${props.entry}`,
       handler: 'handler',
       description: props.description,
-      runtime: Runtime.NODEJS_22_X,
+      runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: settings.memoryMb,
       timeout: Duration.seconds(settings.timeoutSeconds),
@@ -83,7 +88,8 @@ export class ExportFunction extends Construct {
       onFailure: new SqsDestination(props.failureQueue),
     });
     logGroup.grantWrite(role);
-    for (const statement of exportStatements(props.bucket, settings.prefix, props.secret.policyArn)) {
+    const grants = { bucket: props.bucket, secretArn: props.secret.policyArn, region: Stack.of(this).region };
+    for (const statement of exportStatements(props.access ?? 'export', settings, grants)) {
       role.addToPrincipalPolicy(statement);
     }
   }
@@ -104,23 +110,47 @@ export function functionEnvironment(
     EXPORT_WINDOW_MONTHS: String(settings.costWindowMonths),
     CLOUDFORET_TIMEOUT_MS: String(settings.cloudforetTimeoutMs),
     SECRET_TTL_SECONDS: String(settings.secretTtlSeconds),
+    STALE_JOB_HOURS: String(settings.staleJobHours),
     LOG_LEVEL: settings.logLevel,
     // Source maps in stack traces, and a young generation sized as the bench measured.
     NODE_OPTIONS: LAMBDA_NODE_FLAGS.join(' '),
   };
 }
 
-/** What an exporter may do: read its one secret; read, write and list under its one prefix. */
-export function exportStatements(bucket: IBucket, prefix: string, secretArn: string): PolicyStatement[] {
+/**
+ * What one function may do. 'export': read its one secret; read, write and list under its one
+ * prefix. 'read': read and list under the prefix (the backfill summary). Customer-managed keys
+ * of an imported bucket or secret are usable only through that service.
+ */
+export function exportStatements(
+  access: ExportAccess,
+  settings: Pick<Settings, 'prefix' | 'bucketKmsKeyArn' | 'secretKmsKeyArn'>,
+  grants: { bucket: IBucket; secretArn: string; region: string },
+): PolicyStatement[] {
+  const { bucket, secretArn, region } = grants;
+  const { prefix } = settings;
+  const writes = access === 'export';
   return [
+    ...(writes
+      ? [
+          new PolicyStatement({
+            sid: 'ReadCloudforetSecret',
+            actions: ['secretsmanager:GetSecretValue'],
+            resources: [secretArn],
+          }),
+          ...keyStatement(
+            'DecryptCloudforetSecret',
+            settings.secretKmsKeyArn,
+            ['kms:Decrypt'],
+            `secretsmanager.${region}`,
+          ),
+        ]
+      : []),
     new PolicyStatement({
-      sid: 'ReadCloudforetSecret',
-      actions: ['secretsmanager:GetSecretValue'],
-      resources: [secretArn],
-    }),
-    new PolicyStatement({
-      sid: 'WriteExportObjects',
-      actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+      sid: writes ? 'WriteExportObjects' : 'ReadExportObjects',
+      actions: writes
+        ? ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload']
+        : ['s3:GetObject'],
       resources: [bucket.arnForObjects(`${prefix}/*`)],
     }),
     new PolicyStatement({
@@ -128,6 +158,34 @@ export function exportStatements(bucket: IBucket, prefix: string, secretArn: str
       actions: ['s3:ListBucket'],
       resources: [bucket.bucketArn],
       conditions: { StringLike: { 's3:prefix': [`${prefix}/*`] } },
+    }),
+    ...bucketKeyStatements(settings.bucketKmsKeyArn, writes, region),
+  ];
+}
+
+/** Use of an imported bucket's KMS key: decrypt to read, generate data keys to write. */
+export function bucketKeyStatements(
+  keyArn: string | undefined,
+  writes: boolean,
+  region: string,
+): PolicyStatement[] {
+  const actions = writes ? ['kms:Decrypt', 'kms:GenerateDataKey'] : ['kms:Decrypt'];
+  return keyStatement('UseExportBucketKey', keyArn, actions, `s3.${region}`);
+}
+
+function keyStatement(
+  sid: string,
+  keyArn: string | undefined,
+  actions: string[],
+  service: string,
+): PolicyStatement[] {
+  if (keyArn === undefined) return [];
+  return [
+    new PolicyStatement({
+      sid,
+      actions,
+      resources: [keyArn],
+      conditions: { StringEquals: { 'kms:ViaService': `${service}.amazonaws.com` } },
     }),
   ];
 }

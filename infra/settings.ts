@@ -1,9 +1,11 @@
 // Stack settings from CDK context (`-c key=value` or cdk.json), checked at synth time.
 // Every bad value is reported in one error, so one failed synth shows everything to fix.
+import { type ContextReader, contextReader } from './context-reader.ts';
 import {
+  closestName,
   GiB,
   isBucketName,
-  isHttpUrl,
+  isHttpsUrl,
   isIsoDate,
   isPrefix,
   isScheduleExpression,
@@ -20,6 +22,10 @@ export interface Settings {
   readonly scheduleTimeZone: string;
   /** An existing bucket to import; undefined: the stack creates one. */
   readonly bucketName: string | undefined;
+  /** The customer-managed KMS key of an imported bucket, granted to the roles that use the bucket. */
+  readonly bucketKmsKeyArn: string | undefined;
+  /** The customer-managed KMS key of an imported secret, granted to the roles that read it. */
+  readonly secretKmsKeyArn: string | undefined;
   readonly prefix: string;
   readonly memoryMb: number;
   readonly timeoutSeconds: number;
@@ -36,6 +42,8 @@ export interface Settings {
   readonly costWindowMonths: number;
   readonly cloudforetTimeoutMs: number;
   readonly secretTtlSeconds: number;
+  /** Hours after which a cost sync job still IN_PROGRESS is stale (crashed): export anyway, warn. */
+  readonly staleJobHours: number;
   readonly logLevel: string;
   /** Backfill units exported at once by the state machine: it bounds the load on the Cloudforet API. */
   readonly backfillMaxConcurrency: number;
@@ -49,6 +57,8 @@ export const settingDefaults = {
   inventorySchedule: 'cron(0 7 * * ? *)',
   scheduleTimeZone: 'UTC',
   bucketName: '',
+  bucketKmsKeyArn: '',
+  secretKmsKeyArn: '',
   prefix: 'cloudforet',
   memoryMb: 1024,
   timeoutSeconds: 900,
@@ -63,11 +73,13 @@ export const settingDefaults = {
   costWindowMonths: 2,
   cloudforetTimeoutMs: 60_000,
   secretTtlSeconds: 300,
+  staleJobHours: 4,
   logLevel: 'info',
   backfillMaxConcurrency: 4,
 } as const;
 
 export type SettingKey = keyof typeof settingDefaults;
+type Reader = ContextReader<SettingKey>;
 export const settingKeys = Object.keys(settingDefaults) as SettingKey[];
 
 export class SettingsError extends Error {
@@ -87,7 +99,8 @@ const LOG_LEVELS = ['debug', 'info', 'warn', 'error'];
 
 /** Settings from a context lookup; throws one SettingsError naming every bad value. */
 export function readSettings(context: Readonly<Record<string, unknown>>): Settings {
-  const r = contextReader(context);
+  const r = contextReader(context, settingDefaults);
+  r.problems.push(...unknownKeyProblems(context));
   const settings: Settings = {
     ...readConnection(r),
     ...readSchedules(r),
@@ -100,6 +113,23 @@ export function readSettings(context: Readonly<Record<string, unknown>>): Settin
   if (r.problems.length > 0) throw new SettingsError(r.problems);
   return settings;
 }
+
+/**
+ * Keys that are none of ours: a misspelt setting would otherwise be ignored and its default
+ * deployed. Keys with ':' or '@' belong to the CDK and its feature flags.
+ */
+function unknownKeyProblems(context: Readonly<Record<string, unknown>>): string[] {
+  return Object.keys(context)
+    .filter((key) => !(key in settingDefaults) && !CDK_KEY.test(key) && key !== 'acknowledged-issue-numbers')
+    .map((key) => {
+      const near = closestName(key, settingKeys);
+      const hint =
+        near === undefined ? `; the settings are: ${settingKeys.join(', ')}` : `; did you mean ${near}?`;
+      return `${key} is not a setting of this stack${hint}`;
+    });
+}
+
+const CDK_KEY = /[:@]/;
 
 /** Values that are each valid but do not work together. */
 function crossProblems(s: Settings): string[] {
@@ -116,49 +146,20 @@ function crossProblems(s: Settings): string[] {
         'or the scheduled cost export ({}: the current and previous months) is refused on long months',
     );
   }
+  if (s.bucketKmsKeyArn !== undefined && s.bucketName === undefined) {
+    problems.push(
+      "bucketKmsKeyArn is for an imported bucket: give bucketName too (the stack's own bucket uses S3-managed keys)",
+    );
+  }
+  if (s.secretKmsKeyArn !== undefined && s.secretName === undefined) {
+    problems.push(
+      "secretKmsKeyArn is for an imported secret: give secretName too (the stack's own secret uses the AWS-managed key)",
+    );
+  }
   return problems;
 }
 
-interface ContextReader {
-  readonly problems: string[];
-  text(key: SettingKey): string | undefined;
-  orDefault(key: SettingKey): string;
-  check(key: SettingKey, ok: boolean, expected: string): void;
-  optional(key: SettingKey, pattern: RegExp, expected: string): string | undefined;
-  integer(key: SettingKey, min: number, max: number): number;
-}
-
-function contextReader(context: Readonly<Record<string, unknown>>): ContextReader {
-  const problems: string[] = [];
-  const text = (key: SettingKey): string | undefined => {
-    const raw = context[key];
-    const value = raw === undefined || raw === null ? '' : String(raw).trim();
-    return value === '' ? undefined : value;
-  };
-  const orDefault = (key: SettingKey) => text(key) ?? String(settingDefaults[key]);
-  const check = (key: SettingKey, ok: boolean, expected: string) => {
-    if (!ok) problems.push(`${key} ${expected} (got ${JSON.stringify(context[key])})`);
-  };
-  return {
-    problems,
-    text,
-    orDefault,
-    check,
-    optional: (key, pattern, expected) => {
-      const value = text(key);
-      if (value !== undefined) check(key, pattern.test(value), expected);
-      return value;
-    },
-    integer: (key, min, max) => {
-      const value = Number(orDefault(key));
-      const ok = Number.isInteger(value) && value >= min && value <= max;
-      check(key, ok, `must be a whole number from ${min} to ${max}`);
-      return value;
-    },
-  };
-}
-
-function readConnection(r: ContextReader) {
+function readConnection(r: Reader) {
   const cloudforetEndpoint = r.text('cloudforetEndpoint') ?? '';
   if (cloudforetEndpoint === '') {
     r.problems.push(
@@ -168,8 +169,8 @@ function readConnection(r: ContextReader) {
   } else {
     r.check(
       'cloudforetEndpoint',
-      isHttpUrl(cloudforetEndpoint),
-      'must be an http(s) URL such as https://console-v2.api.example.com',
+      isHttpsUrl(cloudforetEndpoint),
+      'must be an https:// URL such as https://console-v2.api.example.com (over http the client secret would cross the network in clear text)',
     );
   }
   return {
@@ -179,10 +180,11 @@ function readConnection(r: ContextReader) {
       /^[A-Za-z0-9/_+=.@-]{1,512}$/,
       'must be a Secrets Manager secret name (letters, digits and /_+=.@-)',
     ),
+    secretKmsKeyArn: r.optional('secretKmsKeyArn', KMS_KEY_ARN, KMS_KEY_HINT),
   };
 }
 
-function readSchedules(r: ContextReader) {
+function readSchedules(r: Reader) {
   const costSchedule = r.orDefault('costSchedule');
   r.check('costSchedule', isScheduleExpression(costSchedule), SCHEDULE_HINT);
   const inventorySchedule = r.orDefault('inventorySchedule');
@@ -196,7 +198,7 @@ function readSchedules(r: ContextReader) {
   return { costSchedule, inventorySchedule, scheduleTimeZone };
 }
 
-function readStorage(r: ContextReader) {
+function readStorage(r: Reader) {
   const bucketName = r.text('bucketName');
   if (bucketName !== undefined) {
     r.check(
@@ -211,10 +213,11 @@ function readStorage(r: ContextReader) {
     isPrefix(prefix),
     'must be a non-empty key prefix of letters, digits and _.- separated by /, not under athena-results/',
   );
-  return { bucketName, prefix };
+  const bucketKmsKeyArn = r.optional('bucketKmsKeyArn', KMS_KEY_ARN, KMS_KEY_HINT);
+  return { bucketName, bucketKmsKeyArn, prefix };
 }
 
-function readFunctionTuning(r: ContextReader) {
+function readFunctionTuning(r: Reader) {
   const logLevel = r.orDefault('logLevel');
   r.check('logLevel', LOG_LEVELS.includes(logLevel), `must be one of ${LOG_LEVELS.join(', ')}`);
   return {
@@ -227,12 +230,13 @@ function readFunctionTuning(r: ContextReader) {
     costWindowMonths: r.integer('costWindowMonths', 1, 12),
     cloudforetTimeoutMs: r.integer('cloudforetTimeoutMs', 1_000, 600_000),
     secretTtlSeconds: r.integer('secretTtlSeconds', 0, 86_400),
+    staleJobHours: r.integer('staleJobHours', 1, 168),
     logLevel,
     backfillMaxConcurrency: r.integer('backfillMaxConcurrency', 1, 1000),
   };
 }
 
-function readAthena(r: ContextReader) {
+function readAthena(r: Reader) {
   const projectionStart = r.orDefault('projectionStart');
   r.check('projectionStart', isIsoDate(projectionStart), 'must be a date as YYYY-MM-DD');
   const athenaBytesScannedLimit = parseBytes(r.orDefault('athenaBytesScannedLimit'));
@@ -256,10 +260,9 @@ function readAthena(r: ContextReader) {
   return { projectionStart, athenaBytesScannedLimit, databaseName, workgroupName };
 }
 
-/** The context values of every setting key, for readSettings. */
-export function settingsContext(tryGetContext: (key: string) => unknown): Record<string, unknown> {
-  return Object.fromEntries(settingKeys.map((key) => [key, tryGetContext(key)]));
-}
+const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
+const KMS_KEY_HINT =
+  'must be a KMS key ARN such as arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 
 const SCHEDULE_HINT =
   'must be an EventBridge Scheduler expression: cron(minutes hours day-of-month month day-of-week year) ' +

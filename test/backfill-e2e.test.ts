@@ -7,7 +7,7 @@ import { handler as plan } from '../functions/backfill-plan.ts';
 import { handler as summarize } from '../functions/backfill-summary.ts';
 import { handler as runUnit } from '../functions/backfill-unit.ts';
 import type { BackfillItem } from '../functions/lib/costs/backfill.ts';
-import { BUCKET, type LocalAws, startLocalAws } from './support/local-aws.ts';
+import { BUCKET, type LocalAws, PREFIX, startLocalAws } from './support/local-aws.ts';
 import { getObjectBytes } from './support/s3-server.ts';
 
 const FROM = '2026-07-01';
@@ -43,6 +43,16 @@ describe('backfill on Step Functions', () => {
     expect(planned).toMatchObject({ bucket: BUCKET, units: 40, unchanged: 0 });
     expect(items[0]).toMatchObject({ runId: 'run-1', reason: 'no-manifest' });
     expect(summary).toMatchObject({ units: 40, exported: 40, failed: 0 });
+    expect(planned.unifiedCosts).toMatchObject({
+      scope: 'domain',
+      months: [{ month: '2026-07' }],
+      failures: [],
+    });
+    expect(planned.unifiedCosts!.months[0]!.rows).toBe(
+      local.simulator.unifiedCostRecords().filter((r) => r.billed_month === '2026-07').length,
+    );
+    const unifiedKey = `${PREFIX}/unified_costs/billed_month=2026-07/domain.parquet`;
+    await expect(getObjectBytes(local.s3.client, BUCKET, unifiedKey)).resolves.toBeInstanceOf(Uint8Array);
   });
 
   it('plans nothing on a rerun', async () => {
@@ -64,7 +74,7 @@ describe('backfill on Step Functions', () => {
 
     expect(outcomes).toHaveLength(1);
     expect(outcomes[0]).toMatchObject({ status: 'rejected', reason: { name: 'UnitFailedError' } });
-    expect(summary).toMatchObject({ code: 'RUN_FAILED' });
+    expect(summary).toMatchObject({ name: 'RunFailedError', code: 'RUN_FAILED' });
     expect(String((summary as Error).message)).toContain(`"dataSourceId":"${ds}","date":"2026-07-05"`);
   });
 

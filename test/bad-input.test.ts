@@ -247,6 +247,12 @@ const rows: Row[] = [
     says: /unedited/,
   },
   {
+    input: 'secret created by the stack, still without a value',
+    act: () => lambda({ date: YESTERDAY }, { CLOUDFORET_SECRET_ID: 'cloudforet/unset' }),
+    code: 'SECRET_EMPTY',
+    says: /exists but has no value yet: put .*put-secret-value --secret-id cloudforet\/unset/,
+  },
+  {
     input: 'secret id that does not exist',
     act: () => lambda({ date: YESTERDAY }, { CLOUDFORET_SECRET_ID: 'cloudforet/missing' }),
     code: 'SECRET_FETCH_FAILED',
@@ -285,7 +291,7 @@ const rows: Row[] = [
     input: 'CLI with an unknown option',
     act: () => costs('--frm', YESTERDAY),
     code: 'CLI_USAGE',
-    says: /Unknown option '--frm'.*see cloudforet-export --help/,
+    says: /Unknown option '--frm'.*see cloudforet-export costs --help/,
     exit: 2,
   },
   {
@@ -324,11 +330,11 @@ const rows: Row[] = [
     exit: 2,
   },
   {
-    input: 'CLI --date 2026-02-30 (a value, not usage: exit 1)',
+    input: 'CLI --date 2026-02-30 (bad usage: exit 2, named as the flag)',
     act: () => costs('--date', '2026-02-30'),
     code: 'EVENT_BAD_DATE',
-    says: /YYYY-MM-DD/,
-    exit: 1,
+    says: /--date must be a date as YYYY-MM-DD/,
+    exit: 2,
   },
   {
     input: 'CLI --secret-file that does not exist',
@@ -336,7 +342,7 @@ const rows: Row[] = [
       cli('costs', '--endpoint', endpoint(), '--secret-file', join(work, 'none.json'), '--out', out()),
     code: 'SECRET_FILE_UNREADABLE',
     says: /check the path/,
-    exit: 1,
+    exit: 2,
   },
 ];
 
@@ -345,6 +351,7 @@ describe('bad input is refused with a code, a remedy and no write', () => {
     local = await startLocalAws({ seed: 51, dataSources: 2, from: LAST_WEEK, to: YESTERDAY, rowsPerDay: 20 });
     work = await mkdtemp(join(tmpdir(), 'bad-input-'));
     secretFile = join(work, 'app.json');
+    local.secrets.createEmpty('cloudforet/unset');
     await writeFile(secretFile, consoleAppJson(local.token));
     vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => texts.push(String(chunk)) > 0);
   });

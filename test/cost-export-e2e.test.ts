@@ -152,7 +152,7 @@ describe('cost export handler', () => {
     const failure = await handler({ date: FAILED_DAY, dataSourceIds: [ds] }, context).catch((e: Error) => e);
     const after = await getObjectBytes(local.s3.client, BUCKET, key);
 
-    expect(failure).toMatchObject({ code: 'RUN_FAILED' });
+    expect(failure).toMatchObject({ name: 'RunFailedError', code: 'RUN_FAILED' });
     expect(String((failure as Error).message)).toContain('ERROR_AUTHENTICATE_FAILURE');
     expect(Buffer.from(after).equals(Buffer.from(before))).toBe(true);
   });

@@ -46,4 +46,11 @@ describe('npm start (tools/demo.ts)', () => {
     expect(table).toMatch(/│ 'Platform'\s+│ 'Core'\s+│ 'USD'\s+│ \d/);
     expect(table).toContain(`'Données & Analytics / "Σ"'`);
   });
+
+  it('prints month-to-date spend in USD by provider, KRW sources converted', () => {
+    const table = stdout.slice(stdout.indexOf('month-to-date spend in USD by provider'));
+
+    expect(table).toMatch(/│ 'aws'\s+│ 'USD'\s+│ \d+(\.\d+)?\s+│ \d+(\.\d+)?\s+│ false/);
+    expect(table).toMatch(/│ 'google_cloud'\s+│ 'KRW'\s+│ \d+(\.\d+)?\s+│ \d+(\.\d+)?\s+│ false/);
+  });
 });

@@ -58,7 +58,7 @@ describe('destination errors', () => {
       io,
     );
 
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(io.err()).toContain('ENOTDIR');
     expect(io.err()).toContain('a file stands where a folder must be');
     expect(io.err()).toContain('[SINK_LOCAL_FAILED]');

@@ -14,15 +14,21 @@ function tableInputs(template: Template): Map<string, Json> {
 }
 
 const QUERY_NAMES = [
+  'budget_vs_actual_forecast',
   'cost_by_inventory_resource',
   'cost_by_tag',
   'create_costs_named_view',
   'create_focus_view',
   'create_focus_view_aws_consolidation',
+  'create_view_1_exchange_rates',
+  'create_view_2_costs_converted',
+  'create_view_3_month_status',
   'daily_cost_by_provider',
   'inventory_counts_by_type',
   'month_to_date_by_workspace_project',
   'month_to_date_by_workspace_project_name',
+  'month_to_date_spend_usd_by_provider_project',
+  'spend_usd_by_confirmed_month',
   'top_resources_last_30_days',
 ];
 
@@ -45,34 +51,59 @@ describe('Glue tables', () => {
     expect([...tableInputs(t).keys()].sort()).toEqual(exportTables.map((table) => table.name).sort());
   });
 
-  it.each(exportTables.map((table) => [table.name, table.partitionKey]))(
-    '%s is external Parquet under its own folder, partitioned by %s with date projection',
-    (name, key) => {
-      const input = tableInputs(t).get(name)!;
-      const location = `s3://my-exports/cloudforet/${name}/`;
+  it.each(
+    exportTables
+      .filter((table) => table.partitionKey !== 'billed_month')
+      .map((t) => [t.name, t.partitionKey]),
+  )('%s is external Parquet under its own folder, partitioned by %s with date projection', (name, key) => {
+    const input = tableInputs(t).get(name)!;
+    const location = `s3://my-exports/cloudforet/${name}/`;
 
-      expect(input.TableType).toBe('EXTERNAL_TABLE');
-      expect(input.PartitionKeys).toEqual([{ Name: key, Type: 'string', Comment: expect.any(String) }]);
-      expect(input.Parameters).toEqual({
-        EXTERNAL: 'TRUE',
-        classification: 'parquet',
-        'projection.enabled': 'true',
-        [`projection.${key}.type`]: 'date',
-        [`projection.${key}.format`]: 'yyyy-MM-dd',
-        [`projection.${key}.range`]: '2024-06-01,NOW',
-        [`projection.${key}.interval`]: '1',
-        [`projection.${key}.interval.unit`]: 'DAYS',
-        'storage.location.template': `${location}${key}=\${${key}}/`,
-        'cloudforet_export.schema_version': '1',
-      });
-      expect(input.StorageDescriptor).toMatchObject({
-        Location: location,
-        InputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
-        OutputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
-        SerdeInfo: { SerializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe' },
-      });
-    },
-  );
+    expect(input.TableType).toBe('EXTERNAL_TABLE');
+    expect(input.PartitionKeys).toEqual([{ Name: key, Type: 'string', Comment: expect.any(String) }]);
+    expect(input.Parameters).toEqual({
+      EXTERNAL: 'TRUE',
+      classification: 'parquet',
+      'projection.enabled': 'true',
+      [`projection.${key}.type`]: 'date',
+      [`projection.${key}.format`]: 'yyyy-MM-dd',
+      [`projection.${key}.range`]: '2024-06-01,NOW',
+      [`projection.${key}.interval`]: '1',
+      [`projection.${key}.interval.unit`]: 'DAYS',
+      'storage.location.template': `${location}${key}=\${${key}}/`,
+      'cloudforet_export.schema_version': '1',
+    });
+    expect(input.StorageDescriptor).toMatchObject({
+      Location: location,
+      InputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
+      OutputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
+      SerdeInfo: { SerializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe' },
+    });
+  });
+
+  it('unified_costs is partitioned by billed_month with monthly projection from the start month', () => {
+    const input = tableInputs(t).get('unified_costs')!;
+
+    expect(input.PartitionKeys).toEqual([
+      { Name: 'billed_month', Type: 'string', Comment: expect.any(String) },
+    ]);
+    expect(input.Parameters).toMatchObject({
+      'projection.billed_month.type': 'date',
+      'projection.billed_month.format': 'yyyy-MM',
+      'projection.billed_month.range': '2024-06,NOW',
+      'projection.billed_month.interval': '1',
+      'projection.billed_month.interval.unit': 'MONTHS',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: Athena's projection placeholder, literally
+      'storage.location.template': 's3://my-exports/cloudforet/unified_costs/billed_month=${billed_month}/',
+    });
+    expect((input.StorageDescriptor as Json).Columns).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Name: 'cost_krw', Type: 'double' }),
+        expect.objectContaining({ Name: 'cost_usd', Type: 'double' }),
+        expect.objectContaining({ Name: 'cost_jpy', Type: 'double' }),
+      ]),
+    );
+  });
 
   it('builds locations from the created bucket when none is named', () => {
     const created = synth();

@@ -148,12 +148,12 @@ describe('the backfill state machine with defaults', () => {
     });
   });
 
-  it('retries a unit on UnitRetryableError and throttling with backoff and jitter, never on a permanent failure', () => {
+  it('retries a unit on UnitRetryableError with backoff and jitter, never on a permanent failure', () => {
     const retriers = unit().Retry ?? [];
     const retried = retriers.flatMap((r) => r.ErrorEquals);
 
     expect(retriers).toContainEqual({
-      ErrorEquals: ['UnitRetryableError', 'Lambda.TooManyRequestsException'],
+      ErrorEquals: ['UnitRetryableError'],
       IntervalSeconds: 30,
       MaxAttempts: 3,
       BackoffRate: 2,
@@ -163,6 +163,23 @@ describe('the backfill state machine with defaults', () => {
       expect(retried).not.toContain(error);
     }
     expect(unit().Catch).toBeUndefined();
+  });
+
+  it('retries a throttled unit for at least as long as a concurrent execution may run', () => {
+    const throttled = (unit().Retry ?? []).filter((r) =>
+      r.ErrorEquals.includes('Lambda.TooManyRequestsException'),
+    );
+
+    expect(throttled).toHaveLength(1);
+    const retrier = throttled[0] as unknown as Record<string, number | string[] | undefined>;
+    expect(retrier.ErrorEquals).toEqual(['Lambda.TooManyRequestsException']);
+    expect(retrier.JitterStrategy).toBeUndefined();
+    let waited = 0;
+    for (let attempt = 0; attempt < Number(retrier.MaxAttempts); attempt++) {
+      const delay = Number(retrier.IntervalSeconds) * Number(retrier.BackoffRate) ** attempt;
+      waited += Math.min(delay, Number(retrier.MaxDelaySeconds ?? Number.POSITIVE_INFINITY));
+    }
+    expect(waited).toBeGreaterThanOrEqual(Number(definition.TimeoutSeconds));
   });
 
   it('reserves the map’s concurrency for the unit function', () => {

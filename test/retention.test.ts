@@ -10,7 +10,8 @@ import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
 import { costObjectKey } from '../functions/lib/costs/unit.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
-import { clampToRetention, retentionStart } from '../functions/lib/costs/retention.ts';
+import { retentionStart } from '../functions/lib/costs/job-history.ts';
+import { clampToRetention } from '../functions/lib/costs/retention.ts';
 import { addDays, daysBetween, utcDay } from '../functions/lib/dates.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
@@ -25,7 +26,7 @@ const monthsBack = (months: number) => {
 
 describe('ranges older than Cloudforet keeps', () => {
   const FROM = monthsBack(13);
-  const TO = addDays(monthsBack(11), -1);
+  const TO = addDays(monthsBack(10), -1);
   let sim: Simulator;
   let dir: string;
   let secretFile: string;
@@ -75,9 +76,10 @@ describe('ranges older than Cloudforet keeps', () => {
       io,
     );
 
-    const first = retentionStart(utcDay(new Date()));
+    const first = retentionStart(new Date());
     const inside = daysBetween(first, TO).length;
     const outside = daysBetween(FROM, addDays(first, -1)).length;
+    expect(io.err()).not.toContain('cloudforet-export:');
     expect(code).toBe(0);
     expect(JSON.parse(io.out())).toMatchObject({
       units: inside * 2,
@@ -116,31 +118,28 @@ describe('ranges older than Cloudforet keeps', () => {
 });
 
 describe('clampToRetention', () => {
+  const now = new Date('2026-11-23T10:00:00Z');
+
   it('keeps a range inside retention as it is', () => {
-    expect(clampToRetention({ from: '2026-06-01', to: '2026-06-30' }, '2026-11-23')).toEqual({
+    expect(clampToRetention({ from: '2026-06-01', to: '2026-06-30' }, now)).toEqual({
       from: '2026-06-01',
       to: '2026-06-30',
       beyondRetention: [],
     });
   });
 
-  it('starts a range reaching further back at the first retained day', () => {
-    const window = clampToRetention({ from: '2025-11-20', to: '2025-12-01' }, '2026-11-23');
+  it('starts a range reaching further back at the first retained month', () => {
+    const window = clampToRetention({ from: '2025-11-28', to: '2025-12-02' }, now);
 
-    expect(window.from).toBe('2025-11-24');
-    expect(window.beyondRetention).toEqual(['2025-11-20', '2025-11-21', '2025-11-22', '2025-11-23']);
+    expect(window.from).toBe('2025-12-01');
+    expect(window.beyondRetention).toEqual(['2025-11-28', '2025-11-29', '2025-11-30']);
   });
 
   it('plans nothing for a range wholly beyond retention', () => {
-    const window = clampToRetention({ from: '2025-01-01', to: '2025-01-03' }, '2026-03-31');
+    const window = clampToRetention({ from: '2025-01-01', to: '2025-01-03' }, now);
 
     expect(window.from > window.to).toBe(true);
     expect(window.beyondRetention).toHaveLength(3);
-  });
-
-  it('counts from the last day of a shorter month', () => {
-    expect(retentionStart('2026-03-31')).toBe('2025-04-01');
-    expect(retentionStart('2025-02-28')).toBe('2024-02-29');
   });
 });
 

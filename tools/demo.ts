@@ -9,6 +9,7 @@ import { main } from '../cli/main.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { loadNamedQueries } from '../infra/named-queries.ts';
 import { athenaOver } from './duckdb-athena.ts';
+import { monthToDateUsd } from './demo-money.ts';
 import { startSimulator } from './simulator/index.ts';
 
 const out = resolve(process.argv[2] ?? 'export-out');
@@ -38,6 +39,11 @@ try {
     `SELECT billed_date, provider, currency, count(*) AS rows, round(sum(cost), 2) AS cost
      FROM read_parquet('$GLOB', hive_partitioning = true) GROUP BY ALL ORDER BY billed_date, provider`,
   );
+  const month = to.slice(0, 7);
+  console.log(
+    `\nmonth-to-date spend in USD by provider, ${month} (unified costs; the exported days through view costs_converted)`,
+  );
+  console.table(await monthToDateUsd(out, month));
   // Not max(snapshot_date): DuckDB 1.5.5 answers it from the statistics of a single file and
   // fails with an internal error (index out of range) on the partition column.
   await show(

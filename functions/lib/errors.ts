@@ -66,6 +66,16 @@ export function errorCode(error: unknown): string {
   return error instanceof ExportError ? error.code : 'UNEXPECTED';
 }
 
+/**
+ * Some units or tables of a run did not export. Its own name, because the name is what the Lambda
+ * console (errorType) and Step Functions (Error) show: a plain ExportError would hide the code.
+ */
+export class RunFailedError extends ExportError {
+  constructor(message: string) {
+    super('RUN_FAILED', message);
+  }
+}
+
 /** A backfill unit failed for good (bad request, auth, permission): Step Functions does not retry it. */
 export class UnitFailedError extends ExportError {}
 /** A backfill unit failed for a transient reason after its own retries: Step Functions retries it later. */

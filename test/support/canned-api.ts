@@ -53,3 +53,10 @@ export async function startCannedApi(answer: CannedAnswer): Promise<CannedApi> {
       }),
   };
 }
+
+/** The web framework's own answer for a path it has no route for (a wrong base path). */
+export const routeNotFound: CannedAnswer = {
+  status: 404,
+  contentType: 'application/json',
+  body: JSON.stringify({ detail: 'Not Found' }),
+};

@@ -11,6 +11,8 @@ export interface SecretsManagerResponder {
   readonly calls: number;
   set(id: string, value: string): void;
   remove(id: string): void;
+  /** A secret that exists with no value yet, as CloudFormation creates the stack's own one. */
+  createEmpty(id: string): void;
   /** Answer AccessDeniedException for this secret id from now on. */
   denyAccess(id: string): void;
   stop(): Promise<void>;
@@ -22,6 +24,7 @@ const ROLE_ARN = 'arn:aws:sts::123456789012:assumed-role/export-role/export-func
 export async function startSecretsManager(secrets: Record<string, string>): Promise<SecretsManagerResponder> {
   const values = new Map(Object.entries(secrets));
   const denied = new Set<string>();
+  const empty = new Set<string>();
   let calls = 0;
 
   const getSecretValue = (secretId: string, res: ServerResponse) => {
@@ -32,6 +35,12 @@ export async function startSecretsManager(secrets: Record<string, string>): Prom
       return answer(res, 400, { __type: 'AccessDeniedException', message });
     }
     const value = values.get(name);
+    if (value === undefined && empty.has(name)) {
+      return answer(res, 400, {
+        __type: 'ResourceNotFoundException',
+        message: "Secrets Manager can't find the specified secret value for staging label: AWSCURRENT",
+      });
+    }
     if (value === undefined) {
       return answer(res, 400, {
         __type: 'ResourceNotFoundException',
@@ -73,6 +82,10 @@ export async function startSecretsManager(secrets: Record<string, string>): Prom
     },
     remove: (id) => {
       values.delete(id);
+    },
+    createEmpty: (id) => {
+      values.delete(id);
+      empty.add(id);
     },
     denyAccess: (id) => {
       denied.add(id);

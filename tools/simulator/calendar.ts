@@ -35,3 +35,10 @@ export function yearDays(year: string): [number, number] | undefined {
   if (!/^\d{4}$/.test(year)) return undefined;
   return [dayNumber(`${year}-01-01`), dayNumber(`${year}-12-31`)];
 }
+
+/** The months (YYYY-MM) of a day range, oldest first: the months that have cost rows. */
+export function costMonths(range: { readonly fromDay: number; readonly toDay: number }): string[] {
+  const months = new Set<string>();
+  for (let day = range.fromDay; day <= range.toDay; day++) months.add(dayToDate(day).slice(0, 7));
+  return [...months];
+}

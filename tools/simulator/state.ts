@@ -1,6 +1,6 @@
 // Everything a route may read or change, in one place, and how it is built from the options.
 
-import { dayNumber, dayToDate, isDate, todayNumber } from './calendar.ts';
+import { costMonths, dayNumber, dayToDate, isDate, todayNumber } from './calendar.ts';
 import { type Inventory, buildInventory } from './cloud-services.ts';
 import { CostStore } from './cost-store.ts';
 import { type Identity, buildIdentity } from './identity.ts';
@@ -23,6 +23,8 @@ export interface SimulatorOptions {
    * this many months back is a 400 ERROR_INVALID_DATE_RANGE. Off by default: most tests use fixed dates.
    */
   retentionMonths?: number;
+  /** Every month's unified costs at Cloudforet's fallback rates (rate fetching failed). */
+  fallbackRates?: boolean;
 }
 
 export interface SimState {
@@ -30,9 +32,13 @@ export interface SimState {
   readonly inventory: Inventory;
   readonly identity: Identity;
   readonly costs: CostStore;
-  /** Data sources whose cost-analysis job shows IN_PROGRESS. */
-  readonly jobsInProgress: Set<string>;
   readonly retentionMonths?: number;
+  /** Months (YYYY-MM) whose unified costs use Cloudforet's hard-coded fallback rates. */
+  readonly fallbackRateMonths: Set<string>;
+  /** Months (YYYY-MM) whose unified costs are not aggregated yet. */
+  readonly missingUnifiedMonths: Set<string>;
+  /** Data sources of type WAREHOUSE: their cost/list fails. */
+  readonly warehouses: Set<string>;
 }
 
 export interface RouteContext {
@@ -76,12 +82,16 @@ export function buildState(opts: SimulatorOptions): SimState {
     rowsPerDay: opts.rowsPerDay ?? 40,
     exactRowsPerDay: opts.exactRowsPerDay ?? false,
   });
-  return {
+  const state = {
     world,
     inventory,
     identity: buildIdentity(world),
     costs,
-    jobsInProgress: new Set(),
     retentionMonths: opts.retentionMonths,
+    warehouses: new Set<string>(),
+    fallbackRateMonths: new Set<string>(),
+    missingUnifiedMonths: new Set<string>(),
   };
+  if (opts.fallbackRates) for (const month of costMonths(world)) state.fallbackRateMonths.add(month);
+  return state;
 }

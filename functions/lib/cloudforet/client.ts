@@ -4,6 +4,7 @@ import { Agent, type Dispatcher, request } from 'undici';
 import { type BodyBytes, readBody } from './body-bytes.ts';
 import { CloudforetApiError } from '../errors.ts';
 import { type Logger, silentLogger } from '../log.ts';
+import { explainStatus, networkError, normalizeEndpoint, parseDetail } from './explain.ts';
 
 export interface RetryPolicy {
   /** Total attempts per request, the first included. */
@@ -158,13 +159,13 @@ export class CloudforetClient {
         bodyTimeout: this.opts.bodyTimeoutMs ?? 60_000,
       });
     } catch (error) {
-      throw networkError(path, error);
+      throw networkError(path, error, this.opts.headersTimeoutMs ?? 60_000);
     }
     let bytes: BodyBytes;
     try {
       bytes = await readBody(response.body, response.headers['content-length']);
     } catch (error) {
-      throw networkError(path, error);
+      throw networkError(path, error, this.opts.bodyTimeoutMs ?? 60_000);
     }
     if (response.statusCode >= 200 && response.statusCode < 300) return bytes;
     throw this.httpError(path, response.statusCode, bytes.text(), response.headers['retry-after']);
@@ -178,7 +179,11 @@ export class CloudforetClient {
       apiCode: detail.code,
       path,
       retryable,
-      message: explain(status, detail, path, this.opts.credentialSource),
+      message: explainStatus(status, detail, {
+        path,
+        endpoint: this.endpoint,
+        source: this.opts.credentialSource,
+      }),
       retryAfterMs: typeof retryAfter === 'string' ? parseRetryAfter(retryAfter) : undefined,
     });
   }
@@ -188,20 +193,6 @@ export class CloudforetClient {
     const jittered = Math.round(cap / 2 + ((this.opts.random ?? Math.random)() * cap) / 2);
     return hintMs === undefined ? jittered : Math.min(this.retry.maxDelayMs, Math.max(hintMs, jittered));
   }
-}
-
-function normalizeEndpoint(endpoint: string): string {
-  let url: URL;
-  try {
-    url = new URL(endpoint);
-  } catch {
-    throw new CloudforetApiError({
-      path: '',
-      retryable: false,
-      message: `cloudforet: endpoint '${endpoint}' is not a URL: give the HTTP API base, e.g. https://console-v2.api.example.com`,
-    });
-  }
-  return url.toString().replace(/\/+$/, '');
 }
 
 function parseSuccess(path: string, text: string): unknown {
@@ -231,55 +222,6 @@ function parseSuccess(path: string, text: string): unknown {
     });
   }
   return parsed;
-}
-
-function parseDetail(text: string): { code?: string; message?: string } {
-  try {
-    const parsed = JSON.parse(text) as { detail?: unknown };
-    if (parsed && typeof parsed.detail === 'object' && parsed.detail !== null) {
-      const d = parsed.detail as { code?: unknown; message?: unknown };
-      return {
-        code: typeof d.code === 'string' ? d.code : undefined,
-        message: typeof d.message === 'string' ? d.message.trim() : undefined,
-      };
-    }
-    if (parsed && typeof parsed.detail === 'string') return { message: parsed.detail };
-  } catch {
-    // not JSON: an HTML error page from a proxy; the status says enough
-  }
-  return {};
-}
-
-function explain(
-  status: number,
-  detail: { code?: string; message?: string },
-  path: string,
-  source?: string,
-): string {
-  const head = `cloudforet: ${status}${detail.code ? ` ${detail.code}` : ''} for ${path}`;
-  const said = detail.message ? ` (${detail.message})` : '';
-  const credential = source ?? 'the configured client_secret';
-  switch (status) {
-    case 401:
-      return `${head} — the client_secret in ${credential} is invalid or expired: create a new client secret for the app in Cloudforet and update ${credential}${said}`;
-    case 403:
-      return `${head} — the app's role cannot use this API: give the app a role with access (a DOMAIN_ADMIN app for a domain-wide export)${said}`;
-    case 404:
-      return `${head} — not found${said}: check the id (e.g. the data source id) exists in this domain`;
-    case 400:
-      return `${head} — the request was refused${said}`;
-    default:
-      return `${head}${said}`;
-  }
-}
-
-function networkError(path: string, error: unknown): CloudforetApiError {
-  const code = (error as { code?: string }).code ?? (error as Error).name;
-  const message = error instanceof Error ? error.message : String(error);
-  return new CloudforetApiError(
-    { path, retryable: true, message: `cloudforet: no answer for ${path}: ${code}: ${message}` },
-    { cause: error },
-  );
 }
 
 function parseRetryAfter(value: string): number | undefined {

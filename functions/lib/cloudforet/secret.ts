@@ -197,6 +197,14 @@ async function getSecretString(
   try {
     answer = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
   } catch (error) {
+    if (hasNoValueYet(error)) {
+      throw new SecretError(
+        'SECRET_EMPTY',
+        `${source} exists but has no value yet: put ${WHAT_TO_STORE} into it, e.g. ` +
+          `aws secretsmanager put-secret-value --secret-id ${secretId} --secret-string file://app.json`,
+        { cause: error },
+      );
+    }
     throw new SecretError('SECRET_FETCH_FAILED', await fetchFailureMessage(client, secretId, error), {
       cause: error,
     });
@@ -208,6 +216,15 @@ async function getSecretString(
     );
   }
   return answer.SecretString;
+}
+
+/** The stack creates its secret without a value; GetSecretValue then says no AWSCURRENT version. */
+function hasNoValueYet(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    error.name === 'ResourceNotFoundException' &&
+    /secret value for (staging label|version)/i.test(error.message)
+  );
 }
 
 async function fetchFailureMessage(

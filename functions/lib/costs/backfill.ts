@@ -11,12 +11,29 @@ import { parseManifest } from '../storage/manifest.ts';
 import type { PlannedUnit } from './plan.ts';
 import { forEachLimit } from '../pool.ts';
 import type { Sink } from '../storage/sink.ts';
+import {
+  changedDaysByMonth,
+  exportUnifiedMonths,
+  monthsBetween,
+  scopeObjectName,
+  type UnifiedRunSummary,
+} from './unified-run.ts';
 
 export interface BackfillDeps {
   readonly client: CloudforetClient;
   readonly sink: Sink;
   readonly runId: string;
   readonly log: Logger;
+  /** The app's scope: names the unified-cost objects ('domain' or the workspace id). */
+  readonly credential?: { readonly domainId: string; readonly workspaceId: string };
+}
+
+/** The unified-cost months the plan step exported (small: it travels in the execution's state). */
+export interface BackfillUnifiedCosts {
+  readonly scope: string;
+  readonly months: ReadonlyArray<{ month: string; rows: number; isConfirmed: boolean }>;
+  readonly failures: ReadonlyArray<{ month: string; code: string; message: string }>;
+  readonly restatedConfirmedMonths: UnifiedRunSummary['restatedConfirmedMonths'];
 }
 
 export interface BackfillPlan {
@@ -29,6 +46,7 @@ export interface BackfillPlan {
   readonly skippedSyncInProgress: readonly string[];
   /** Key (relative to the sink) of the JSON array of units, the Distributed Map's items. */
   readonly unitsKey: string;
+  readonly unifiedCosts?: BackfillUnifiedCosts;
 }
 
 export type BackfillItem = PlannedUnit & { readonly runId: string };
@@ -43,6 +61,12 @@ export async function planBackfill(deps: BackfillDeps, req: CostRunRequest): Pro
   const items: BackfillItem[] = plan.units.map((u) => ({ runId: deps.runId, ...u }));
   const key = unitsKey(deps.runId);
   await deps.sink.put(key, JSON.stringify(items), 'application/json');
+  // Unified costs come from Cloudforet, not from the day units: the plan step exports them.
+  const unified = await exportUnifiedMonths(
+    { ...deps, scope: scopeObjectName(deps.credential) },
+    monthsBetween(req.from, req.to),
+    changedDaysByMonth(plan.units, plan.units),
+  );
   const summary: BackfillPlan = {
     runId: deps.runId,
     from: req.from,
@@ -52,6 +76,12 @@ export async function planBackfill(deps: BackfillDeps, req: CostRunRequest): Pro
     unchanged: [...plan.unchanged.values()].reduce((a, b) => a + b, 0),
     skippedSyncInProgress: plan.skippedSyncing,
     unitsKey: key,
+    unifiedCosts: {
+      scope: unified.scope,
+      months: unified.months.map(({ month, rows, isConfirmed }) => ({ month, rows, isConfirmed })),
+      failures: unified.failures.map(({ month, code, message }) => ({ month, code, message })),
+      restatedConfirmedMonths: unified.restatedConfirmedMonths,
+    },
   };
   deps.log.info('backfill planned', { ...summary });
   return summary;
@@ -82,6 +112,8 @@ export interface BackfillSummary {
   readonly skippedSyncInProgress: readonly string[];
   readonly perDataSource: ReadonlyArray<{ dataSourceId: string; exported: number; failed: number }>;
   readonly failures: ReadonlyArray<{ dataSourceId: string; date: string }>;
+  /** From the plan step; its failures are counted in `failed`. */
+  readonly unifiedCosts?: BackfillUnifiedCosts;
 }
 
 /** A unit counts as exported when its manifest carries this run's id. */
@@ -105,7 +137,7 @@ export async function summarizeBackfill(sink: Sink, plan: BackfillPlan): Promise
     units: items.length,
     exported: done.size,
     unchanged: plan.unchanged,
-    failed: failures.length,
+    failed: failures.length + (plan.unifiedCosts?.failures.length ?? 0),
     skippedSyncInProgress: plan.skippedSyncInProgress,
     perDataSource: ids.map((dataSourceId) => ({
       dataSourceId,
@@ -113,5 +145,6 @@ export async function summarizeBackfill(sink: Sink, plan: BackfillPlan): Promise
       failed: failures.filter((f) => f.dataSourceId === dataSourceId).length,
     })),
     failures,
+    unifiedCosts: plan.unifiedCosts,
   };
 }

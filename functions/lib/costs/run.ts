@@ -14,12 +14,19 @@ import {
 import { attemptUnit, type UnitFailureInfo } from '../export/unit-attempts.ts';
 import type { RunProgress } from '../export/run-progress.ts';
 import { type Logger, silentLogger } from '../log.ts';
-import type { PlannedUnit } from './plan.ts';
+import type { MixedDay, PlannedUnit } from './plan.ts';
+import { markJobsSeen, skipReason, warnAboutSources } from './run-reports.ts';
 import { forEachLimit } from '../pool.ts';
-import { utcDay } from '../dates.ts';
 import { prepareDestination } from '../export/prepare-destination.ts';
 import type { DestinationOwner } from '../storage/destination-claim.ts';
 import { clampToRetention } from './retention.ts';
+import {
+  changedDaysByMonth,
+  exportUnifiedMonths,
+  monthsBetween,
+  scopeObjectName,
+  type UnifiedRunSummary,
+} from './unified-run.ts';
 import type { Sink } from '../storage/sink.ts';
 
 export interface CostRunRequest {
@@ -28,6 +35,13 @@ export interface CostRunRequest {
   readonly dataSourceIds?: readonly string[];
   /** Export every day, changed or not. */
   readonly force?: boolean;
+  /**
+   * Also re-examine the months that sync jobs replaced since the last such run, outside the
+   * window (the default-window run sets it; an explicit range exports only that range).
+   */
+  readonly followJobs?: boolean;
+  /** An IN_PROGRESS sync job older than this is stale (default 4 h): export anyway, and warn. */
+  readonly staleJobAfterMs?: number;
 }
 
 export interface CostRunDeps {
@@ -41,11 +55,21 @@ export interface CostRunDeps {
   readonly now?: () => Date;
   readonly rowGroupRows?: number;
   readonly onProgress?: (progress: RunProgress) => void;
-  /** The app's domain and workspace: the destination is claimed for this scope (destination-claim.ts). */
+  /**
+   * The app's domain and workspace: names the unified-cost objects ('domain' or the workspace id)
+   * and claims the destination for this scope (storage/destination-claim.ts).
+   */
   readonly credential?: DestinationOwner;
   /** Days older than this are past Cloudforet's retention (unit.ts DEFAULT_ARCHIVE_AFTER_DAYS). */
   readonly archiveAfterDays?: number;
-  /** Aborting it (SIGINT, SIGTERM) ends the run: running units abort, no further unit starts. */
+  /** False: cost days only, no unified-cost months (the bench measures the day pipeline alone). */
+  readonly unifiedCosts?: boolean;
+  /** Asked before each unit starts; false leaves it (and the rest) for the next run. */
+  readonly shouldStartUnit?: () => boolean;
+  /**
+   * Ends every unit still running (they fail, their previous objects untouched) and starts no
+   * more: the Lambda's deadline, or SIGINT/SIGTERM in the CLI.
+   */
   readonly signal?: AbortSignal;
 }
 
@@ -60,6 +84,14 @@ export interface DataSourceSummary {
   readonly unchanged: number;
   readonly failed: number;
   readonly skippedSyncInProgress: boolean;
+  /** Why nothing of this data source was looked at, when so. */
+  readonly skipped?: 'sync-in-progress' | 'warehouse';
+}
+
+export interface StaleJobReport {
+  readonly dataSourceId: string;
+  readonly jobId: string;
+  readonly since: string;
 }
 
 export interface CostRunSummary {
@@ -83,12 +115,23 @@ export interface CostRunSummary {
   readonly beyondRetention: number;
   /** The first day of the range Cloudforet still holds, when the range reached further back. */
   readonly retainedFrom?: string;
-  /** The run was stopped (signal): units not started are in notStarted, stopped ones in failures. */
+  /** The run was stopped by its signal (SIGINT, SIGTERM, the deadline). */
   readonly interrupted: boolean;
-  readonly notStarted: number;
   /** Temporary files of killed runs removed before this one started. */
   readonly staleTemporariesRemoved: number;
+  /** Planned units left unstarted because the run's time ran short. */
+  readonly notStarted: number;
+  /** What is left and how to finish it, when notStarted > 0. */
+  readonly left?: string;
   readonly skippedSyncInProgress: readonly string[];
+  /** WAREHOUSE data sources: current Cloudforet releases cannot list their costs. */
+  readonly skippedWarehouse: readonly string[];
+  /** Running syncs too old to be alive: the data source was exported, and no longer syncs. */
+  readonly staleJobs: readonly StaleJobReport[];
+  /** Days holding rows of several sync jobs; `publishedJobId` undefined: the previous object kept. */
+  readonly mixed: readonly MixedDay[];
+  /** Months outside the window re-examined because a sync job replaced them. */
+  readonly reexamined: ReadonlyArray<{ readonly dataSourceId: string; readonly months: readonly string[] }>;
   readonly rows: number;
   readonly bytes: number;
   readonly unitRetries: number;
@@ -96,6 +139,8 @@ export interface CostRunSummary {
   readonly durationMs: number;
   readonly perDataSource: readonly DataSourceSummary[];
   readonly failures: readonly UnitFailure[];
+  /** The months of the run as unified costs; their failures are counted in `failed`. */
+  readonly unifiedCosts: UnifiedRunSummary;
 }
 
 export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Promise<CostRunSummary> {
@@ -108,18 +153,23 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     costs: true,
   });
   const dataSources = selectDataSources(await listDataSources(deps.client), req.dataSourceIds);
-  const window = clampToRetention(req, utcDay(deps.now?.() ?? new Date()));
-  const plan = await planCostExport(deps.client, deps.sink, dataSources, { ...req, ...window });
+  const window = clampToRetention(req, deps.now?.() ?? new Date());
+  const plan = await planCostExport(deps.client, deps.sink, dataSources, {
+    ...req,
+    ...window,
+    now: deps.now?.(),
+  });
   log.info('cost run planned', { units: plan.units.length, skippedSyncInProgress: plan.skippedSyncing });
+  warnAboutSources(log, plan);
   if (plan.units.length > 0) await destination.claim();
   const results: CostUnitResult[] = [];
   const failures: UnitFailure[] = [];
   const exec = await unitExecutor({ ...deps, runId, log }, dataSources);
   let rows = 0;
-  let notStarted = 0;
+  const notStarted: PlannedUnit[] = [];
   await forEachLimit(plan.units, deps.concurrency ?? 4, async (unit) => {
-    if (deps.signal?.aborted) {
-      notStarted++;
+    if (notStarted.length > 0 || deps.shouldStartUnit?.() === false || deps.signal?.aborted) {
+      notStarted.push(unit);
       return;
     }
     const outcome = await exec.run(unit);
@@ -131,6 +181,13 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     const unitsDone = results.length + failures.length;
     deps.onProgress?.({ unitsDone, unitsTotal: plan.units.length, rows, elapsedMs: Date.now() - started });
   });
+  if (req.followJobs) await markJobsSeen(deps.sink, plan, dataSources, failures);
+  const unifiedCosts = await exportUnifiedMonths(
+    { ...deps, runId, log, scope: scopeObjectName(deps.credential) },
+    // Past the deadline the months wait for the rerun that `left` asks for, with the days.
+    deps.unifiedCosts === false || notStarted.length > 0 ? [] : monthsBetween(req.from, req.to),
+    changedDaysByMonth(plan.units, results),
+  );
   const count = (o: CostUnitResult['outcome']) => results.filter((r) => r.outcome === o).length;
   const summary: CostRunSummary = {
     runId,
@@ -145,17 +202,26 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     removed: count('removed'),
     kept: count('kept'),
     unchanged: [...plan.unchanged.values()].reduce((a, b) => a + b, 0),
-    failed: failures.length,
+    failed: failures.length + unifiedCosts.failures.length,
+    notStarted: notStarted.length,
+    ...(notStarted.length > 0 ? { left: leftToDo(notStarted) } : {}),
     repaired: plan.units.filter((u) => u.reason === 'repair').length,
     beyondRetention: window.beyondRetention.length * dataSources.length,
     ...(window.beyondRetention.length > 0 ? { retainedFrom: window.from } : {}),
     interrupted: deps.signal?.aborted === true,
-    notStarted,
     staleTemporariesRemoved: destination.staleTemporariesRemoved,
     skippedSyncInProgress: plan.skippedSyncing,
+    skippedWarehouse: plan.skippedWarehouse,
+    staleJobs: plan.staleJobs.map((j) => ({
+      dataSourceId: j.dataSourceId,
+      jobId: j.jobId,
+      since: j.createdAt,
+    })),
+    mixed: plan.mixed,
+    reexamined: [...plan.reexamined].map(([dataSourceId, months]) => ({ dataSourceId, months })),
     rows,
     bytes: results.reduce((n, r) => n + r.bytes, 0),
-    unitRetries: exec.retries(),
+    unitRetries: exec.retries() + unifiedCosts.retries,
     requestRetries: deps.client.retries,
     durationMs: Date.now() - started,
     perDataSource: dataSources.map((d) => ({
@@ -164,10 +230,12 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
       unchanged: plan.unchanged.get(d.id) ?? 0,
       failed: failures.filter((f) => f.dataSourceId === d.id).length,
       skippedSyncInProgress: plan.skippedSyncing.includes(d.id),
+      ...skipReason(plan, d.id),
     })),
     failures: failures.sort(
       (a, b) => a.date.localeCompare(b.date) || a.dataSourceId.localeCompare(b.dataSourceId),
     ),
+    unifiedCosts,
   };
   log.info('cost export finished', {
     ...summary,
@@ -175,6 +243,14 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     failures: summary.failures.slice(0, 20),
   });
   return summary;
+}
+
+function leftToDo(units: readonly PlannedUnit[]): string {
+  const dates = units.map((u) => u.date).sort();
+  return (
+    `${units.length} units not started for lack of time (${dates[0]}..${dates.at(-1)}): run the same event again ` +
+    '(exported days are unchanged and skipped), or use the backfill state machine for long ranges'
+  );
 }
 
 /** Exports one planned unit with bounded retries; shared by the inline run and the Step Functions worker. */
@@ -187,7 +263,7 @@ export async function unitExecutor(
   const unitDeps: CostUnitDeps = { ...deps, workspaceOfVirtual, syncStamps: new Map() };
   let retries = 0;
   const run = async (planned: PlannedUnit): Promise<CostUnitResult | UnitFailure> => {
-    const unit = { dataSource: byId.get(planned.dataSourceId)!, date: planned.date };
+    const unit = { dataSource: byId.get(planned.dataSourceId)!, date: planned.date, jobId: planned.jobId };
     const { dataSourceId, date } = planned;
     const fields = { dataSourceId, billedDate: date, reason: planned.reason };
     const outcome = await attemptUnit(

@@ -27,7 +27,11 @@ export interface Published {
 
 export interface ListingExport<C> {
   readonly list: ListRequest;
+  /** Pages from another source than the list verb (an analyze verb); `list` then only names it. */
+  readonly pages?: (signal: AbortSignal) => AsyncGenerator<ApiRecord[]>;
   readonly table: TableDef<ApiRecord, C>;
+  /** The table for this listing, chosen from its first page (columns that depend on the data). */
+  readonly tableFor?: (firstPage: readonly ApiRecord[]) => TableDef<ApiRecord, C>;
   readonly context: C;
   readonly key: string;
   readonly manifestKey: string;
@@ -79,7 +83,7 @@ async function writeObject<C>(
   spec: ListingExport<C>,
   signal: AbortSignal,
 ): Promise<{ rows: number; bytes: number }> {
-  const pages = listPages(deps.client, spec.list, signal);
+  const pages = spec.pages ? spec.pages(signal) : listPages(deps.client, spec.list, signal);
   let upload: ObjectUpload | undefined;
   let writer: ParquetRowWriter<ApiRecord, C> | undefined;
   let count = 0;
@@ -90,7 +94,7 @@ async function writeObject<C>(
       count++;
       if (!writer) {
         upload = deps.sink.begin(spec.key, PARQUET_CONTENT_TYPE);
-        writer = new ParquetRowWriter(spec.table, upload, spec.context, {
+        writer = new ParquetRowWriter(spec.tableFor?.(page) ?? spec.table, upload, spec.context, {
           rowGroupRows: spec.rowGroupRows,
           kvMetadata: spec.kvMetadata,
         });

@@ -3,6 +3,7 @@
 // for a domain app, the workspace id for a workspace app) keeps scopes from overwriting each other.
 import { randomUUID } from 'node:crypto';
 import type { CloudforetClient } from '../cloudforet/client.ts';
+import { analyzePages } from '../cloudforet/analyze-pages.ts';
 import { CloudforetApiError } from '../errors.ts';
 import { exportListing } from '../export/listing-export.ts';
 import { prepareDestination } from '../export/prepare-destination.ts';
@@ -219,6 +220,7 @@ async function exportSnapshot(
   const context: InventoryContext = { exportedAtMs: now.getTime() };
   const result = await exportListing(deps, {
     list: { ...source.list, filter },
+    pages: source.analyze && ((signal) => analyzePages(deps.client, source.analyze!, signal)),
     table,
     context,
     key: inventoryObjectKey(table, req.snapshotDate, deps.scope),

@@ -15,11 +15,16 @@ export interface TableDef<R = Record<string, unknown>, C = unknown> {
   /** Folder and Glue table name, e.g. "costs". */
   readonly name: string;
   /** The Hive partition key; never a column inside the files. */
-  readonly partitionKey: 'billed_date' | 'snapshot_date';
+  readonly partitionKey: 'billed_date' | 'snapshot_date' | 'billed_month';
   /** Bumped whenever a column changes; written into every manifest. */
   readonly schemaVersion: number;
   readonly description: string;
   readonly columns: ReadonlyArray<Column<R, C>>;
+}
+
+/** The partition value's format: a day, or a month for billed_month. */
+export function partitionFormat(key: TableDef<never, never>['partitionKey']): 'YYYY-MM' | 'YYYY-MM-DD' {
+  return key === 'billed_month' ? 'YYYY-MM' : 'YYYY-MM-DD';
 }
 
 /** Athena / Glue type of each column type. */

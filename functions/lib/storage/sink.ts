@@ -1,5 +1,7 @@
 // Where exported objects go. Every object appears whole or not at all: data is written to a
 // pending upload (multipart, or a temporary file) that becomes visible only on commit.
+import { SinkError } from '../errors.ts';
+
 /** Where a file's bytes go, in order; a slow consumer holds the writer back. */
 export interface ByteOut {
   write(chunk: Uint8Array): Promise<void>;
@@ -37,10 +39,35 @@ export interface Sink {
 
 export type Destination = { kind: 's3'; bucket: string; prefix: string } | { kind: 'dir'; path: string };
 
-/** `s3://bucket/prefix` or a local directory. */
+/**
+ * `s3://bucket/prefix` (the scheme in any case) or a local directory. Anything else that looks
+ * like a URL (`s3:/x`, `s3://`, `https://…`) is refused: taken as a folder name, it would write
+ * the data to a local folder while the user believes it is in S3.
+ */
 export function parseDestination(value: string): Destination {
-  const match = /^s3:\/\/([^/]+)\/?(.*)$/.exec(value);
-  if (match) return { kind: 's3', bucket: match[1]!, prefix: match[2]!.replace(/\/+$/, '') };
+  const s3 = /^s3:\/\/(.*)$/i.exec(value);
+  if (s3) {
+    const [bucket = '', ...rest] = s3[1]!.split('/');
+    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+      throw new SinkError(
+        'DESTINATION_INVALID',
+        `'${value}' names no S3 bucket: give s3://bucket or s3://bucket/prefix (got bucket '${bucket}')`,
+      );
+    }
+    return { kind: 's3', bucket, prefix: rest.join('/').replace(/^\/+|\/+$/g, '') };
+  }
+  // A scheme, but not a Windows drive letter (C:\ or C:/).
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(value) && !/^[A-Za-z]:[\\/]/.test(value)) {
+    throw new SinkError(
+      'DESTINATION_INVALID',
+      `'${value}' is neither s3://bucket/prefix nor a local directory: write S3 destinations as s3://bucket/prefix`,
+    );
+  }
+  if (value.trim() === '')
+    throw new SinkError(
+      'DESTINATION_INVALID',
+      'the destination is empty: give a directory or s3://bucket/prefix',
+    );
   return { kind: 'dir', path: value };
 }
 

@@ -2,8 +2,10 @@
 import type { TableDef } from '../parquet/columns.ts';
 import { costTable } from './costs.ts';
 import { inventoryTables } from './inventory.ts';
+import { unifiedCostTable } from './unified-costs.ts';
 
 export const exportTables: ReadonlyArray<TableDef<never, never>> = [
   costTable as TableDef<never, never>,
   ...inventoryTables,
+  unifiedCostTable() as TableDef<never, never>,
 ];

@@ -1,5 +1,6 @@
 // What every inventory snapshot table shares: its row context and the list verb that fills it.
 import type { TableDef } from '../parquet/columns.ts';
+import type { AnalyzeRequest } from '../cloudforet/analyze-pages.ts';
 import type { ApiRecord, ListRequest } from '../cloudforet/pager.ts';
 
 /** What a snapshot row needs besides itself. */
@@ -13,6 +14,8 @@ export type InventoryTableDef = TableDef<ApiRecord, InventoryContext>;
 export interface InventorySource {
   readonly table: InventoryTableDef;
   readonly list: Omit<ListRequest, 'filter' | 'pageLimit'>;
+  /** Read through this analyze verb instead of the list verb. */
+  readonly analyze?: AnalyzeRequest;
   /** Cloudforet hides non-ACTIVE records unless the query filters on state. */
   readonly hidesInactive?: boolean;
   /**

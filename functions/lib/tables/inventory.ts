@@ -11,6 +11,7 @@ import {
   timestampColumn,
 } from '../parquet/columns.ts';
 import type { ApiRecord } from '../cloudforet/pager.ts';
+import { budgetTable, budgetUsageAnalyze, budgetUsageTable } from './budgets.ts';
 import { identitySources } from './identity.ts';
 import type { InventoryContext, InventorySource, InventoryTableDef } from './inventory-table.ts';
 
@@ -182,6 +183,12 @@ export const inventorySources: readonly InventorySource[] = [
     },
   },
   ...identitySources,
+  { table: budgetTable, list: { path: '/cost-analysis/budget/list', idKey: 'budget_id' } },
+  {
+    table: budgetUsageTable,
+    list: { path: budgetUsageAnalyze.path, idKey: 'budget_id' },
+    analyze: budgetUsageAnalyze,
+  },
 ];
 
 export const inventoryTables: readonly InventoryTableDef[] = inventorySources.map((s) => s.table);

@@ -1,0 +1,32 @@
+// `cloudforet-export check`: everything a first export needs, verified in seconds without
+// exporting: the secret, the endpoint and the app's view of it, and a write to the destination.
+import { randomUUID } from 'node:crypto';
+import { listDataSources } from '../functions/lib/costs/data-sources.ts';
+import type { CommandContext } from './command-context.ts';
+
+const DAY_MS = 86_400_000;
+
+export async function runCheck(ctx: CommandContext): Promise<number> {
+  const say = (line: string) => ctx.io.stdout.write(`${line}\n`);
+  const session = await ctx.openSession();
+  const { credential } = session;
+  const daysLeft = Math.floor((credential.expiresAt.getTime() - Date.now()) / DAY_MS);
+  say(
+    `secret   ok: ${credential.source}, ${session.scope}, role ${credential.role}, ` +
+      `expires ${credential.expiresAt.toISOString().slice(0, 10)} (in ${daysLeft} days)`,
+  );
+  const dataSources = await listDataSources(session.client);
+  const names = dataSources.map((d) => `${d.id} (${d.name})`).join(', ');
+  say(
+    `endpoint ok: ${session.client.endpoint} answers; ${dataSources.length} cost data sources visible` +
+      (dataSources.length > 0
+        ? `: ${names}`
+        : ': costs would export nothing (does the app see the right workspace?)'),
+  );
+  const sink = ctx.openSink();
+  const key = `_check/${randomUUID()}.txt`;
+  await sink.put(key, 'cloudforet-export check: safe to delete\n', 'text/plain');
+  await sink.remove(key);
+  say(`output   ok: ${sink.location} takes a write (a test object, written and removed)`);
+  return 0;
+}

@@ -1,0 +1,105 @@
+// The settings every command shares, from options and the environment, each checked before any
+// request: the endpoint (https, or http on this machine), the per-request timeout, the secret,
+// the destination and the concurrency. A bad value is a usage error naming its flag.
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import {
+  fileSecretSource,
+  type SecretSource,
+  secretsManagerSource,
+} from '../functions/lib/cloudforet/secret.ts';
+import { openSession } from '../functions/lib/cloudforet/session.ts';
+import { ExportError } from '../functions/lib/errors.ts';
+import { createLogger, parseLogLevel } from '../functions/lib/log.ts';
+import { openSink } from '../functions/lib/storage/open-sink.ts';
+import { parseDestination } from '../functions/lib/storage/sink.ts';
+import type { CliIo, CommandContext, Env, Values } from './command-context.ts';
+
+export function commandContext(command: string, values: Values, env: Env, io: CliIo): CommandContext {
+  const endpoint = values.endpoint ?? env.CLOUDFORET_ENDPOINT;
+  const destination = values.out ?? env.EXPORT_DESTINATION;
+  const missing = [
+    !endpoint && '--endpoint (or CLOUDFORET_ENDPOINT)',
+    !destination && '--out (or EXPORT_DESTINATION)',
+  ].filter(Boolean);
+  if (!endpoint || !destination) {
+    throw usageError(`missing ${missing.join(' and ')}; see cloudforet-export ${command} --help`);
+  }
+  checkEndpoint(endpoint, values['allow-insecure-http'] === true);
+  parseDestination(destination);
+  const requestTimeoutMs = timeoutMs(values.timeout, env.CLOUDFORET_TIMEOUT_MS);
+  const secrets = secretSource(command, values, env);
+  const log = createLogger({
+    level: parseLogLevel(env.LOG_LEVEL ?? 'warn'),
+    write: (l) => io.stderr.write(`${l}\n`),
+  });
+  return {
+    values,
+    io,
+    log,
+    concurrency: wholeNumber('--concurrency', values.concurrency, 4, 1, 64),
+    openSink: () => openSink(destination),
+    openSession: () => openSession({ endpoint, secrets, log, requestTimeoutMs }),
+  };
+}
+
+/**
+ * The token travels in every request's Authorization header: over plain http only to this
+ * machine (a simulator, a tunnel), or when the user says so.
+ */
+export function checkEndpoint(endpoint: string, allowInsecureHttp: boolean): void {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw usageError(
+      `--endpoint '${endpoint}' is not a URL: give the HTTP API base, e.g. https://console-v2.api.example.com`,
+    );
+  }
+  if (url.protocol === 'https:') return;
+  if (url.protocol !== 'http:') {
+    throw usageError(`--endpoint must be an https:// URL (got '${endpoint}')`);
+  }
+  if (!allowInsecureHttp && !isLoopback(url.hostname)) {
+    throw usageError(
+      `--endpoint '${endpoint}' is plain http: the token would cross the network in clear text; use https://, or add --allow-insecure-http if you must`,
+    );
+  }
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+function timeoutMs(seconds: string | undefined, envMs: string | undefined): number {
+  if (seconds !== undefined) return wholeNumber('--timeout', seconds, 60, 1, 600) * 1000;
+  return wholeNumber('CLOUDFORET_TIMEOUT_MS', envMs, 60_000, 1_000, 600_000);
+}
+
+/** Digits only: Number() would take '0x10', '1e3', ' 16' and '' as numbers. */
+export function wholeNumber(
+  name: string,
+  value: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (value === undefined) return fallback;
+  const n = /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n >= min && n <= max)) {
+    throw usageError(`${name} must be a whole number from ${min} to ${max} (got '${value}')`);
+  }
+  return n;
+}
+
+function secretSource(command: string, values: Values, env: Env): SecretSource {
+  const file = values['secret-file'] ?? (values['secret-id'] ? undefined : env.CLOUDFORET_SECRET_FILE);
+  const id = values['secret-id'] ?? (file ? undefined : env.CLOUDFORET_SECRET_ID);
+  if (file && id) throw usageError('give --secret-file or --secret-id, not both');
+  if (file) return fileSecretSource(file);
+  if (id) return secretsManagerSource({ client: new SecretsManagerClient({}), secretId: id });
+  throw usageError(
+    `missing --secret-file PATH or --secret-id ID (or CLOUDFORET_SECRET_FILE / CLOUDFORET_SECRET_ID); see cloudforet-export ${command} --help`,
+  );
+}
+
+export const usageError = (message: string) => new ExportError('CLI_USAGE', message);

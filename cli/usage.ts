@@ -1,0 +1,44 @@
+// The CLI's help: one text for the whole tool and one per command (`cloudforet-export costs --help`).
+
+const CONNECTION = `Connection (every command):
+  --endpoint URL           Cloudforet HTTP API base, https:// (env CLOUDFORET_ENDPOINT)
+  --secret-file PATH       the app's 'Download JSON' file or its client_secret (env CLOUDFORET_SECRET_FILE)
+  --secret-id ID           the same, from AWS Secrets Manager (env CLOUDFORET_SECRET_ID)
+  --timeout SECONDS        limit for each API request, 1-600 (env CLOUDFORET_TIMEOUT_MS in ms; default 60)
+  --allow-insecure-http    accept an http:// endpoint that is not on this machine (sends the token in clear text)
+  --out DIR | s3://bucket/prefix   where data goes (env EXPORT_DESTINATION)`;
+
+export const EXIT_CODES = `Exit codes: 0 every unit exported; 1 a unit or table failed (the rest are written);
+2 bad usage or configuration (options, dates, endpoint, secret, destination): nothing was exported.`;
+
+export const commandUsage = {
+  costs: `Usage: cloudforet-export costs [connection] [--date YYYY-MM-DD | --from YYYY-MM-DD --to YYYY-MM-DD]
+                              [--data-source ID]... [--force] [--concurrency N] [--json]
+Exports cost rows per data source and day. Without a date: this month and the previous one (UTC),
+only the days that are new or changed since the last export (per-day row count and cost sum);
+--force exports them all.
+${CONNECTION}
+${EXIT_CODES}`,
+  inventory: `Usage: cloudforet-export inventory [connection] [--snapshot-date YYYY-MM-DD] [--include-inactive]
+                                  [--concurrency N] [--json]
+Snapshots cloud services, regions, data sources and their accounts into today (UTC) or the date given.
+${CONNECTION}
+${EXIT_CODES}`,
+  check: `Usage: cloudforet-export check [connection]
+Checks, in seconds and without exporting: the endpoint answers, the secret (expiry, role, workspace),
+the data sources the app can see, and that the destination takes a write (a small object, removed).
+${CONNECTION}
+${EXIT_CODES}`,
+} as const;
+
+export type CommandName = keyof typeof commandUsage;
+export const commandNames = Object.keys(commandUsage) as CommandName[];
+
+export const usage = `Usage: cloudforet-export COMMAND [options]
+Commands:
+  costs       export cost rows for a day or a range
+  inventory   export an inventory snapshot
+  check       check the endpoint, the secret and the destination without exporting
+Run cloudforet-export COMMAND --help for a command's options; --version prints the version.
+${CONNECTION}
+${EXIT_CODES}`;

@@ -1,0 +1,116 @@
+// What a failed Cloudforet request means and what to do about it. Mistakes in the endpoint
+// (wrong scheme, host, port, path, or TLS to a plain-HTTP server) fail at once: no retry fixes them.
+import { CloudforetApiError } from '../errors.ts';
+
+const API_BASE_HINT =
+  "give the HTTP API base, e.g. https://console-v2.api.example.com (the console's CONSOLE_API_V2.ENDPOINT)";
+
+/** The endpoint as a base URL without a trailing slash; anything but http(s) is refused. */
+export function normalizeEndpoint(endpoint: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.hostname === '') {
+    throw new CloudforetApiError({
+      path: '',
+      retryable: false,
+      message: `cloudforet: endpoint '${endpoint}' is not an http(s) URL: ${API_BASE_HINT}`,
+    });
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
+export function parseDetail(text: string): { code?: string; message?: string } {
+  try {
+    const parsed = JSON.parse(text) as { detail?: unknown };
+    if (parsed && typeof parsed.detail === 'object' && parsed.detail !== null) {
+      const d = parsed.detail as { code?: unknown; message?: unknown };
+      return {
+        code: typeof d.code === 'string' ? d.code : undefined,
+        message: typeof d.message === 'string' ? d.message.trim() : undefined,
+      };
+    }
+    if (parsed && typeof parsed.detail === 'string') return { message: parsed.detail };
+  } catch {
+    // not JSON: an HTML error page from a proxy; the status says enough
+  }
+  return {};
+}
+
+export function explainStatus(
+  status: number,
+  detail: { code?: string; message?: string },
+  at: { path: string; endpoint: string; source?: string | undefined },
+): string {
+  const head = `cloudforet: ${status}${detail.code ? ` ${detail.code}` : ''} for ${at.path}`;
+  const said = detail.message ? ` (${detail.message})` : '';
+  const credential = at.source ?? 'the configured client_secret';
+  switch (status) {
+    case 401:
+      return `${head} — the client_secret in ${credential} is invalid or expired: create a new client secret for the app in Cloudforet and update ${credential}${said}`;
+    case 403:
+      return `${head} — the app's role cannot use this API: give the app a role with access (a DOMAIN_ADMIN app for a domain-wide export)${said}`;
+    case 404:
+      // Cloudforet's own 404 carries a code; the web framework's (no such route) does not.
+      return detail.code
+        ? `${head} — not found${said}: check the id (e.g. the data source id) exists in this domain`
+        : `${head} — ${at.endpoint} has no such API route${said}: check the endpoint: ${API_BASE_HINT}, with no path after it`;
+    case 400:
+      return `${head} — the request was refused${said}`;
+    default:
+      return `${head}${said}`;
+  }
+}
+
+const TLS_MISMATCH = /^(ERR_SSL_|EPROTO$)/;
+const CERTIFICATE =
+  /^(CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(VERIFY|GET)_|ERR_TLS_CERT_ALTNAME_INVALID)/;
+
+/** A request that got no answer; `timeoutMs` is the per-request limit that may have ended it. */
+export function networkError(path: string, error: unknown, timeoutMs: number): CloudforetApiError {
+  const code = errorCodeOf(error);
+  const fatal = permanentCause(code);
+  const message = fatal
+    ? `cloudforet: cannot reach the endpoint for ${path}: ${fatal} (${code})`
+    : noAnswerMessage(path, code, error, timeoutMs);
+  return new CloudforetApiError({ path, retryable: fatal === undefined, message }, { cause: error });
+}
+
+function noAnswerMessage(path: string, code: string, error: unknown, timeoutMs: number): string {
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return `cloudforet: could not connect for ${path} (${code}): the host does not answer on that port (a firewall, or no route from here)`;
+  }
+  if (code.endsWith('_TIMEOUT')) {
+    return (
+      `cloudforet: no answer for ${path} within ${Math.round(timeoutMs / 1000)} s (${code}): the endpoint may be down or unreachable from here; ` +
+      'a slow API may need a longer timeout (--timeout or CLOUDFORET_TIMEOUT_MS)'
+    );
+  }
+  return `cloudforet: no answer for ${path}: ${code}: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** The remedy for a failure that a retry cannot fix, or undefined for one that may pass. */
+function permanentCause(code: string): string | undefined {
+  if (code === 'ENOTFOUND') return "the host name does not resolve: check the endpoint's spelling";
+  if (code === 'ECONNREFUSED')
+    return "nothing listens on that host and port: check the endpoint's host and port";
+  if (TLS_MISMATCH.test(code)) {
+    return "the server does not speak TLS on that port (an http:// server asked with https://?): check the endpoint's scheme and port";
+  }
+  if (CERTIFICATE.test(code)) {
+    return "the server's TLS certificate is not trusted for this host: check the host name, or give Node the CA with NODE_EXTRA_CA_CERTS";
+  }
+  if (code === 'UND_ERR_INVALID_ARG' || code === 'ERR_INVALID_URL')
+    return `the endpoint is not a usable URL: ${API_BASE_HINT}`;
+  return undefined;
+}
+
+function errorCodeOf(error: unknown): string {
+  const e = error as { code?: unknown; name?: string; cause?: { code?: unknown } };
+  if (typeof e.code === 'string') return e.code;
+  if (typeof e.cause?.code === 'string') return e.cause.code;
+  return e.name ?? 'Error';
+}
