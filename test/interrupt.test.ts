@@ -50,13 +50,16 @@ describe('interrupted local runs', () => {
   /** Runs the CLI in a child, a first run done, and sends `signal` once a unit is mid-write. */
   async function stopMidWrite(out: string, signal: NodeJS.Signals) {
     expect(await main(args(out), {}, fakeIo())).toBe(0);
-    sim.setLatency(150);
+    sim.setLatency(300);
     const child = spawn(process.execPath, [BIN, ...args(out)], { stdio: ['ignore', 'pipe', 'pipe'] });
     const output = collect(child);
     const exited = new Promise<[number | null, string | null]>((resolve) =>
       child.once('exit', (code, sig) => resolve([code, sig])),
     );
-    await waitFor(async () => (await readdir(join(out, '_tmp')).catch(() => [])).length > 0);
+    // A Parquet object being written (a manifest's temporary file lives only for a moment).
+    const pending = async () =>
+      (await readdir(join(out, '_tmp')).catch(() => [])).some((f) => f.includes('.parquet.'));
+    await waitFor(pending);
     child.kill(signal);
     const [code, killedBy] = await exited;
     sim.setLatency(0);

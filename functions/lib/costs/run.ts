@@ -161,17 +161,19 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
   });
   log.info('cost run planned', { units: plan.units.length, skippedSyncInProgress: plan.skippedSyncing });
   warnAboutSources(log, plan);
-  if (plan.units.length > 0) await destination.claim();
   const results: CostUnitResult[] = [];
   const failures: UnitFailure[] = [];
   const exec = await unitExecutor({ ...deps, runId, log }, dataSources);
   let rows = 0;
   const notStarted: PlannedUnit[] = [];
+  let claimed: Promise<void> | undefined;
   await forEachLimit(plan.units, deps.concurrency ?? 4, async (unit) => {
     if (notStarted.length > 0 || deps.shouldStartUnit?.() === false || deps.signal?.aborted) {
       notStarted.push(unit);
       return;
     }
+    // Claimed when the first unit starts: a run that writes nothing leaves nothing behind.
+    await (claimed ??= destination.claim());
     const outcome = await exec.run(unit);
     if ('code' in outcome) failures.push(outcome);
     else {
