@@ -173,7 +173,8 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
       return;
     }
     // Claimed when the first unit starts: a run that writes nothing leaves nothing behind.
-    await (claimed ??= destination.claim());
+    claimed ??= destination.claim();
+    await claimed;
     const outcome = await exec.run(unit);
     if ('code' in outcome) failures.push(outcome);
     else {
