@@ -9,7 +9,8 @@ const CONNECTION = `Connection (every command):
   --out DIR | s3://bucket/prefix   where data goes (env EXPORT_DESTINATION)`;
 
 export const EXIT_CODES = `Exit codes: 0 every unit exported; 1 a unit or table failed (the rest are written);
-2 bad usage or configuration (options, dates, endpoint, secret, destination): nothing was exported.`;
+2 bad usage or configuration (options, dates, endpoint, secret, destination): nothing was exported;
+130 / 143 stopped by Ctrl-C / SIGTERM (finished units are written, the rest untouched; rerun to finish).`;
 
 export const commandUsage = {
   costs: `Usage: cloudforet-export costs [connection] [--date YYYY-MM-DD | --from YYYY-MM-DD --to YYYY-MM-DD]
