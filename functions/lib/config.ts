@@ -15,6 +15,8 @@ export interface FunctionConfig {
   readonly requestTimeoutMs: number;
   readonly secretTtlMs: number;
   readonly logLevel: LogLevel;
+  /** A data source whose newest billed day or last sync is older than this is stale (alarm). */
+  readonly freshnessHours: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -52,6 +54,7 @@ export function readConfig(env: Env): FunctionConfig {
     requestTimeoutMs: integer('CLOUDFORET_TIMEOUT_MS', 60_000, 1_000, 600_000),
     secretTtlMs: integer('SECRET_TTL_SECONDS', 300, 0, 86_400) * 1000,
     logLevel: parseLogLevel(env.LOG_LEVEL),
+    freshnessHours: integer('FRESHNESS_HOURS', 36, 1, 720),
   };
   const level = env.LOG_LEVEL?.trim();
   if (level && parseLogLevel(level) !== level) {
