@@ -2,6 +2,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exportTables } from '../functions/lib/tables/all-tables.ts';
+import { ledgerTables } from '../functions/lib/tables/ledger.ts';
 import { loadNamedQueries } from '../infra/named-queries.ts';
 import { trinoToDuckDb } from '../tools/duckdb-athena.ts';
 import { type Json, synth } from './support/synth-stack.ts';
@@ -48,7 +49,8 @@ describe('Glue tables', () => {
       CatalogId: { Ref: 'AWS::AccountId' },
     });
 
-    expect([...tableInputs(t).keys()].sort()).toEqual(exportTables.map((table) => table.name).sort());
+    const names = [...exportTables, ...ledgerTables].map((table) => table.name);
+    expect([...tableInputs(t).keys()].sort()).toEqual(names.sort());
   });
 
   it.each(
