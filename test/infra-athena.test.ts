@@ -16,6 +16,7 @@ function tableInputs(template: Template): Map<string, Json> {
 
 const QUERY_NAMES = [
   'budget_vs_actual_forecast',
+  'completeness_missing_days',
   'cost_by_inventory_resource',
   'cost_by_tag',
   'create_costs_named_view',
@@ -25,10 +26,13 @@ const QUERY_NAMES = [
   'create_view_2_costs_converted',
   'create_view_3_month_status',
   'daily_cost_by_provider',
+  'freshness_by_data_source',
   'inventory_counts_by_type',
   'month_to_date_by_workspace_project',
   'month_to_date_by_workspace_project_name',
   'month_to_date_spend_usd_by_provider_project',
+  'reconcile_cost_days',
+  'restatements_of_confirmed_months',
   'spend_usd_by_confirmed_month',
   'top_resources_last_30_days',
 ];
@@ -180,6 +184,10 @@ describe('the saved queries against the tables the functions write', () => {
       instance.closeSync();
     };
     for (const table of exportTables) {
+      const columns = table.columns.map((c) => `"${c.name}" ${duckType[c.type]}`);
+      await run(`CREATE TABLE ${table.name} (${[...columns, `"${table.partitionKey}" VARCHAR`].join(', ')})`);
+    }
+    for (const table of ledgerTables) {
       const columns = table.columns.map((c) => `"${c.name}" ${duckType[c.type]}`);
       await run(`CREATE TABLE ${table.name} (${[...columns, `"${table.partitionKey}" VARCHAR`].join(', ')})`);
     }

@@ -73,11 +73,11 @@ describe('run ledger', () => {
     for (const unit of costs) {
       const file = join(dir, String(unit.object_key));
       const [read] = (await queryDuckDB(`SELECT count(*)::INTEGER AS n, sum(cost) AS s FROM '${file}'`)).rows;
-      expect(Number(unit.rows)).toBe(read!.n);
+      expect(Number(unit.row_count)).toBe(read!.n);
       expect(unit.cost_sum as number).toBeCloseTo(read!.s as number, 6);
       expect(Number(unit.bytes)).toBe((await stat(file)).size);
       expect(unit.object_key).toBe(`costs/billed_date=${unit.partition_value}/${unit.source}.parquet`);
-      expect(unit).toMatchObject({ run_id: 'run-1', total_count: unit.rows, schema_version: 1n });
+      expect(unit).toMatchObject({ run_id: 'run-1', total_count: unit.row_count, schema_version: 1n });
       expect(unit.export_date).toBe(String(unit.exported_at).slice(0, 10));
     }
   });

@@ -15,7 +15,7 @@ export interface ExportUnitRecord {
   readonly source: string;
   readonly scope: string | null;
   readonly object_key: string | null;
-  readonly rows: number;
+  readonly row_count: number;
   readonly total_count: number | null;
   readonly cost_sum: number | null;
   readonly bytes: number;
@@ -57,7 +57,7 @@ export function exportUnitRecord(
     source: str('dataSourceId') ?? name,
     scope: str('scope'),
     object_key: str('key'),
-    rows: num('rows') ?? 0,
+    row_count: num('rows') ?? 0,
     total_count: num('totalCount'),
     cost_sum: num('costSum'),
     bytes: num('bytes') ?? 0,

@@ -39,7 +39,7 @@ export const exportUnitsTable: LedgerTableDef = {
       'string',
       'Key of the Parquet object under the export prefix; null: no rows, no object',
     ),
-    col('rows', 'bigint', 'Rows written'),
+    col('row_count', 'bigint', 'Rows written'),
     col('total_count', 'bigint', 'Rows Cloudforet reported for the listing'),
     col('cost_sum', 'double', 'Sum of cost over the rows (costs)'),
     col('bytes', 'bigint', "The object's size in bytes"),
