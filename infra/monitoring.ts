@@ -126,13 +126,11 @@ function search(metricName: string, dimension: string, statistic: string, period
 
 function exportDashboard(scope: Construct, props: ExportMonitoringProps, alarms: Alarm[]): Dashboard {
   const day = Duration.days(1);
-  const hour = Duration.hours(1);
-  const threshold: HorizontalAnnotation = { value: props.freshnessHours, label: 'freshnessHours' };
-  const perFunction = (title: string, names: string[], statistic = 'Sum') =>
+  const perFunction = (title: string, names: string[]) =>
     new GraphWidget({
       title,
       width: 12,
-      left: names.map((n) => search(n, FUNCTION_DIMENSION, statistic, day, n)),
+      left: names.map((n) => search(n, FUNCTION_DIMENSION, 'Sum', day, n)),
     });
   const dashboard = new Dashboard(scope, 'Dashboard', {
     dashboardName: props.dashboardName,
@@ -148,7 +146,23 @@ function exportDashboard(scope: Construct, props: ExportMonitoringProps, alarms:
     }),
   );
   dashboard.addWidgets(new AlarmStatusWidget({ title: 'Freshness alarms', alarms, width: 24, height: 3 }));
+  dashboard.addWidgets(...ageWidgets(props.freshnessHours));
   dashboard.addWidgets(
+    perFunction('Rows exported per day', [RUN_METRICS.rows]),
+    perFunction('Bytes exported per day', [RUN_METRICS.bytes]),
+  );
+  dashboard.addWidgets(
+    perFunction('Units per day', [RUN_METRICS.exported, RUN_METRICS.unchanged, RUN_METRICS.failed]),
+    perFunction('Cloudforet API retries per day', [RUN_METRICS.apiRetries]),
+  );
+  return dashboard;
+}
+
+/** One line per data source, with the alarm threshold drawn across. */
+function ageWidgets(freshnessHours: number): GraphWidget[] {
+  const hour = Duration.hours(1);
+  const threshold: HorizontalAnnotation = { value: freshnessHours, label: 'freshnessHours' };
+  return [
     new GraphWidget({
       title: 'Newest exported billed day, age in hours, per data source',
       width: 12,
@@ -161,14 +175,5 @@ function exportDashboard(scope: Construct, props: ExportMonitoringProps, alarms:
       left: [search(SOURCE_METRICS.syncAge, DATA_SOURCE_DIMENSION, 'Maximum', hour, 'sync age')],
       leftAnnotations: [threshold],
     }),
-  );
-  dashboard.addWidgets(
-    perFunction('Rows exported per day', [RUN_METRICS.rows]),
-    perFunction('Bytes exported per day', [RUN_METRICS.bytes]),
-  );
-  dashboard.addWidgets(
-    perFunction('Units per day', [RUN_METRICS.exported, RUN_METRICS.unchanged, RUN_METRICS.failed]),
-    perFunction('Cloudforet API retries per day', [RUN_METRICS.apiRetries]),
-  );
-  return dashboard;
+  ];
 }
