@@ -32,5 +32,12 @@ function parseItem(event: unknown): BackfillItem {
       'a backfill unit is {"runId", "dataSourceId", "date": "YYYY-MM-DD"}, written by the plan step',
     );
   }
-  return { runId: e.runId, dataSourceId: e.dataSourceId, date: e.date, reason: e.reason ?? 'forced' };
+  const jobId = typeof e.jobId === 'string' ? { jobId: e.jobId } : {};
+  return {
+    runId: e.runId,
+    dataSourceId: e.dataSourceId,
+    date: e.date,
+    reason: e.reason ?? 'forced',
+    ...jobId,
+  };
 }

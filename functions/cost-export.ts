@@ -11,7 +11,7 @@ import { publishRunMetrics } from './lib/lambda/run-metrics.ts';
 export async function handler(event: unknown, context?: Context): Promise<CostRunSummary> {
   const { config, log, runId, connect } = functionRuntime('cost-export', context);
   const limits = { maxDays: config.maxInlineDays, windowMonths: config.windowMonths };
-  const request = parseCostEvent(event, new Date(), limits);
+  const request = { ...parseCostEvent(event, new Date(), limits), staleJobAfterMs: config.staleJobAfterMs };
   const { session, sink } = await connect();
   // A unit started with less than two request timeouts left might not finish.
   const deadline = runDeadline(context, {

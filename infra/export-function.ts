@@ -113,6 +113,7 @@ export function functionEnvironment(
     EXPORT_WINDOW_MONTHS: String(settings.costWindowMonths),
     CLOUDFORET_TIMEOUT_MS: String(settings.cloudforetTimeoutMs),
     SECRET_TTL_SECONDS: String(settings.secretTtlSeconds),
+    STALE_JOB_HOURS: String(settings.staleJobHours),
     LOG_LEVEL: settings.logLevel,
     FRESHNESS_HOURS: String(settings.freshnessHours),
     // Source maps in stack traces, and a young generation sized as the bench measured.

@@ -44,6 +44,8 @@ export interface Settings {
   readonly costWindowMonths: number;
   readonly cloudforetTimeoutMs: number;
   readonly secretTtlSeconds: number;
+  /** Hours after which a cost sync job still IN_PROGRESS is stale (crashed): export anyway, warn. */
+  readonly staleJobHours: number;
   readonly logLevel: string;
   /** Backfill units exported at once by the state machine: it bounds the load on the Cloudforet API. */
   readonly backfillMaxConcurrency: number;
@@ -74,6 +76,7 @@ export const settingDefaults = {
   costWindowMonths: 2,
   cloudforetTimeoutMs: 60_000,
   secretTtlSeconds: 300,
+  staleJobHours: 4,
   logLevel: 'info',
   backfillMaxConcurrency: 4,
 } as const;
@@ -231,6 +234,7 @@ function readFunctionTuning(r: Reader) {
     costWindowMonths: r.integer('costWindowMonths', 1, 12),
     cloudforetTimeoutMs: r.integer('cloudforetTimeoutMs', 1_000, 600_000),
     secretTtlSeconds: r.integer('secretTtlSeconds', 0, 86_400),
+    staleJobHours: r.integer('staleJobHours', 1, 168),
     logLevel,
     backfillMaxConcurrency: r.integer('backfillMaxConcurrency', 1, 1000),
   };

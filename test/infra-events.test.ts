@@ -54,6 +54,7 @@ describe('sample console events', () => {
     expect(parseCostEvent(read('costs-default-window.json'), endOfAugust, limits)).toEqual({
       from: '2026-07-01',
       to: '2026-08-31',
+      followJobs: true,
     });
   });
 

@@ -42,6 +42,7 @@ describe('readSettings', () => {
       costWindowMonths: 2,
       cloudforetTimeoutMs: 60_000,
       secretTtlSeconds: 300,
+      staleJobHours: 4,
       logLevel: 'info',
       backfillMaxConcurrency: 4,
     });

@@ -62,6 +62,7 @@ describe('CloudforetExportStack with defaults', () => {
       EXPORT_WINDOW_MONTHS: '2',
       CLOUDFORET_TIMEOUT_MS: '60000',
       SECRET_TTL_SECONDS: '300',
+      STALE_JOB_HOURS: '4',
       LOG_LEVEL: 'info',
       FRESHNESS_HOURS: '36',
       NODE_OPTIONS: '--enable-source-maps --max-semi-space-size=16',
@@ -210,6 +211,7 @@ describe('the function environment against readConfig', () => {
       windowMonths: settings.costWindowMonths,
       requestTimeoutMs: settings.cloudforetTimeoutMs,
       secretTtlMs: settings.secretTtlSeconds * 1000,
+      staleJobAfterMs: settings.staleJobHours * 3_600_000,
       logLevel: 'debug',
       freshnessHours: settings.freshnessHours,
     });

@@ -80,6 +80,78 @@ describe('planCostUnits', () => {
     expect(plan.units.map((u) => u.reason)).toEqual(['forced', 'forced', 'forced']);
   });
 
+  it('plans a mixed day from the newest successful job that replaced its month, else keeps it', () => {
+    const job = (jobId: string, createdAt: string, from: string) => ({
+      jobId,
+      dataSourceId: 'ds-a',
+      status: 'SUCCESS',
+      changedFrom: [from],
+      createdAt,
+      updatedAt: undefined,
+      finishedAt: undefined,
+    });
+    const mixedDay = (jobs: string[]) => ({ rows: 12, costSum: 7, groups: [], jobs });
+    const source = new Map([
+      [
+        'ds-a',
+        new Map([
+          ['2026-03-01', mixedDay(['job-new', 'job-old'])],
+          ['2026-03-02', mixedDay(['job-x', 'job-y'])],
+        ]),
+      ],
+    ]);
+    const successes = new Map([
+      [
+        'ds-a',
+        [
+          job('job-new', '2026-03-05T16:00:00.000Z', '2026-03'),
+          job('job-old', '2026-02-20T16:00:00.000Z', '2026-02'),
+        ],
+      ],
+    ]);
+
+    const plan = planCostUnits({ ...base, to: '2026-03-02', source, successes });
+
+    expect(plan.units).toEqual([
+      { dataSourceId: 'ds-a', date: '2026-03-01', reason: 'mixed', jobId: 'job-new' },
+    ]);
+    expect(plan.mixed.map((m) => [m.date, m.publishedJobId])).toEqual([
+      ['2026-03-01', 'job-new'],
+      ['2026-03-02', undefined],
+    ]);
+  });
+
+  it('filters a changed day on the last good job when a failed job replaced it later, else keeps it', () => {
+    const job = (jobId: string, status: string, createdAt: string) => ({
+      jobId,
+      dataSourceId: 'ds-a',
+      status,
+      changedFrom: ['2026-03'],
+      createdAt,
+      updatedAt: undefined,
+      finishedAt: createdAt,
+    });
+    const good = job('job-good', 'SUCCESS', '2026-03-02T16:00:00.000Z');
+    const failed = job('job-failed', 'FAILURE', '2026-03-03T16:00:00.000Z');
+    const source = new Map([
+      ['ds-a', days({ '2026-03-01': [11, 5.5], '2026-03-02': [3, 1], '2026-03-03': [2, 1] })],
+    ]);
+
+    const plan = planCostUnits({
+      ...base,
+      source,
+      successes: new Map([['ds-a', [good]]]),
+      unsettled: new Map([['ds-a', [failed]]]),
+    });
+
+    expect(plan.units).toEqual([
+      { dataSourceId: 'ds-a', date: '2026-03-01', reason: 'rows-changed', jobId: 'job-good' },
+    ]);
+    expect(plan.mixed).toEqual([
+      { dataSourceId: 'ds-a', date: '2026-03-03', jobIds: [], publishedJobId: undefined },
+    ]);
+  });
+
   it('treats sums differing only by float rounding as equal', () => {
     expect(sameSum(0.1 + 0.2, 0.3)).toBe(true);
     expect(sameSum(1234567.891234, 1234567.891235)).toBe(true);

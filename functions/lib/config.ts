@@ -14,6 +14,8 @@ export interface FunctionConfig {
   readonly windowMonths: number;
   readonly requestTimeoutMs: number;
   readonly secretTtlMs: number;
+  /** A cost sync job IN_PROGRESS for longer is stale: twice Cloudforet's default job timeout. */
+  readonly staleJobAfterMs: number;
   readonly logLevel: LogLevel;
   /** A data source whose newest billed day or last sync is older than this is stale (alarm). */
   readonly freshnessHours: number;
@@ -53,6 +55,7 @@ export function readConfig(env: Env): FunctionConfig {
     windowMonths: integer('EXPORT_WINDOW_MONTHS', 2, 1, 12),
     requestTimeoutMs: integer('CLOUDFORET_TIMEOUT_MS', 60_000, 1_000, 600_000),
     secretTtlMs: integer('SECRET_TTL_SECONDS', 300, 0, 86_400) * 1000,
+    staleJobAfterMs: integer('STALE_JOB_HOURS', 4, 1, 168) * 3_600_000,
     logLevel: parseLogLevel(env.LOG_LEVEL),
     freshnessHours: integer('FRESHNESS_HOURS', 36, 1, 720),
   };

@@ -13,7 +13,7 @@ const MAX_DAYS = 31;
 
 interface Field {
   readonly name: string;
-  readonly operator: 'sum' | 'count';
+  readonly operator: 'sum' | 'count' | 'add_to_set';
   readonly path: string[];
 }
 
@@ -21,10 +21,10 @@ function parseFields(raw: unknown): Field[] {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw requiredParameter('query.fields');
   return Object.entries(raw as Record<string, unknown>).map(([name, spec]) => {
     const { key, operator } = (spec ?? {}) as { key?: unknown; operator?: unknown };
-    if (operator !== 'sum' && operator !== 'count') {
+    if (operator !== 'sum' && operator !== 'count' && operator !== 'add_to_set') {
       throw invalidParameter(`query.fields.${name}.operator`, `unsupported operator ${String(operator)}`);
     }
-    if (operator === 'sum' && typeof key !== 'string') throw requiredParameter(`query.fields.${name}.key`);
+    if (operator !== 'count' && typeof key !== 'string') throw requiredParameter(`query.fields.${name}.key`);
     return { name, operator, path: typeof key === 'string' ? key.split('.') : [] };
   });
 }
@@ -78,12 +78,14 @@ export function analyzeCosts(
     query.filter.length === 0 &&
     query.filterOr.length === 0 &&
     groupBy.length === 0 &&
-    fields.every((f) => f.operator === 'count' || TRUTH_KEYS.includes(f.path.join('.')));
+    fields.every(
+      (f) => f.operator === 'count' || (f.operator === 'sum' && TRUTH_KEYS.includes(f.path.join('.'))),
+    );
   const results: ApiRecord[] = [];
   for (let day = from; day <= to; day++) {
     if (store.count(ds, day) === 0) continue;
     const date = dayToDate(day);
-    if (wholeDays) results.push(truthRow(store.truth(ds, day), date, fields));
+    if (wholeDays && !store.mixed(ds, day)) results.push(truthRow(store.truth(ds, day), date, fields));
     else results.push(...aggregateDay(store.records(ds, day), date, predicate, fields, groupBy));
   }
   const sorted = query.sort.length > 0 ? sortRecords(results, query.sort) : results;
@@ -112,7 +114,7 @@ function aggregateDay(
   fields: readonly Field[],
   groupBy: readonly string[],
 ): ApiRecord[] {
-  const groups = new Map<string, { row: ApiRecord; sums: number[] }>();
+  const groups = new Map<string, { row: ApiRecord; sums: number[]; sets: Set<unknown>[] }>();
   const groupPaths = groupBy.map((g) => g.split('.'));
   for (const row of rows) {
     if (!predicate(row)) continue;
@@ -123,18 +125,20 @@ function aggregateDay(
       group = {
         row: { date, ...Object.fromEntries(groupBy.map((name, i) => [name, values[i]])) },
         sums: fields.map(() => 0),
+        sets: fields.map(() => new Set()),
       };
       groups.set(key, group);
     }
-    const { sums } = group;
+    const { sums, sets } = group;
     fields.forEach((field, i) => {
       const value = field.operator === 'count' ? 1 : readPath(row, field.path);
-      if (typeof value === 'number') sums[i] = (sums[i] ?? 0) + Math.round(value * 1e6);
+      if (field.operator === 'add_to_set') sets[i]?.add(value ?? null);
+      else if (typeof value === 'number') sums[i] = (sums[i] ?? 0) + Math.round(value * 1e6);
     });
   }
-  return [...groups.values()].map(({ row, sums }) => {
+  return [...groups.values()].map(({ row, sums, sets }) => {
     fields.forEach((field, i) => {
-      row[field.name] = (sums[i] ?? 0) / 1e6;
+      row[field.name] = field.operator === 'add_to_set' ? [...(sets[i] ?? [])] : (sums[i] ?? 0) / 1e6;
     });
     return row;
   });

@@ -4,9 +4,11 @@
 import { daysIn, dayWindow } from './cost-days.ts';
 import type { CostRecord } from './cost-rows.ts';
 import type { CostStore } from './cost-store.ts';
+import { ApiError } from './api-error.ts';
 import type { Condition, Predicate } from './filters.ts';
 import { Lru } from './lru.ts';
 import {
+  CAP,
   type PageSource,
   type ParsedQuery,
   type SortKey,
@@ -58,25 +60,67 @@ const restatesSource = (ds: DataSource) => (c: Condition) =>
 
 export function listCosts(store: CostStore, req: CostListRequest): string {
   const { ds, query } = req;
-  const window = dayWindow(query.filter.filter((c) => !restatesSource(ds)(c)));
+  const keyset = query.filter.find(isKeyset);
+  const dateConditions = query.filter.filter((c) => !restatesSource(ds)(c) && c !== keyset);
+  const window = dayWindow(dateConditions);
   const days = daysIn(window, store.candidateDays(ds));
   const sort = effectiveSort(query.sort.length > 0 ? query.sort : DEFAULT_SORT, 'cost_id');
   const order = walkOrder(sort, days.length);
   if (order === 'desc') days.reverse();
   const plain =
-    window.exact && query.filterOr.length === 0 && query.keyword === undefined && req.extra.length === 0;
-  if (plain && order) return answerByCounts(store, ds, days, query);
+    window.exact &&
+    query.filterOr.length === 0 &&
+    query.keyword === undefined &&
+    req.extra.length === 0 &&
+    !days.some((day) => store.mixed(ds, day));
+  const examined = days.reduce((n, day) => n + store.count(ds, day), 0);
+  if (plain && order && (!keyset || (order === 'asc' && days.length === 1))) {
+    const skip = keyset && days[0] !== undefined ? store.rowsThrough(ds, days[0], String(keyset.value)) : 0;
+    return answerByCounts(store, ds, days, query, skip, examined);
+  }
   const matches = matchingRows(store, req, days, order === undefined ? sort : undefined);
+  chargeSort(store, query, matches.length, examined);
   return answer(query, matches.length, arraySource(matches), { capped: true });
 }
 
-/** No row-level conditions: counts are known without generating, pages touch only their days. */
-function answerByCounts(store: CostStore, ds: DataSource, days: number[], query: ParsedQuery): string {
+/** `cost_id gt <id>`: a keyset page, answered from the id order without filtering rows. */
+const isKeyset = (c: Condition) => c.key === 'cost_id' && c.operator === 'gt' && typeof c.value === 'string';
+
+/**
+ * MongoDB answers a sorted find with a blocking top-k sort of start - 1 + limit rows (the page
+ * cap applies first); past its memory limit the query fails, and no retry helps.
+ */
+function chargeSort(store: CostStore, query: ParsedQuery, matches: number, examined: number): void {
+  const k = query.start - 1 + Math.min(query.limit ?? CAP, CAP);
+  const sortHeld = query.countOnly ? 0 : Math.min(matches, k);
+  store.lastCost = { examined, sortHeld };
+  if (store.sortLimitRows !== undefined && sortHeld > store.sortLimitRows) {
+    throw new ApiError(
+      500,
+      'ERROR_DB_QUERY',
+      ` Failed to query the database. (reason = Sort exceeded memory limit: ${sortHeld} rows held, limit ${store.sortLimitRows})`,
+    );
+  }
+}
+
+/**
+ * No row-level conditions: counts are known without generating, pages touch only their days.
+ * `skip` rows at the start are out of the answer (a keyset page: the ids up to the last one seen).
+ */
+function answerByCounts(
+  store: CostStore,
+  ds: DataSource,
+  days: number[],
+  query: ParsedQuery,
+  skip: number,
+  examined: number,
+): string {
   const counts = days.map((day) => store.count(ds, day));
-  const total = counts.reduce((a, b) => a + b, 0);
+  const total = counts.reduce((a, b) => a + b, 0) - skip;
+  chargeSort(store, query, total, examined);
   const json = (from: number, to: number): string[] => {
     const rows: string[] = [];
-    let offset = 0;
+    let offset = -skip;
     days.forEach((day, i) => {
       const count = counts[i] ?? 0;
       if (offset + count > from && offset < to) {

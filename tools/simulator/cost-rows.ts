@@ -24,6 +24,19 @@ export interface DayState {
   readonly version: number;
   readonly rowDelta: number;
   readonly costFactor: number;
+  /** The sync job whose rows these are; undefined: the data source's initial sync. */
+  readonly jobId?: string;
+  /** Re-attribution: row of account k is attributed to account k + shift (same count and costs). */
+  readonly shift?: number;
+  /** A failed sync's partial new version, kept beside this one until a sync succeeds. */
+  readonly leftover?: Leftover;
+}
+
+export interface Leftover {
+  readonly version: number;
+  readonly jobId: string;
+  /** Rows 0 .. rows-1 of the new version were inserted before the job failed. */
+  readonly rows: number;
 }
 
 export const PRISTINE: DayState = { version: 0, rowDelta: 0, costFactor: 1 };
@@ -147,7 +160,8 @@ export class RowWriter {
     if (d.normalizedMicros !== undefined) {
       out += `"data":{"Usage Hours":24,"Normalized Usage Amount":${microsJson(d.normalizedMicros)}},`;
     }
-    return out + this.endings[d.account * 2 + (d.hasProject ? 1 : 0)];
+    const account = (d.account + (this.state.shift ?? 0)) % this.ds.accounts.length;
+    return out + this.endings[account * 2 + (d.hasProject ? 1 : 0)];
   }
 }
 

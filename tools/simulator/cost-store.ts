@@ -12,7 +12,9 @@ import {
   dayOrder,
   rowCount,
 } from './cost-rows.ts';
+import { JobBook } from './cost-jobs.ts';
 import { Lru } from './lru.ts';
+import { hex12 } from './prng.ts';
 import { rememberJson } from './record-json.ts';
 import type { DataSource } from './world.ts';
 
@@ -25,6 +27,16 @@ export interface DayTruth {
 export interface CostChange {
   rowDelta?: number;
   costFactor?: number;
+  /** Moves rows to other accounts' project, workspace and service account: count and sum stay. */
+  shift?: number;
+}
+
+/** What answering one cost/list cost the database, as MongoDB would count it. */
+export interface QueryCost {
+  /** Rows fetched through the index: the day's rows whatever the page. */
+  examined: number;
+  /** Rows a blocking top-k sort held: start - 1 + limit, at most the matches. */
+  sortHeld: number;
 }
 
 interface GeneratedDay {
@@ -43,8 +55,15 @@ export class CostStore {
   private readonly truths = new Map<string, DayTruth>();
   /** Bumped by every re-sync, so caches of query answers can tell they are stale. */
   epoch = 0;
+  readonly jobs: JobBook;
+  /** Rows a sort may hold before the database fails the query (MongoDB's memory limit). */
+  sortLimitRows: number | undefined;
+  /** Set by the last cost/list answered, for the request log. */
+  lastCost: QueryCost | undefined;
 
-  constructor(readonly settings: CostSettings) {}
+  constructor(readonly settings: CostSettings) {
+    this.jobs = new JobBook(settings.world);
+  }
 
   dataSource(id: unknown): DataSource | undefined {
     return this.settings.world.dataSources.find((ds) => ds.id === id);
@@ -54,19 +73,34 @@ export class CostStore {
     return this.states.get(`${ds.id}|${day}`) ?? PRISTINE;
   }
 
+  /** Every row the day holds, a failed sync's leftover rows included. */
   count(ds: DataSource, day: number): number {
-    return rowCount(this.settings, ds, day, this.state(ds, day));
+    const state = this.state(ds, day);
+    return rowCount(this.settings, ds, day, state) + this.leftoverRows(ds, day, state);
+  }
+
+  /** True when the day holds rows of two syncs side by side. */
+  mixed(ds: DataSource, day: number): boolean {
+    return this.state(ds, day).leftover !== undefined;
+  }
+
+  jobOf(ds: DataSource, day: number, state: DayState): string {
+    return state.jobId ?? this.jobs.initialJobId(ds, day);
+  }
+
+  private leftoverRows(ds: DataSource, day: number, state: DayState): number {
+    return state.leftover ? Math.min(state.leftover.rows, rowCount(this.settings, ds, day, state)) : 0;
   }
 
   private key(ds: DataSource, day: number): string {
-    return `${ds.id}|${day}|${this.state(ds, day).version}`;
+    const state = this.state(ds, day);
+    return `${ds.id}|${day}|${state.version}|${state.leftover?.version ?? ''}`;
   }
 
-  private day(ds: DataSource, day: number): GeneratedDay {
-    const key = this.key(ds, day);
+  private day(ds: DataSource, day: number, state = this.state(ds, day)): GeneratedDay {
+    const key = `${ds.id}|${day}|${state.version}`;
     let found = this.generated.get(key);
     if (!found) {
-      const state = this.state(ds, day);
       found = {
         order: dayOrder(this.settings, ds, day, state),
         writer: new RowWriter(this.settings, ds, day, state),
@@ -86,15 +120,48 @@ export class CostStore {
     return out;
   }
 
-  /** The day's rows as objects, in cost_id order, for row-level filtering and sorting. */
+  /** How many of the day's (unmixed) rows have a cost_id at or below `costId`. */
+  rowsThrough(ds: DataSource, day: number, costId: string): number {
+    const { ids } = this.day(ds, day).order;
+    let [lo, hi] = [0, ids.length];
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (`cost-${hex12(ids[mid] ?? 0)}` <= costId) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /**
+   * The day's rows as objects, in cost_id order, for row-level filtering and sorting. Each knows
+   * its job_id, a model field that filters and analyze see but cost/list never prints.
+   */
   records(ds: DataSource, day: number): CostRecord[] {
     const key = this.key(ds, day);
     let rows = this.parsed.get(key);
     if (!rows) {
-      rows = this.json(ds, day, 0, Number.MAX_SAFE_INTEGER).map((json) =>
-        rememberJson(JSON.parse(json), json),
-      );
+      const state = this.state(ds, day);
+      rows = this.parse(this.day(ds, day), this.jobOf(ds, day, state), Number.MAX_SAFE_INTEGER);
+      const { leftover } = state;
+      if (leftover) {
+        const partial = this.day(ds, day, { ...state, version: leftover.version });
+        rows = [...rows, ...this.parse(partial, leftover.jobId, leftover.rows)].sort((a, b) =>
+          String(a['cost_id']).localeCompare(String(b['cost_id'])),
+        );
+      }
       this.parsed.set(key, rows, rows.length);
+    }
+    return rows;
+  }
+
+  /** Rows of one generated version with row index below `below`, in cost_id order. */
+  private parse({ order, writer }: GeneratedDay, jobId: string, below: number): CostRecord[] {
+    const rows: CostRecord[] = [];
+    for (let k = 0; k < order.ids.length; k++) {
+      const j = order.rows[k] ?? 0;
+      if (j >= below) continue;
+      const json = writer.json(j, order.ids[k] ?? 0);
+      rows.push(Object.assign(rememberJson(JSON.parse(json), json), { job_id: jobId }));
     }
     return rows;
   }
@@ -131,16 +198,27 @@ export class CostStore {
     return [...days].sort((a, b) => a - b);
   }
 
-  resync(ds: DataSource, day: number, change: CostChange = {}): void {
+  /** A successful sync of the day by `jobId`: new ids, the change applied, any leftover gone. */
+  resync(ds: DataSource, day: number, change: CostChange, jobId: string): void {
     const old = this.state(ds, day);
     const base = rowCount(this.settings, ds, day, PRISTINE);
     this.states.set(`${ds.id}|${day}`, {
-      version: old.version + 1,
+      version: Math.max(old.version, old.leftover?.version ?? 0) + 1,
       // Clamped so that removing more rows than exist empties the day and no more.
       rowDelta: Math.max(-base, old.rowDelta + (change.rowDelta ?? 0)),
       costFactor: old.costFactor * (change.costFactor ?? 1),
+      shift: (old.shift ?? 0) + (change.shift ?? 0),
+      jobId,
     });
     ds.lastSynchronizedMs = Math.max(Date.now(), ds.lastSynchronizedMs + 1000);
+    this.epoch++;
+  }
+
+  /** A failed sync of `jobId` had inserted the first `rows` rows of a new version of the day. */
+  addLeftover(ds: DataSource, day: number, jobId: string, rows: number): void {
+    const old = this.state(ds, day);
+    const version = Math.max(old.version, old.leftover?.version ?? 0) + 1;
+    this.states.set(`${ds.id}|${day}`, { ...old, leftover: { version, jobId, rows } });
     this.epoch++;
   }
 }

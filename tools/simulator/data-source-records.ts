@@ -1,13 +1,10 @@
-// API records of the cost-analysis catalogue: data sources, their accounts and sync jobs.
-// Built per request because last_synchronized_at and job states move.
+// API records of the cost-analysis catalogue: data sources and their accounts.
+// Built per request because last_synchronized_at moves.
 
-import { dayToMs } from './calendar.ts';
-import { hashInts, stableId } from './prng.ts';
 import type { SimState } from './state.ts';
 import { type ApiRecord, type DataSource, pastTimestamp } from './world.ts';
 
 const CURRENCIES = ['USD', 'KRW', undefined] as const;
-const HOUR_MS = 3_600_000;
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** The plugin's currency, or undefined when its metadata names none. */
@@ -21,7 +18,7 @@ export function dataSourceRecord(state: SimState, ds: DataSource): ApiRecord {
     data_source_id: ds.id,
     name: `${ds.provider} cost ${ds.index + 1}`,
     state: 'ENABLED',
-    data_source_type: 'EXTERNAL',
+    data_source_type: state.warehouses.has(ds.id) ? 'WAREHOUSE' : 'EXTERNAL',
     provider: ds.provider,
     plugin_info: {
       plugin_id: `plugin-${ds.provider.replace('_', '-')}-cost-mon-datasource`,
@@ -63,34 +60,4 @@ export function dataSourceAccountRecords(state: SimState): ApiRecord[] {
       };
     }),
   );
-}
-
-/** The last three daily syncs of every data source, plus a running one where set. */
-export function jobRecords(state: SimState): ApiRecord[] {
-  const { world } = state;
-  const jobs: ApiRecord[] = [];
-  for (const ds of world.dataSources) {
-    for (let back = 2; back >= 0; back--) {
-      const started =
-        dayToMs(world.toDay - back) + 16 * HOUR_MS + (hashInts(world.seed, 80, ds.index, back) % 600_000);
-      jobs.push({
-        job_id: stableId('job', world.seed, ds.id, back),
-        status: 'SUCCESS',
-        data_source_id: ds.id,
-        domain_id: world.domainId,
-        created_at: iso(started),
-        finished_at: iso(started + 20 * 60_000),
-      });
-    }
-    if (state.jobsInProgress.has(ds.id)) {
-      jobs.push({
-        job_id: stableId('job', world.seed, ds.id, 'running'),
-        status: 'IN_PROGRESS',
-        data_source_id: ds.id,
-        domain_id: world.domainId,
-        created_at: iso(Date.now() - 5 * 60_000),
-      });
-    }
-  }
-  return jobs;
 }

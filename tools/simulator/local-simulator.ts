@@ -5,6 +5,7 @@ import { budgetUsageRecords } from './budgets.ts';
 import { dayNumber } from './calendar.ts';
 import type { CostRecord } from './cost-rows.ts';
 import type { CostChange } from './cost-store.ts';
+import { type SyncOptions, runSync } from './cost-sync.ts';
 import { type Fault, FaultQueue, pathMatcher } from './faults.ts';
 import type { CloudServiceSelection, CostTruth, RecordKind, Simulator } from './simulator-api.ts';
 import { dataSourceAccountRecords } from './data-source-records.ts';
@@ -125,8 +126,16 @@ export class LocalSimulator implements Simulator {
     return JSON.parse(recordsJson(visible)) as Record<string, unknown>[];
   }
 
+  /** One day re-synced by a successful job (a real one would replace whole months). */
   resync(dataSourceId: string, date: string, change?: CostChange): void {
-    this.state.costs.resync(this.dataSource(dataSourceId), dayNumber(date), change);
+    const ds = this.dataSource(dataSourceId);
+    const job = this.state.costs.jobs.start(ds, date.slice(0, 7), Date.now() - 60_000);
+    this.state.costs.resync(ds, dayNumber(date), change ?? {}, String(job['job_id']));
+    this.state.costs.jobs.finish(job, 'SUCCESS');
+  }
+
+  sync(dataSourceId: string, opts: SyncOptions): string {
+    return runSync(this.state.costs, this.dataSource(dataSourceId), opts);
   }
 
   resyncDuringPaging(opts: Parameters<Simulator['resyncDuringPaging']>[0]): void {
@@ -139,10 +148,21 @@ export class LocalSimulator implements Simulator {
     });
   }
 
-  setJobInProgress(dataSourceId: string, inProgress: boolean): void {
-    this.dataSource(dataSourceId);
-    if (inProgress) this.state.jobsInProgress.add(dataSourceId);
-    else this.state.jobsInProgress.delete(dataSourceId);
+  setJobInProgress(dataSourceId: string, inProgress: boolean, opts: { startedAgoMs?: number } = {}): string {
+    const ds = this.dataSource(dataSourceId);
+    const { jobs } = this.state.costs;
+    jobs.dropRunning(ds);
+    if (!inProgress) return '';
+    const month = new Date().toISOString().slice(0, 7);
+    return String(jobs.start(ds, month, Date.now() - (opts.startedAgoMs ?? 5 * 60_000))['job_id']);
+  }
+
+  setWarehouse(dataSourceId: string): void {
+    this.state.warehouses.add(this.dataSource(dataSourceId).id);
+  }
+
+  setSortLimit(rows: number | undefined): void {
+    this.state.costs.sortLimitRows = rows;
   }
 
   unifiedCostRecords(): ApiRecord[] {

@@ -4,6 +4,7 @@
 import { ApiError, unknownError, unknownField, unsupportedApi } from './api-error.ts';
 import { costRoutes } from './cost-routes.ts';
 import { identityRoutes } from './identity-routes.ts';
+import type { QueryCost } from './cost-store.ts';
 import { inventoryRoutes } from './inventory-routes.ts';
 import { moneyRoutes } from './money-routes.ts';
 import type { Route, SimState } from './state.ts';
@@ -20,6 +21,8 @@ const THREE_SEGMENTS = /^\/[^/]+\/[^/]+\/[^/]+$/;
 export interface Answer {
   readonly status: number;
   readonly body: string;
+  /** What a cost/list cost the database (for tests and the bench). */
+  readonly cost?: QueryCost;
 }
 
 export interface IncomingCall {
@@ -41,10 +44,11 @@ export function routeCall(state: SimState, tokens: TokenIssuer, call: IncomingCa
     for (const field of Object.keys(body))
       if (!route.fields.includes(field)) throw unknownField('Request', field);
     const claims = tokens.authenticate(call.authorization);
-    return { status: 200, body: route.handle({ state, body, claims }) };
+    state.costs.lastCost = undefined;
+    return { status: 200, body: route.handle({ state, body, claims }), cost: state.costs.lastCost };
   } catch (error) {
     const apiError = error instanceof ApiError ? error : unknownError(String(error));
-    return { status: apiError.status, body: apiError.body() };
+    return { status: apiError.status, body: apiError.body(), cost: state.costs.lastCost };
   }
 }
 

@@ -11,6 +11,9 @@ export interface RequestRecord {
   body: unknown;
   /** 0 when the connection was reset instead of answered. */
   status: number;
+  /** cost/list: rows the database examined and the most a sort held for this answer. */
+  examined?: number;
+  sortHeld?: number;
 }
 
 export interface ServerHooks {
@@ -104,6 +107,7 @@ async function serve(
     };
     const out = fault ? faultAnswer(fault.kind) : undefined;
     const answer = out ?? { ...hooks.route(call), contentType: 'application/json' };
+    if ('cost' in answer && answer.cost) Object.assign(record, answer.cost);
     // A proxy that gave up mid-body: the status line said 200, the JSON stops halfway.
     const truncated = fault?.kind === 'truncated';
     record.status = truncated ? 200 : answer.status;

@@ -1,6 +1,7 @@
 // What a simulator offers its users: the HTTP API plus ground truth computed without HTTP.
 import type { CostRecord } from './cost-rows.ts';
 import type { CostChange } from './cost-store.ts';
+import type { SyncOptions } from './cost-sync.ts';
 import type { Fault } from './faults.ts';
 import type { RequestRecord } from './server.ts';
 import type { Role } from './tokens.ts';
@@ -53,7 +54,6 @@ export interface Simulator {
     date: string;
     change?: CostChange;
   }): void;
-  setJobInProgress(dataSourceId: string, inProgress: boolean): void;
   /** Unified costs (every month) and budget usage (exact doubles), as the API would list them. */
   unifiedCostRecords(): Record<string, unknown>[];
   budgetUsageRecords(): Record<string, unknown>[];
@@ -63,6 +63,14 @@ export interface Simulator {
   setFallbackRates(month: string, on: boolean): void;
   /** Make a month's unified costs absent (not aggregated yet), or present again. */
   setUnifiedCostsMissing(month: string, missing: boolean): void;
+  /** A sync job from a month to today: SUCCESS re-inserts every day, FAILURE leaves leftovers. */
+  sync(dataSourceId: string, opts: SyncOptions): string;
+  /** Returns the running job's id ('' when none); `startedAgoMs` makes it old (stale). */
+  setJobInProgress(dataSourceId: string, inProgress: boolean, opts?: { startedAgoMs?: number }): string;
+  /** The data source becomes a WAREHOUSE one: its cost/list answers 500. */
+  setWarehouse(dataSourceId: string): void;
+  /** Rows a sorted cost/list may hold before it fails with ERROR_DB_QUERY; undefined: no limit. */
+  setSortLimit(rows: number | undefined): void;
   injectFault(fault: Fault): void;
   readonly requests: Array<RequestRecord>;
   resetRequestLog(): void;

@@ -27,12 +27,12 @@ export interface SimState {
   readonly inventory: Inventory;
   readonly identity: Identity;
   readonly costs: CostStore;
-  /** Data sources whose cost-analysis job shows IN_PROGRESS. */
-  readonly jobsInProgress: Set<string>;
   /** Months (YYYY-MM) whose unified costs use Cloudforet's hard-coded fallback rates. */
   readonly fallbackRateMonths: Set<string>;
   /** Months (YYYY-MM) whose unified costs are not aggregated yet. */
   readonly missingUnifiedMonths: Set<string>;
+  /** Data sources of type WAREHOUSE: their cost/list fails. */
+  readonly warehouses: Set<string>;
 }
 
 export interface RouteContext {
@@ -81,7 +81,7 @@ export function buildState(opts: SimulatorOptions): SimState {
     inventory,
     identity: buildIdentity(world),
     costs,
-    jobsInProgress: new Set<string>(),
+    warehouses: new Set<string>(),
     fallbackRateMonths: new Set<string>(),
     missingUnifiedMonths: new Set<string>(),
   };

@@ -5,6 +5,7 @@
 // has settled or been aborted before it returns, and no retry of one starts after.
 import type { CloudforetClient, PendingAnswer } from './client.ts';
 import { PagingDriftError } from '../errors.ts';
+import { checkIds, SeenIds } from './seen-ids.ts';
 
 export const PAGE_LIMIT = 1000;
 
@@ -21,6 +22,11 @@ export interface ListRequest {
   /** What makes a record unique, when the id key alone does not (default: the id key). */
   readonly identify?: (record: ApiRecord) => unknown;
   readonly pageLimit?: number;
+  /**
+   * Keyset paging: each page is `idKey gt <last id seen>`, sorted by the id alone, from row 1.
+   * For listings whose id is unique and ordered as the server compares it (string ids).
+   */
+  readonly keyset?: boolean;
 }
 
 interface ListAnswer {
@@ -42,6 +48,10 @@ export async function* listPages(
   req: ListRequest,
   signal?: AbortSignal,
 ): AsyncGenerator<ApiRecord[]> {
+  if (req.keyset) {
+    yield* listKeysetPages(client, req, signal);
+    return;
+  }
   let pageSize = Math.min(req.pageLimit ?? PAGE_LIMIT, PAGE_LIMIT);
   const own = new AbortController();
   const opts = { signal: signal ? AbortSignal.any([signal, own.signal]) : own.signal };
@@ -110,6 +120,106 @@ export async function* listPages(
   }
 }
 
+/**
+ * Keyset pages: the server's top-k sort holds one page on every page (an offset makes it hold
+ * every row before the page too), and rows that vanish before the last id cannot shift the pages.
+ * A page's request needs the last id of the page before, so pages come one after the other:
+ * the next is asked for as soon as a page is read, and travels while the caller encodes it.
+ * Drift: total_count counts the rows after the last id, so it must fall by exactly the rows
+ * received, and ids must keep ascending.
+ */
+async function* listKeysetPages(
+  client: CloudforetClient,
+  req: ListRequest,
+  signal?: AbortSignal,
+): AsyncGenerator<ApiRecord[]> {
+  const limit = Math.min(req.pageLimit ?? PAGE_LIMIT, PAGE_LIMIT);
+  const own = new AbortController();
+  const opts = { signal: signal ? AbortSignal.any([signal, own.signal]) : own.signal };
+  const unsettled = new Set<Promise<void>>();
+  const ask = (after: string | undefined) => {
+    const answer = client.receive<ListAnswer>(req.path, keysetBody(req, after, limit), opts);
+    const settled = answer.then(
+      () => undefined,
+      () => undefined,
+    );
+    unsettled.add(settled);
+    void settled.then(() => unsettled.delete(settled));
+    return answer;
+  };
+  let remaining: number | undefined;
+  let last: string | undefined;
+  let next: Promise<PendingAnswer<ListAnswer>> | undefined = ask(undefined);
+  /** The checks of one answer, and the page after it asked for; its rows. */
+  const accept = ({ total_count: total = 0, results: rows = [] }: ListAnswer): ApiRecord[] => {
+    if (remaining !== undefined && total !== remaining) {
+      throw new PagingDriftError(
+        `${req.path}: ${total} rows after ${req.idKey} ${last}, expected ${remaining}, while paging`,
+      );
+    }
+    if (rows.length > total || (rows.length === 0 && total > 0)) {
+      throw new PagingDriftError(`${req.path}: a page of ${rows.length} rows with ${total} rows left`);
+    }
+    last = checkAscending(req, rows, last);
+    remaining = total - rows.length;
+    if (remaining > 0) next = ask(last);
+    return rows;
+  };
+  /** The answer asked for last, parsed; nothing keeps it but the caller. */
+  const readNext = async (): Promise<ListAnswer> => {
+    const pending = await next!;
+    next = undefined;
+    return pending.read();
+  };
+  // Yielded out of a holder, as in listPages: a suspended generator keeps its locals.
+  const page: { rows: ApiRecord[] | undefined } = { rows: undefined };
+  const take = (): ApiRecord[] => {
+    const rows = page.rows!;
+    page.rows = undefined;
+    return rows;
+  };
+  try {
+    while (next) {
+      page.rows = accept(await readNext());
+      if (page.rows.length > 0) yield take();
+    }
+  } finally {
+    own.abort();
+    await Promise.all(unsettled);
+  }
+}
+
+/** Every id above the one before it (and above the last id asked after); the last id. */
+function checkAscending(req: ListRequest, rows: readonly ApiRecord[], after: string | undefined) {
+  let last = after;
+  for (const row of rows) {
+    const id = row[req.idKey];
+    if (typeof id !== 'string' || (last !== undefined && id <= last)) {
+      throw new PagingDriftError(`${req.path}: ${req.idKey} ${String(id)} is not after ${last} while paging`);
+    }
+    last = id;
+  }
+  return last;
+}
+
+/** A keyset page's body: the listing's filter plus `idKey gt after`, sorted by the id, from row 1. */
+export function keysetBody(
+  req: ListRequest,
+  after: string | undefined,
+  limit: number,
+): Record<string, unknown> {
+  const filter = [
+    ...(req.filter ?? []),
+    ...(after === undefined ? [] : [{ k: req.idKey, v: after, o: 'gt' }]),
+  ];
+  const query: Record<string, unknown> = {
+    sort: [{ key: req.idKey, desc: false }],
+    page: { start: 1, limit },
+  };
+  if (filter.length > 0) query.filter = filter;
+  return { ...req.params, query };
+}
+
 /** The next page of a listing, or undefined at its end; the iterator's result is not kept. */
 export async function nextPage(pages: AsyncGenerator<ApiRecord[]>): Promise<ApiRecord[] | undefined> {
   const result = await pages.next();
@@ -126,74 +236,3 @@ export function pageBody(req: ListRequest, start: number, limit: number): Record
   if (req.filter && req.filter.length > 0) query.filter = req.filter;
   return { ...req.params, query };
 }
-
-function checkIds(req: ListRequest, rows: ApiRecord[], seen: SeenIds): void {
-  for (const row of rows) {
-    const id = req.identify ? req.identify(row) : row[req.idKey];
-    if (id === undefined) continue;
-    if (!seen.add(id))
-      throw new PagingDriftError(`${req.path}: ${req.idKey} ${String(id)} came twice while paging`);
-  }
-}
-
-/**
- * The ids of one listing so far. Answers are sorted by id, so while each id is above the last the
- * ids in order prove there is no repeat (no hashing); the first id out of that order moves them
- * all into a Set, which checks from then on. In order, string ids are kept a chunk at a time as
- * one string with their lengths: about 20 bytes an id instead of a string object and an array
- * slot each (~50), and a handful of objects for the GC to trace instead of one an id.
- */
-class SeenIds {
-  /** The last id in order; undefined before the first. */
-  private last: string | number | undefined;
-  private readonly numbers: number[] = [];
-  /** String ids in order: whole chunks joined, with each id's length, then the chunk being filled. */
-  private readonly chunks: { text: string; lengths: Uint32Array }[] = [];
-  private pending: string[] = [];
-  private set: Set<unknown> | undefined;
-
-  /** False when the id came before. */
-  add(id: unknown): boolean {
-    if (!this.set) {
-      const { last } = this;
-      if (
-        (typeof id === 'string' || typeof id === 'number') &&
-        (last === undefined || (typeof last === typeof id && id > last))
-      ) {
-        this.last = id;
-        if (typeof id === 'number') this.numbers.push(id);
-        else if (this.pending.push(id) === ID_CHUNK) this.seal();
-        return true;
-      }
-      this.set = new Set(this.inOrder());
-      this.chunks.length = 0;
-      this.pending = [];
-      this.numbers.length = 0;
-    }
-    if (this.set.has(id)) return false;
-    this.set.add(id);
-    return true;
-  }
-
-  private seal(): void {
-    const lengths = new Uint32Array(this.pending.length);
-    for (let i = 0; i < lengths.length; i++) lengths[i] = this.pending[i]!.length;
-    this.chunks.push({ text: this.pending.join(''), lengths });
-    this.pending = [];
-  }
-
-  private *inOrder(): Generator<string | number> {
-    yield* this.numbers;
-    for (const { text, lengths } of this.chunks) {
-      let at = 0;
-      for (const length of lengths) {
-        yield text.slice(at, at + length);
-        at += length;
-      }
-    }
-    yield* this.pending;
-  }
-}
-
-/** String ids joined at a time: ~17 KB strings for Cloudforet's ids. */
-const ID_CHUNK = 1024;

@@ -10,6 +10,8 @@ export interface DataSourceInfo {
   /** plugin_info.metadata.currency; USD when the plugin names none. */
   readonly currency: string;
   readonly lastSynchronizedAt: string | undefined;
+  /** data_source_type: EXTERNAL, or WAREHOUSE (whose costs current releases cannot list). */
+  readonly type?: string;
 }
 
 export async function listDataSources(client: CloudforetClient): Promise<DataSourceInfo[]> {
@@ -70,5 +72,6 @@ function toInfo(r: ApiRecord): DataSourceInfo {
     provider: typeof r.provider === 'string' ? r.provider : undefined,
     currency: typeof currency === 'string' && currency !== '' ? currency : 'USD',
     lastSynchronizedAt: typeof r.last_synchronized_at === 'string' ? r.last_synchronized_at : undefined,
+    type: typeof r.data_source_type === 'string' ? r.data_source_type : undefined,
   };
 }

@@ -17,7 +17,7 @@ export interface EventLimits {
 
 export function parseCostEvent(event: unknown, now: Date, limits: EventLimits): CostRunRequest {
   const e = eventFields(event, allowedKeys, '{"date": "2026-01-31"}');
-  if (!e) return defaultWindow(now, limits.windowMonths);
+  if (!e) return { ...defaultWindow(now, limits.windowMonths), followJobs: true };
   const dataSourceIds = parseIds(e.dataSourceIds);
   const force = flag(e, 'force', 'EVENT_BAD_FORCE');
   const range = parseRange(e, now, limits.windowMonths);
@@ -35,7 +35,15 @@ export function parseCostEvent(event: unknown, now: Date, limits: EventLimits): 
         'start the backfill state machine with this event, run the CLI (cloudforet-export costs --from … --to …), or split the range',
     );
   }
-  return { ...range, ...(dataSourceIds && { dataSourceIds }), ...(force && { force }) };
+  // Only the default window (the schedule's run) also follows the job history: an explicit range
+  // exports that range.
+  const followJobs = e.date === undefined && e.from === undefined && e.to === undefined;
+  return {
+    ...range,
+    ...(dataSourceIds && { dataSourceIds }),
+    ...(force && { force }),
+    ...(followJobs && { followJobs }),
+  };
 }
 
 /** From the first day of the month `months - 1` before this one, to today (UTC). */

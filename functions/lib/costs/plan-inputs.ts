@@ -1,19 +1,36 @@
-// Gathers what planning needs (published manifests, Cloudforet's per-day stats, running syncs)
-// and plans the units of a cost run.
+// Gathers what planning needs (published manifests, Cloudforet's per-day stats, the sync job
+// history and what earlier runs saw of it) and plans the units of a cost run.
 import type { CloudforetClient } from '../cloudforet/client.ts';
-import { costManifestKey, costManifestPrefix } from './unit.ts';
-import type { DataSourceInfo } from './data-sources.ts';
 import { daysBetween } from '../dates.ts';
-import { parseManifest } from '../storage/manifest.ts';
-import { type CostPlan, planCostUnits } from './plan.ts';
 import { forEachLimit } from '../pool.ts';
+import { parseManifest } from '../storage/manifest.ts';
 import type { Sink } from '../storage/sink.ts';
-import { type DayStat, dailyCostStats, syncingDataSources } from './source-state.ts';
+import type { DataSourceInfo } from './data-sources.ts';
+import { DEFAULT_STALE_JOB_AFTER_MS, retentionStart, type SourceJobs, sourceJobs } from './job-history.ts';
+import { newJobsAfter, readJobMarks } from './job-marks.ts';
+import { type CostPlan, planCostUnits } from './plan.ts';
+import { type DayStat, dayStats, listSyncJobs, type SyncJob } from './source-state.ts';
+import { costManifestKey, costManifestPrefix } from './unit.ts';
 
 export interface CostPlanRequest {
   readonly from: string;
   readonly to: string;
   readonly force?: boolean;
+  /** Re-examine the months sync jobs replaced since the last run that did (see CostRunRequest). */
+  readonly followJobs?: boolean;
+  /** An IN_PROGRESS job older than this is stale: export anyway and warn. */
+  readonly staleJobAfterMs?: number;
+  readonly now?: Date;
+}
+
+export interface CostExportPlan extends CostPlan {
+  /** When the job history was read: the next run looks at jobs finished from here on. */
+  readonly jobsReadAt: string;
+  /** The job history as read, for the marks. */
+  readonly jobs: readonly SyncJob[];
+  readonly staleJobs: readonly SyncJob[];
+  /** dataSourceId -> months outside the window re-examined because a sync replaced them. */
+  readonly reexamined: ReadonlyMap<string, readonly string[]>;
 }
 
 export async function planCostExport(
@@ -21,18 +38,75 @@ export async function planCostExport(
   sink: Sink,
   dataSources: readonly DataSourceInfo[],
   req: CostPlanRequest,
-): Promise<CostPlan> {
-  const syncing = await syncingDataSources(client);
-  const active = dataSources.filter((d) => !syncing.has(d.id));
+): Promise<CostExportPlan> {
+  const now = req.now ?? new Date();
+  const [jobs, existing, marks] = await Promise.all([
+    listSyncJobs(client),
+    listCostManifests(sink),
+    readJobMarks(sink),
+  ]);
+  const staleAfterMs = req.staleJobAfterMs ?? DEFAULT_STALE_JOB_AFTER_MS;
+  const history = new Map<string, SourceJobs>(
+    dataSources.map((d) => [
+      d.id,
+      sourceJobs(jobs, d.id, { now, staleAfterMs, ...newJobsAfter(marks.get(d.id)) }),
+    ]),
+  );
+  const syncing = new Set(dataSources.filter((d) => history.get(d.id)?.running).map((d) => d.id));
+  const active = dataSources.filter((d) => !syncing.has(d.id) && d.type !== 'WAREHOUSE');
+  const reexamine = new Map(
+    active.map((d) => [d.id, jobDays(d.id, history.get(d.id)?.changedFrom, req, now, existing)]),
+  );
+  const [published, source] = await Promise.all([
+    readPublished(sink, active, req, reexamine, existing),
+    readSourceStats(client, active, req, reexamine),
+  ]);
+  const successes = new Map(active.map((d) => [d.id, history.get(d.id)?.successes ?? []]));
+  const unsettled = new Map(active.map((d) => [d.id, history.get(d.id)?.unsettled ?? []]));
   const force = req.force ?? false;
-  const [published, source] = force
-    ? [new Map(), new Map()]
-    : await Promise.all([
-        readPublished(sink, active, req.from, req.to),
-        readSourceStats(client, active, req.from, req.to),
-      ]);
-  return planCostUnits({ from: req.from, to: req.to, dataSources, published, source, syncing, force });
+  const plan = planCostUnits({
+    ...req,
+    force,
+    dataSources,
+    published,
+    source,
+    syncing,
+    reexamine,
+    successes,
+    unsettled,
+  });
+  return {
+    ...plan,
+    jobsReadAt: now.toISOString(),
+    jobs,
+    staleJobs: active.flatMap((d) => history.get(d.id)?.stale ?? []),
+    reexamined: new Map(
+      [...reexamine].filter(([, days]) => days.length > 0).map(([id, days]) => [id, months(days)]),
+    ),
+  };
 }
+
+/**
+ * Days syncs replaced (from the first day of `changedFrom`), outside the window and inside
+ * retention, that an export published; none unless the run follows the job history.
+ */
+function jobDays(
+  dataSourceId: string,
+  changedFrom: string | undefined,
+  req: CostPlanRequest,
+  now: Date,
+  existing: ReadonlySet<string>,
+): string[] {
+  if (!changedFrom || !req.followJobs) return [];
+  const from = `${changedFrom}-01`;
+  const start = from > retentionStart(now) ? from : retentionStart(now);
+  if (start > req.to) return [];
+  return daysBetween(start, req.to).filter(
+    (date) => (date < req.from || date > req.to) && existing.has(costManifestKey(dataSourceId, date)),
+  );
+}
+
+const months = (days: readonly string[]) => [...new Set(days.map((d) => d.slice(0, 7)))].sort();
 
 /**
  * dataSourceId -> date -> what the manifests say was published. Lists first and reads only the
@@ -42,19 +116,25 @@ export async function planCostExport(
 async function readPublished(
   sink: Sink,
   dataSources: readonly DataSourceInfo[],
-  from: string,
-  to: string,
+  req: CostPlanRequest,
+  reexamine: ReadonlyMap<string, readonly string[]>,
+  existing: ReadonlySet<string>,
 ): Promise<Map<string, Map<string, DayStat>>> {
   const published = new Map<string, Map<string, DayStat>>(dataSources.map((d) => [d.id, new Map()]));
-  const existing = await listCostManifests(sink);
   const keys = dataSources.flatMap((d) =>
-    daysBetween(from, to)
+    [...daysBetween(req.from, req.to), ...(reexamine.get(d.id) ?? [])]
       .map((date) => ({ id: d.id, date, key: costManifestKey(d.id, date) }))
       .filter((k) => existing.has(k.key)),
   );
   await forEachLimit(keys, 16, async ({ id, date, key }) => {
-    const manifest = parseManifest(await sink.read(key));
-    if (manifest) published.get(id)!.set(date, { rows: manifest.rows, costSum: manifest.costSum ?? 0 });
+    const m = parseManifest(await sink.read(key));
+    if (!m) return;
+    published.get(id)!.set(date, {
+      rows: m.rows,
+      costSum: m.costSum ?? 0,
+      ...(m.groups && { groups: m.groups }),
+      ...(m.jobId && { jobs: [m.jobId] }),
+    });
   });
   return published;
 }
@@ -67,12 +147,13 @@ export async function listCostManifests(sink: Sink): Promise<Set<string>> {
 async function readSourceStats(
   client: CloudforetClient,
   dataSources: readonly DataSourceInfo[],
-  from: string,
-  to: string,
+  req: CostPlanRequest,
+  reexamine: ReadonlyMap<string, readonly string[]>,
 ): Promise<Map<string, Map<string, DayStat>>> {
   const stats = new Map<string, Map<string, DayStat>>();
   await forEachLimit(dataSources, 4, async (d) => {
-    stats.set(d.id, await dailyCostStats(client, d.id, from, to));
+    const days = [...daysBetween(req.from, req.to), ...(reexamine.get(d.id) ?? [])];
+    stats.set(d.id, await dayStats(client, d.id, months(days)));
   });
   return stats;
 }

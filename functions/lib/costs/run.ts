@@ -14,8 +14,9 @@ import {
 import { attemptUnit, type UnitFailureInfo } from '../export/unit-attempts.ts';
 import type { RunProgress } from '../export/run-progress.ts';
 import { type Logger, silentLogger } from '../log.ts';
-import type { PlannedUnit } from './plan.ts';
+import type { MixedDay, PlannedUnit } from './plan.ts';
 import { restating } from './restatements.ts';
+import { markJobsSeen, skipReason, warnAboutSources } from './run-reports.ts';
 import { forEachLimit } from '../pool.ts';
 import {
   changedDaysByMonth,
@@ -32,6 +33,13 @@ export interface CostRunRequest {
   readonly dataSourceIds?: readonly string[];
   /** Export every day, changed or not. */
   readonly force?: boolean;
+  /**
+   * Also re-examine the months that sync jobs replaced since the last such run, outside the
+   * window (the default-window run sets it; an explicit range exports only that range).
+   */
+  readonly followJobs?: boolean;
+  /** An IN_PROGRESS sync job older than this is stale (default 4 h): export anyway, and warn. */
+  readonly staleJobAfterMs?: number;
 }
 
 export interface CostRunDeps {
@@ -66,6 +74,14 @@ export interface DataSourceSummary {
   readonly unchanged: number;
   readonly failed: number;
   readonly skippedSyncInProgress: boolean;
+  /** Why nothing of this data source was looked at, when so. */
+  readonly skipped?: 'sync-in-progress' | 'warehouse';
+}
+
+export interface StaleJobReport {
+  readonly dataSourceId: string;
+  readonly jobId: string;
+  readonly since: string;
 }
 
 export interface CostRunSummary {
@@ -88,6 +104,14 @@ export interface CostRunSummary {
   /** What is left and how to finish it, when notStarted > 0. */
   readonly left?: string;
   readonly skippedSyncInProgress: readonly string[];
+  /** WAREHOUSE data sources: current Cloudforet releases cannot list their costs. */
+  readonly skippedWarehouse: readonly string[];
+  /** Running syncs too old to be alive: the data source was exported, and no longer syncs. */
+  readonly staleJobs: readonly StaleJobReport[];
+  /** Days holding rows of several sync jobs; `publishedJobId` undefined: the previous object kept. */
+  readonly mixed: readonly MixedDay[];
+  /** Months outside the window re-examined because a sync job replaced them. */
+  readonly reexamined: ReadonlyArray<{ readonly dataSourceId: string; readonly months: readonly string[] }>;
   readonly rows: number;
   readonly bytes: number;
   readonly unitRetries: number;
@@ -104,8 +128,9 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
   const runId = deps.runId ?? randomUUID();
   const log = (deps.log ?? silentLogger).child({ runId });
   const dataSources = selectDataSources(await listDataSources(deps.client), req.dataSourceIds);
-  const plan = await planCostExport(deps.client, deps.sink, dataSources, req);
+  const plan = await planCostExport(deps.client, deps.sink, dataSources, { ...req, now: deps.now?.() });
   log.info('cost run planned', { units: plan.units.length, skippedSyncInProgress: plan.skippedSyncing });
+  warnAboutSources(log, plan);
   const results: CostUnitResult[] = [];
   const failures: UnitFailure[] = [];
   const exec = await unitExecutor({ ...deps, runId, log }, dataSources);
@@ -125,6 +150,7 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     const unitsDone = results.length + failures.length;
     deps.onProgress?.({ unitsDone, unitsTotal: plan.units.length, rows, elapsedMs: Date.now() - started });
   });
+  if (req.followJobs) await markJobsSeen(deps.sink, plan, dataSources, failures);
   const unifiedCosts = await exportUnifiedMonths(
     { ...deps, runId, log, scope: scopeObjectName(deps.credential) },
     // Past the deadline the months wait for the rerun that `left` asks for, with the days.
@@ -149,6 +175,14 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     notStarted: notStarted.length,
     ...(notStarted.length > 0 ? { left: leftToDo(notStarted) } : {}),
     skippedSyncInProgress: plan.skippedSyncing,
+    skippedWarehouse: plan.skippedWarehouse,
+    staleJobs: plan.staleJobs.map((j) => ({
+      dataSourceId: j.dataSourceId,
+      jobId: j.jobId,
+      since: j.createdAt,
+    })),
+    mixed: plan.mixed,
+    reexamined: [...plan.reexamined].map(([dataSourceId, months]) => ({ dataSourceId, months })),
     rows,
     bytes: results.reduce((n, r) => n + r.bytes, 0),
     unitRetries: exec.retries() + unifiedCosts.retries,
@@ -160,6 +194,7 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
       unchanged: plan.unchanged.get(d.id) ?? 0,
       failed: failures.filter((f) => f.dataSourceId === d.id).length,
       skippedSyncInProgress: plan.skippedSyncing.includes(d.id),
+      ...skipReason(plan, d.id),
     })),
     failures: failures.sort(
       (a, b) => a.date.localeCompare(b.date) || a.dataSourceId.localeCompare(b.dataSourceId),
@@ -192,7 +227,7 @@ export async function unitExecutor(
   const unitDeps: CostUnitDeps = { ...deps, workspaceOfVirtual, syncStamps: new Map() };
   let retries = 0;
   const run = async (planned: PlannedUnit): Promise<CostUnitResult | UnitFailure> => {
-    const unit = { dataSource: byId.get(planned.dataSourceId)!, date: planned.date };
+    const unit = { dataSource: byId.get(planned.dataSourceId)!, date: planned.date, jobId: planned.jobId };
     const { dataSourceId, date } = planned;
     const fields = { dataSourceId, billedDate: date, reason: planned.reason };
     const outcome = await attemptUnit(

@@ -1,57 +1,126 @@
-// What Cloudforet says about a data source right now: per-day row counts and cost sums
-// (cost/analyze, DAILY, at most 31 days a call) and whether a sync is running (job/list).
+// What Cloudforet says about a data source right now: per day, row count, cost sum and job_ids
+// per attribution (cost/analyze, DAILY, one calendar month a call), and its sync jobs (job/list).
 import type { CloudforetClient } from '../cloudforet/client.ts';
-import { addDays } from '../dates.ts';
-import { listPages } from '../cloudforet/pager.ts';
+import { type ApiRecord, listPages } from '../cloudforet/pager.ts';
+import { ATTRIBUTION_KEYS, attributionKey, type GroupStat, sortGroups } from './fingerprint.ts';
 
 export interface DayStat {
   readonly rows: number;
   readonly costSum: number;
+  /** Per attribution; absent in manifests written before fingerprints were kept. */
+  readonly groups?: readonly GroupStat[];
+  /** Cloudforet: the job_ids of the day's rows. Manifests: the one job published, when filtered. */
+  readonly jobs?: readonly string[];
 }
 
-const ANALYZE_MAX_DAYS = 31;
+/** Results per analyze page; a full page means there may be more. */
+const ANALYZE_PAGE = 1000;
 
-/** date -> {rows, costSum} for the days that have rows; days absent have none. */
-export async function dailyCostStats(
+/**
+ * date -> stats for the days of the given months (YYYY-MM) that have rows. One request per
+ * calendar month (and page), built the same way every time: Cloudforet caches analyze answers and
+ * re-runs recent bodies after each sync to warm that cache, so the bodies must stay byte-stable.
+ */
+export async function dayStats(
   client: CloudforetClient,
   dataSourceId: string,
-  from: string,
-  to: string,
+  months: readonly string[],
 ): Promise<Map<string, DayStat>> {
-  const stats = new Map<string, DayStat>();
-  for (let start = from; start <= to; start = addDays(start, ANALYZE_MAX_DAYS)) {
-    const lastOfChunk = addDays(start, ANALYZE_MAX_DAYS - 1);
-    const end = lastOfChunk < to ? lastOfChunk : to;
-    const answer = await client.call<{ results?: Array<Record<string, unknown>> }>(
-      '/cost-analysis/cost/analyze',
-      {
-        data_source_id: dataSourceId,
-        query: {
-          granularity: 'DAILY',
-          start,
-          end,
-          fields: { cost_sum: { key: 'cost', operator: 'sum' }, row_count: { operator: 'count' } },
-        },
-      },
-    );
-    for (const r of answer.results ?? []) {
-      if (typeof r.date !== 'string') continue;
-      stats.set(r.date.slice(0, 10), { rows: Number(r.row_count ?? 0), costSum: Number(r.cost_sum ?? 0) });
+  const rows: ApiRecord[] = [];
+  for (const month of months) {
+    for (let start = 1; ; start += ANALYZE_PAGE) {
+      const answer = await client.call<{ results?: ApiRecord[] }>(
+        '/cost-analysis/cost/analyze',
+        analyzeBody(dataSourceId, month, start),
+      );
+      const results = answer.results ?? [];
+      rows.push(...results);
+      if (results.length < ANALYZE_PAGE) break;
     }
   }
-  return stats;
+  return statsByDay(rows);
 }
 
-/** Data sources with a cost sync IN_PROGRESS: their rows are in flux. */
-export async function syncingDataSources(client: CloudforetClient): Promise<Set<string>> {
-  const ids = new Set<string>();
-  const req = {
-    path: '/cost-analysis/job/list',
-    idKey: 'job_id',
-    filter: [{ k: 'status', v: 'IN_PROGRESS', o: 'eq' }],
+export function analyzeBody(dataSourceId: string, month: string, start: number): Record<string, unknown> {
+  return {
+    data_source_id: dataSourceId,
+    query: {
+      granularity: 'DAILY',
+      start: `${month}-01`,
+      end: lastDayOfMonth(month),
+      group_by: [...ATTRIBUTION_KEYS],
+      fields: {
+        cost_sum: { key: 'cost', operator: 'sum' },
+        row_count: { operator: 'count' },
+        job_ids: { key: 'job_id', operator: 'add_to_set' },
+      },
+      sort: ['date', ...ATTRIBUTION_KEYS].map((key) => ({ key, desc: false })),
+      page: { start, limit: ANALYZE_PAGE },
+    },
   };
-  for await (const page of listPages(client, req)) {
-    for (const job of page) if (typeof job.data_source_id === 'string') ids.add(job.data_source_id);
+}
+
+function lastDayOfMonth(month: string): string {
+  const [year, m] = month.split('-').map(Number) as [number, number];
+  return new Date(Date.UTC(year, m, 0)).toISOString().slice(0, 10);
+}
+
+function statsByDay(results: readonly ApiRecord[]): Map<string, DayStat> {
+  const days = new Map<string, { rows: number; costSum: number; groups: GroupStat[]; jobs: Set<string> }>();
+  for (const r of results) {
+    if (typeof r.date !== 'string') continue;
+    const date = r.date.slice(0, 10);
+    const day = days.get(date) ?? { rows: 0, costSum: 0, groups: [], jobs: new Set<string>() };
+    const group = {
+      key: attributionKey(r),
+      rows: Number(r.row_count ?? 0),
+      costSum: Number(r.cost_sum ?? 0),
+    };
+    day.rows += group.rows;
+    day.costSum += group.costSum;
+    day.groups.push(group);
+    for (const job of Array.isArray(r.job_ids) ? r.job_ids : [])
+      if (typeof job === 'string') day.jobs.add(job);
+    days.set(date, day);
   }
-  return ids;
+  return new Map(
+    [...days].map(([date, d]) => [date, { ...d, groups: sortGroups(d.groups), jobs: [...d.jobs].sort() }]),
+  );
+}
+
+export type JobStatus = 'IN_PROGRESS' | 'SUCCESS' | 'FAILURE' | 'TIMEOUT' | 'CANCELED';
+
+export interface SyncJob {
+  readonly jobId: string;
+  readonly dataSourceId: string;
+  readonly status: JobStatus | string;
+  /** First months (YYYY-MM) the job replaced; it replaced every month from each to its start. */
+  readonly changedFrom: readonly string[];
+  readonly createdAt: string;
+  readonly updatedAt: string | undefined;
+  readonly finishedAt: string | undefined;
+}
+
+/** Every cost sync job Cloudforet keeps, of every data source. */
+export async function listSyncJobs(client: CloudforetClient): Promise<SyncJob[]> {
+  const jobs: SyncJob[] = [];
+  for await (const page of listPages(client, { path: '/cost-analysis/job/list', idKey: 'job_id' })) {
+    for (const r of page) if (typeof r.data_source_id === 'string') jobs.push(toJob(r));
+  }
+  return jobs;
+}
+
+function toJob(r: ApiRecord): SyncJob {
+  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const changed = Array.isArray(r.changed) ? (r.changed as Array<{ start?: unknown }>) : [];
+  return {
+    jobId: String(r.job_id),
+    dataSourceId: String(r.data_source_id),
+    status: String(r.status),
+    // `start` is a month or a timestamp: either way its first seven characters are the month.
+    changedFrom: changed.flatMap((c) => (typeof c?.start === 'string' ? [c.start.slice(0, 7)] : [])),
+    createdAt: text(r.created_at) ?? '',
+    updatedAt: text(r.updated_at),
+    finishedAt: text(r.finished_at),
+  };
 }

@@ -10,10 +10,13 @@ import { manifestKey, type UnitManifest } from '../storage/manifest.ts';
 import type { Sink } from '../storage/sink.ts';
 import { type CostContext, costTable } from '../tables/costs.ts';
 import type { DataSourceInfo } from './data-sources.ts';
+import { FingerprintBuilder } from './fingerprint.ts';
 
 export interface CostUnit {
   readonly dataSource: DataSourceInfo;
   readonly date: string;
+  /** Publish only this sync job's rows: the day also holds a failed sync's leftovers. */
+  readonly jobId?: string;
 }
 
 export interface CostUnitDeps {
@@ -64,13 +67,17 @@ export function costManifestKey(dataSourceId: string, date: string): string {
   return manifestKey(costTable.name, costTable.partitionKey, date, dataSourceId);
 }
 
-/** The listing of one data source's cost rows of one billed day, sorted by cost_id. */
-export function costDayRequest(dataSourceId: string, date: string): ListRequest {
+/**
+ * The listing of one data source's cost rows of one billed day (of one sync job, if given), in
+ * keyset pages by cost_id: the server's sort then holds one page, not the day (README, Incremental).
+ */
+export function costDayRequest(dataSourceId: string, date: string, jobId?: string): ListRequest {
   return {
     path: '/cost-analysis/cost/list',
     params: { data_source_id: dataSourceId },
-    filter: [{ k: 'billed_date', v: date, o: 'eq' }],
+    filter: [{ k: 'billed_date', v: date, o: 'eq' }, ...(jobId ? [{ k: 'job_id', v: jobId, o: 'eq' }] : [])],
     idKey: 'cost_id',
+    keyset: true,
   };
 }
 
@@ -78,10 +85,11 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
   const { dataSource: ds, date } = unit;
   const { client } = deps;
   const now = deps.now?.() ?? new Date();
-  const list = costDayRequest(ds.id, date);
+  const list = costDayRequest(ds.id, date, unit.jobId);
   const syncedBefore = deps.syncStamps.has(ds.id) ? deps.syncStamps.get(ds.id) : ds.lastSynchronizedAt;
   const pastRetention = dayCount(date, utcDay(now)) > (deps.archiveAfterDays ?? DEFAULT_ARCHIVE_AFTER_DAYS);
   let costSum = 0;
+  const fingerprint = new FingerprintBuilder();
   const context: CostContext = {
     currency: ds.currency,
     workspaceOfVirtual: deps.workspaceOfVirtual,
@@ -99,11 +107,15 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
       rowGroupRows: deps.rowGroupRows,
       onPage: (page) => {
         for (const row of page) costSum += typeof row.cost === 'number' ? row.cost : 0;
+        fingerprint.add(page);
       },
       beforePublish: async (pages, signal) => {
         if (pages > 1) await expectNoSyncFinished(deps, ds, syncedBefore, date, signal);
       },
       whenEmpty: async (signal) => {
+        // The job's rows went (a sync succeeded since the plan): the day has other rows now.
+        if (unit.jobId)
+          throw new PagingDriftError(`${ds.id} ${date}: job ${unit.jobId} has no rows of it any more`);
         if (pastRetention) return 'keep';
         await confirmEmpty(client, list, `${ds.id} ${date}`, signal);
         return 'remove';
@@ -115,6 +127,8 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
         ...published,
         totalCount: published.rows,
         costSum: published.rows > 0 ? costSum : 0,
+        groups: published.rows > 0 ? fingerprint.build() : [],
+        ...(unit.jobId && { jobId: unit.jobId }),
         schemaVersion: costTable.schemaVersion,
         lastSynchronizedAt: ds.lastSynchronizedAt,
         runId: deps.runId,
@@ -127,7 +141,7 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
     throw error;
   }
   const log = deps.log ?? silentLogger;
-  const fields = { dataSourceId: ds.id, billedDate: date };
+  const fields = { dataSourceId: ds.id, billedDate: date, ...(unit.jobId && { jobId: unit.jobId }) };
   if (result.outcome === 'kept') log.warn('no rows past retention; archived object kept', fields);
   else log.info('cost unit exported', { ...fields, rows: result.rows, bytes: result.bytes });
   const { outcome, rows, bytes } = result;

@@ -11,6 +11,10 @@ export interface UnitManifest {
   /** What the source reported; paging proves it equals rows. */
   readonly totalCount: number;
   readonly costSum?: number;
+  /** Costs: row count and cost sum per attribution key, which change detection compares. */
+  readonly groups?: ReadonlyArray<{ key: string; rows: number; costSum: number }>;
+  /** Costs: the one sync job whose rows were published (the day also held a failed sync's). */
+  readonly jobId?: string;
   readonly bytes: number;
   readonly schemaVersion: number;
   readonly lastSynchronizedAt?: string;

@@ -1,0 +1,62 @@
+// What a default-window run leaves for the next one, per data source: when it read the job
+// history and which finished jobs it saw around then. Cloudforet stamps finished_at with its own
+// clock and we stamp jobsReadAt with ours, so jobs finished within a margin before the mark are
+// told apart by id rather than by time: no job is missed for a skewed clock or a shared millisecond.
+import { forEachLimit } from '../pool.ts';
+import type { Sink } from '../storage/sink.ts';
+import type { SyncJob } from './source-state.ts';
+
+export interface JobMark {
+  readonly dataSourceId: string;
+  readonly jobsReadAt: string;
+  /** Finished jobs of the data source stamped within MARGIN_MS before jobsReadAt, or after it. */
+  readonly seenJobIds: readonly string[];
+}
+
+const MARGIN_MS = 15 * 60_000;
+const PREFIX = '_manifests/cost-jobs/';
+
+export function jobMarkKey(dataSourceId: string): string {
+  return `${PREFIX}${dataSourceId}.json`;
+}
+
+/** Jobs finished from `since` on are new unless `seen` names them. */
+export function newJobsAfter(mark: JobMark | undefined): { since?: string; seen?: ReadonlySet<string> } {
+  if (!mark) return {};
+  const since = new Date(Date.parse(mark.jobsReadAt) - MARGIN_MS).toISOString();
+  return { since, seen: new Set(mark.seenJobIds) };
+}
+
+export function markOf(dataSourceId: string, jobsReadAt: string, jobs: readonly SyncJob[]): JobMark {
+  const { since } = newJobsAfter({ dataSourceId, jobsReadAt, seenJobIds: [] });
+  const seenJobIds = jobs
+    .filter((j) => j.dataSourceId === dataSourceId && j.status !== 'IN_PROGRESS')
+    .filter((j) => (j.finishedAt ?? j.createdAt) >= since!)
+    .map((j) => j.jobId);
+  return { dataSourceId, jobsReadAt, seenJobIds };
+}
+
+/** dataSourceId -> its mark (listed first: no GET of a missing key). */
+export async function readJobMarks(sink: Sink): Promise<Map<string, JobMark>> {
+  const marks = new Map<string, JobMark>();
+  await forEachLimit(await sink.list(PREFIX), 16, async (key) => {
+    const mark = parseMark(await sink.read(key));
+    if (mark) marks.set(mark.dataSourceId, mark);
+  });
+  return marks;
+}
+
+function parseMark(text: string | undefined): JobMark | undefined {
+  try {
+    const { dataSourceId, jobsReadAt, seenJobIds } = JSON.parse(text ?? '') as Partial<JobMark>;
+    if (typeof dataSourceId !== 'string' || typeof jobsReadAt !== 'string') return undefined;
+    const seen = Array.isArray(seenJobIds) ? seenJobIds.filter((id) => typeof id === 'string') : [];
+    return { dataSourceId, jobsReadAt, seenJobIds: seen };
+  } catch {
+    return undefined;
+  }
+}
+
+export async function writeJobMark(sink: Sink, mark: JobMark): Promise<void> {
+  await sink.put(jobMarkKey(mark.dataSourceId), `${JSON.stringify(mark, null, 2)}\n`, 'application/json');
+}

@@ -1,0 +1,63 @@
+// What a cost run says about its data sources beyond the units: skipped ones, stale sync jobs,
+// mixed days; and the job-history mark it leaves for the next run.
+import type { Logger } from '../log.ts';
+import type { Sink } from '../storage/sink.ts';
+import type { DataSourceInfo } from './data-sources.ts';
+import { markOf, writeJobMark } from './job-marks.ts';
+import type { CostExportPlan } from './plan-inputs.ts';
+
+export function skipReason(
+  plan: CostExportPlan,
+  dataSourceId: string,
+): { skipped?: 'sync-in-progress' | 'warehouse' } {
+  if (plan.skippedWarehouse.includes(dataSourceId)) return { skipped: 'warehouse' };
+  if (plan.skippedSyncing.includes(dataSourceId)) return { skipped: 'sync-in-progress' };
+  return {};
+}
+
+export function warnAboutSources(log: Logger, plan: CostExportPlan): void {
+  for (const dataSourceId of plan.skippedWarehouse) {
+    log.warn(
+      'WAREHOUSE data source skipped: Cloudforet cannot list its costs (cost/list fails for this type)',
+      {
+        dataSourceId,
+      },
+    );
+  }
+  for (const job of plan.staleJobs) {
+    log.warn(
+      `sync job ${job.jobId} has been IN_PROGRESS since ${job.createdAt}: it is stale, so the data source was ` +
+        'exported anyway; it will not sync again until the job is cancelled in Cloudforet',
+      { dataSourceId: job.dataSourceId, jobId: job.jobId },
+    );
+  }
+  for (const day of plan.mixed) {
+    const fields = { dataSourceId: day.dataSourceId, billedDate: day.date, jobIds: day.jobIds };
+    if (day.publishedJobId) {
+      log.warn(
+        `mixed day (a failed sync's rows beside the last good ones): only job ${day.publishedJobId}'s rows are published`,
+        fields,
+      );
+    } else {
+      log.warn('mixed day whose true version cannot be told: the previous object is kept', fields);
+    }
+  }
+}
+
+/**
+ * Records that the job history as read by this run was handled, for each data source exported
+ * without a failed unit; a data source with a failure looks at the same jobs again next time.
+ */
+export async function markJobsSeen(
+  sink: Sink,
+  plan: CostExportPlan,
+  dataSources: readonly DataSourceInfo[],
+  failures: ReadonlyArray<{ dataSourceId: string }>,
+): Promise<void> {
+  const failed = new Set(failures.map((f) => f.dataSourceId));
+  const skipped = new Set([...plan.skippedSyncing, ...plan.skippedWarehouse]);
+  for (const d of dataSources) {
+    if (!failed.has(d.id) && !skipped.has(d.id))
+      await writeJobMark(sink, markOf(d.id, plan.jobsReadAt, plan.jobs));
+  }
+}

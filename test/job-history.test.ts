@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { lastSuccessfulJobOf, retentionStart, sourceJobs } from '../functions/lib/costs/job-history.ts';
+import { markOf, newJobsAfter } from '../functions/lib/costs/job-marks.ts';
+import type { SyncJob } from '../functions/lib/costs/source-state.ts';
+
+const now = new Date('2026-06-20T12:00:00.000Z');
+const job = (
+  jobId: string,
+  status: string,
+  createdAt: string,
+  from: string,
+  finishedAt?: string,
+): SyncJob => ({
+  jobId,
+  dataSourceId: 'ds-a',
+  status,
+  changedFrom: [from],
+  createdAt,
+  updatedAt: finishedAt ?? createdAt,
+  finishedAt,
+});
+const opts = { now, staleAfterMs: 4 * 3_600_000 };
+
+describe('sourceJobs', () => {
+  it('tells a running sync from a stale one by its age', () => {
+    const running = job('job-run', 'IN_PROGRESS', '2026-06-20T11:00:00.000Z', '2026-06');
+    const stale = job('job-old', 'IN_PROGRESS', '2026-06-20T07:00:00.000Z', '2026-01');
+
+    const jobs = sourceJobs([running, stale], 'ds-a', opts);
+
+    expect(jobs.running?.jobId).toBe('job-run');
+    expect(jobs.stale.map((j) => j.jobId)).toEqual(['job-old']);
+    expect(jobs.changedFrom).toBe('2026-01');
+  });
+
+  it('re-examines the months of jobs finished since the mark, not those the mark saw', () => {
+    const seen = job(
+      'job-seen',
+      'SUCCESS',
+      '2026-06-19T16:00:00.000Z',
+      '2026-02',
+      '2026-06-19T16:20:00.000Z',
+    );
+    const failed = job(
+      'job-new',
+      'FAILURE',
+      '2026-06-19T16:10:00.000Z',
+      '2026-04',
+      '2026-06-19T16:20:00.000Z',
+    );
+    const mark = markOf('ds-a', '2026-06-19T16:25:00.000Z', [seen]);
+
+    const jobs = sourceJobs([seen, failed], 'ds-a', { ...opts, ...newJobsAfter(mark) });
+
+    expect(mark.seenJobIds).toEqual(['job-seen']);
+    expect(jobs.changedFrom).toBe('2026-04');
+    expect(sourceJobs([seen, failed], 'ds-a', opts).changedFrom).toBe('2026-02');
+  });
+
+  it('names the newest successful job that replaced a day, and none for a day after it ran', () => {
+    const older = job('job-1', 'SUCCESS', '2026-06-10T16:00:00.000Z', '2026-01', '2026-06-10T16:20:00.000Z');
+    const newer = job('job-2', 'SUCCESS', '2026-06-18T16:00:00.000Z', '2026-06', '2026-06-18T16:20:00.000Z');
+    const { successes } = sourceJobs([older, newer], 'ds-a', opts);
+
+    expect(lastSuccessfulJobOf(successes, '2026-06-05')?.jobId).toBe('job-2');
+    expect(lastSuccessfulJobOf(successes, '2026-03-05')?.jobId).toBe('job-1');
+    expect(lastSuccessfulJobOf(successes, '2026-06-19')).toBeUndefined();
+    expect(retentionStart(now)).toBe('2025-07-01');
+  });
+});
