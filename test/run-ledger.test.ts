@@ -91,7 +91,8 @@ describe('run ledger', () => {
 
     await runCostExport({ ...deps, runId: 'run-2' }, { from: FROM, to: TO });
 
-    const rows = await ledger(costRestatementsTable);
+    // Only this day changed: the run restated it once and replaced nothing else.
+    const rows = (await ledger(costRestatementsTable)).filter((r) => r.run_id === 'run-2');
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
       data_source_id: ds,
@@ -105,6 +106,26 @@ describe('run ledger', () => {
     expect(rows[0]!.reason).toMatch(/changed/);
     expect(rows[0]!.old_cost_sum as number).toBeCloseTo(before.costSum, 6);
     expect(rows[0]!.new_cost_sum as number).toBeCloseTo(after.costSum, 6);
+  });
+
+  it('appends a removed restatement when a published day loses all its rows', async () => {
+    const [, ds] = sim.dataSourceIds() as [string, string];
+    const day = '2026-06-03';
+    const before = sim.costTruth(ds, day);
+    sim.resync(ds, day, { rowDelta: -1_000_000 });
+
+    await runCostExport({ ...deps, runId: 'run-3' }, { from: day, to: day });
+
+    const rows = (await ledger(costRestatementsTable)).filter((r) => r.run_id === 'run-3');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      data_source_id: ds,
+      billed_date: day,
+      outcome: 'removed',
+      old_rows: BigInt(before.rows),
+      new_rows: 0n,
+      new_cost_sum: 0,
+    });
   });
 
   it('never writes the token into a ledger row', async () => {

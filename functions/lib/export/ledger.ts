@@ -1,6 +1,7 @@
 // The run ledger: one JSON line per exported unit version, appended and never rewritten, so
 // Athena (JSON SerDe: one object per line) can read it while the manifests stay pretty-printed
 // for planning. It lives under ledger/, outside every table folder, partitioned by export day.
+import { randomBytes } from 'node:crypto';
 import { isIsoDate, utcDay } from '../dates.ts';
 import type { Sink } from '../storage/sink.ts';
 import { exportUnitsTable } from '../tables/ledger.ts';
@@ -70,8 +71,9 @@ export function exportUnitRecord(
 }
 
 /**
- * A key no other version takes: the unit's manifest path flattened, then the export instant.
- * The folder is the UTC day of the export, the table's projected partition.
+ * A key no other version takes: the unit's manifest path flattened, the export instant, and a
+ * random tag (two runs may export the same unit in the same millisecond). The folder is the UTC
+ * day of the export, the table's projected partition.
  */
 export function ledgerKey(table: string, dateField: string, at: string, unitPath: string): string {
   const day = isIsoDate(at.slice(0, 10)) ? at.slice(0, 10) : utcDay(new Date());
@@ -79,7 +81,8 @@ export function ledgerKey(table: string, dateField: string, at: string, unitPath
     .replace(/^_manifests\//, '')
     .replace(/\.json$/, '')
     .replaceAll('/', '~');
-  return `${LEDGER_PREFIX}/${table}/${dateField}=${day}/${flat}~${Date.parse(at) || Date.now()}.json`;
+  const tag = randomBytes(4).toString('hex');
+  return `${LEDGER_PREFIX}/${table}/${dateField}=${day}/${flat}~${Date.parse(at) || Date.now()}-${tag}.json`;
 }
 
 /** Appends one line-delimited JSON object; a new key each time, so nothing is ever replaced. */
