@@ -17,6 +17,8 @@ export interface FunctionConfig {
   /** A cost sync job IN_PROGRESS for longer is stale: twice Cloudforet's default job timeout. */
   readonly staleJobAfterMs: number;
   readonly logLevel: LogLevel;
+  /** A data source whose newest billed day or last sync is older than this is stale (alarm). */
+  readonly freshnessHours: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -55,6 +57,7 @@ export function readConfig(env: Env): FunctionConfig {
     secretTtlMs: integer('SECRET_TTL_SECONDS', 300, 0, 86_400) * 1000,
     staleJobAfterMs: integer('STALE_JOB_HOURS', 4, 1, 168) * 3_600_000,
     logLevel: parseLogLevel(env.LOG_LEVEL),
+    freshnessHours: integer('FRESHNESS_HOURS', 36, 1, 720),
   };
   const level = env.LOG_LEVEL?.trim();
   if (level && parseLogLevel(level) !== level) {

@@ -15,6 +15,7 @@ import { attemptUnit, type UnitFailureInfo } from '../export/unit-attempts.ts';
 import type { RunProgress } from '../export/run-progress.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import type { MixedDay, PlannedUnit } from './plan.ts';
+import { restating } from './restatements.ts';
 import { markJobsSeen, skipReason, warnAboutSources } from './run-reports.ts';
 import { forEachLimit } from '../pool.ts';
 import { prepareDestination } from '../export/prepare-destination.ts';
@@ -271,7 +272,7 @@ export async function unitExecutor(
     const fields = { dataSourceId, billedDate: date, reason: planned.reason };
     const outcome = await attemptUnit(
       { what: 'cost unit', log: deps.log, fields, attempts: deps.unitAttempts },
-      () => exportCostUnit(unitDeps, unit),
+      restating(deps.sink, { ...planned, runId: deps.runId }, () => exportCostUnit(unitDeps, unit)),
     );
     retries += outcome.retries;
     return outcome.ok ? outcome.value : { dataSourceId, date, ...outcome.failure };
