@@ -3,7 +3,8 @@
 import type { CloudforetClient } from '../cloudforet/client.ts';
 import { costManifestKey, type CostUnitResult } from './unit.ts';
 import { listCostManifests, planCostExport } from './plan-inputs.ts';
-import { type CostRunRequest, unitExecutor } from './run.ts';
+import type { CostRunRequest } from './run.ts';
+import { unitExecutor } from './unit-executor.ts';
 import { listDataSources, selectDataSources } from './data-sources.ts';
 import { UnitFailedError, UnitRetryableError } from '../errors.ts';
 import type { Logger } from '../log.ts';

@@ -3,31 +3,22 @@
 // A failed unit never stops the others.
 import { randomUUID } from 'node:crypto';
 import type { CloudforetClient } from '../cloudforet/client.ts';
-import { type CostUnitDeps, type CostUnitResult, exportCostUnit } from './unit.ts';
+import { costRunSummary, type CostRunSummary, type UnitFailure } from './run-summary.ts';
+
+export type { CostRunSummary, UnitFailure } from './run-summary.ts';
+import { unitExecutor } from './unit-executor.ts';
+import type { CostUnitResult } from './unit.ts';
 import { planCostExport } from './plan-inputs.ts';
-import {
-  type DataSourceInfo,
-  listDataSources,
-  selectDataSources,
-  virtualWorkspaceMap,
-} from './data-sources.ts';
-import { attemptUnit, type UnitFailureInfo } from '../export/unit-attempts.ts';
+import { listDataSources, selectDataSources } from './data-sources.ts';
 import type { RunProgress } from '../export/run-progress.ts';
 import { type Logger, silentLogger } from '../log.ts';
-import type { MixedDay, PlannedUnit } from './plan.ts';
-import { restating } from './restatements.ts';
-import { markJobsSeen, skipReason, warnAboutSources } from './run-reports.ts';
+import type { PlannedUnit } from './plan.ts';
+import { markJobsSeen, warnAboutSources } from './run-reports.ts';
 import { forEachLimit } from '../pool.ts';
 import { prepareDestination } from '../export/prepare-destination.ts';
 import type { DestinationOwner } from '../storage/destination-claim.ts';
 import { clampToRetention } from './retention.ts';
-import {
-  changedDaysByMonth,
-  exportUnifiedMonths,
-  monthsBetween,
-  scopeObjectName,
-  type UnifiedRunSummary,
-} from './unified-run.ts';
+import { changedDaysByMonth, exportUnifiedMonths, monthsBetween, scopeObjectName } from './unified-run.ts';
 import type { Sink } from '../storage/sink.ts';
 
 export interface CostRunRequest {
@@ -72,76 +63,6 @@ export interface CostRunDeps {
    * more: the Lambda's deadline, or SIGINT/SIGTERM in the CLI.
    */
   readonly signal?: AbortSignal;
-}
-
-export interface UnitFailure extends UnitFailureInfo {
-  readonly dataSourceId: string;
-  readonly date: string;
-}
-
-export interface DataSourceSummary {
-  readonly dataSourceId: string;
-  readonly exported: number;
-  readonly unchanged: number;
-  readonly failed: number;
-  readonly skippedSyncInProgress: boolean;
-  /** Why nothing of this data source was looked at, when so. */
-  readonly skipped?: 'sync-in-progress' | 'warehouse';
-}
-
-export interface StaleJobReport {
-  readonly dataSourceId: string;
-  readonly jobId: string;
-  readonly since: string;
-}
-
-export interface CostRunSummary {
-  readonly runId: string;
-  readonly table: 'costs';
-  readonly destination: string;
-  readonly from: string;
-  readonly to: string;
-  readonly force: boolean;
-  readonly dataSources: number;
-  /** Units exported (planned); unchanged days are not units. */
-  readonly units: number;
-  readonly written: number;
-  readonly removed: number;
-  readonly kept: number;
-  readonly unchanged: number;
-  readonly failed: number;
-  /** Units re-exported because their object was missing or of another size. */
-  readonly repaired: number;
-  /** (data source, day) pairs of the range older than Cloudforet's retention: not exported, archive kept. */
-  readonly beyondRetention: number;
-  /** The first day of the range Cloudforet still holds, when the range reached further back. */
-  readonly retainedFrom?: string;
-  /** The run was stopped by its signal (SIGINT, SIGTERM, the deadline). */
-  readonly interrupted: boolean;
-  /** Temporary files of killed runs removed before this one started. */
-  readonly staleTemporariesRemoved: number;
-  /** Planned units left unstarted because the run's time ran short. */
-  readonly notStarted: number;
-  /** What is left and how to finish it, when notStarted > 0. */
-  readonly left?: string;
-  readonly skippedSyncInProgress: readonly string[];
-  /** WAREHOUSE data sources: current Cloudforet releases cannot list their costs. */
-  readonly skippedWarehouse: readonly string[];
-  /** Running syncs too old to be alive: the data source was exported, and no longer syncs. */
-  readonly staleJobs: readonly StaleJobReport[];
-  /** Days holding rows of several sync jobs; `publishedJobId` undefined: the previous object kept. */
-  readonly mixed: readonly MixedDay[];
-  /** Months outside the window re-examined because a sync job replaced them. */
-  readonly reexamined: ReadonlyArray<{ readonly dataSourceId: string; readonly months: readonly string[] }>;
-  readonly rows: number;
-  readonly bytes: number;
-  readonly unitRetries: number;
-  readonly requestRetries: number;
-  readonly durationMs: number;
-  readonly perDataSource: readonly DataSourceSummary[];
-  readonly failures: readonly UnitFailure[];
-  /** The months of the run as unified costs; their failures are counted in `failed`. */
-  readonly unifiedCosts: UnifiedRunSummary;
 }
 
 export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Promise<CostRunSummary> {
@@ -192,90 +113,27 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     deps.unifiedCosts === false || notStarted.length > 0 ? [] : monthsBetween(req.from, req.to),
     changedDaysByMonth(plan.units, results),
   );
-  const count = (o: CostUnitResult['outcome']) => results.filter((r) => r.outcome === o).length;
-  const summary: CostRunSummary = {
+  const summary = costRunSummary({
     runId,
-    table: 'costs',
     destination: deps.sink.location,
-    from: req.from,
-    to: req.to,
-    force: req.force ?? false,
-    dataSources: dataSources.length,
-    units: plan.units.length,
-    written: count('written'),
-    removed: count('removed'),
-    kept: count('kept'),
-    unchanged: [...plan.unchanged.values()].reduce((a, b) => a + b, 0),
-    failed: failures.length + unifiedCosts.failures.length,
-    notStarted: notStarted.length,
-    ...(notStarted.length > 0 ? { left: leftToDo(notStarted) } : {}),
-    repaired: plan.units.filter((u) => u.reason === 'repair').length,
-    beyondRetention: window.beyondRetention.length * dataSources.length,
-    ...(window.beyondRetention.length > 0 ? { retainedFrom: window.from } : {}),
+    req,
+    window,
+    dataSources,
+    plan,
+    results,
+    failures,
+    notStarted,
+    unifiedCosts,
+    retries: exec.retries() + unifiedCosts.retries,
+    requestRetries: deps.client.retries,
     interrupted: deps.signal?.aborted === true,
     staleTemporariesRemoved: destination.staleTemporariesRemoved,
-    skippedSyncInProgress: plan.skippedSyncing,
-    skippedWarehouse: plan.skippedWarehouse,
-    staleJobs: plan.staleJobs.map((j) => ({
-      dataSourceId: j.dataSourceId,
-      jobId: j.jobId,
-      since: j.createdAt,
-    })),
-    mixed: plan.mixed,
-    reexamined: [...plan.reexamined].map(([dataSourceId, months]) => ({ dataSourceId, months })),
-    rows,
-    bytes: results.reduce((n, r) => n + r.bytes, 0),
-    unitRetries: exec.retries() + unifiedCosts.retries,
-    requestRetries: deps.client.retries,
     durationMs: Date.now() - started,
-    perDataSource: dataSources.map((d) => ({
-      dataSourceId: d.id,
-      exported: results.filter((r) => r.dataSourceId === d.id).length,
-      unchanged: plan.unchanged.get(d.id) ?? 0,
-      failed: failures.filter((f) => f.dataSourceId === d.id).length,
-      skippedSyncInProgress: plan.skippedSyncing.includes(d.id),
-      ...skipReason(plan, d.id),
-    })),
-    failures: failures.sort(
-      (a, b) => a.date.localeCompare(b.date) || a.dataSourceId.localeCompare(b.dataSourceId),
-    ),
-    unifiedCosts,
-  };
+  });
   log.info('cost export finished', {
     ...summary,
     perDataSource: undefined,
     failures: summary.failures.slice(0, 20),
   });
   return summary;
-}
-
-function leftToDo(units: readonly PlannedUnit[]): string {
-  const dates = units.map((u) => u.date).sort();
-  return (
-    `${units.length} units not started for lack of time (${dates[0]}..${dates.at(-1)}): run the same event again ` +
-    '(exported days are unchanged and skipped), or use the backfill state machine for long ranges'
-  );
-}
-
-/** Exports one planned unit with bounded retries; shared by the inline run and the Step Functions worker. */
-export async function unitExecutor(
-  deps: Omit<CostRunDeps, 'onProgress' | 'concurrency'> & { runId: string; log: Logger },
-  dataSources: readonly DataSourceInfo[],
-): Promise<{ run(unit: PlannedUnit): Promise<CostUnitResult | UnitFailure>; retries(): number }> {
-  const byId = new Map(dataSources.map((d) => [d.id, d]));
-  const workspaceOfVirtual = await virtualWorkspaceMap(deps.client);
-  const unitDeps: CostUnitDeps = { ...deps, workspaceOfVirtual, syncStamps: new Map() };
-  let retries = 0;
-  const run = async (planned: PlannedUnit): Promise<CostUnitResult | UnitFailure> => {
-    const unit = { dataSource: byId.get(planned.dataSourceId)!, date: planned.date, jobId: planned.jobId };
-    const { dataSourceId, date } = planned;
-    const fields = { dataSourceId, billedDate: date, reason: planned.reason };
-    const outcome = await attemptUnit(
-      { what: 'cost unit', log: deps.log, fields, attempts: deps.unitAttempts },
-      restating(deps.sink, { ...planned, runId: deps.runId }, () => exportCostUnit(unitDeps, unit)),
-    );
-    retries += outcome.retries;
-    return outcome.ok ? outcome.value : { dataSourceId, date, ...outcome.failure };
-  };
-  return { run, retries: () => retries };
 }
