@@ -44,6 +44,8 @@ export interface CommandContext {
   readonly io: CliIo;
   readonly log: Logger;
   readonly concurrency: number;
+  /** Aborted on SIGINT or SIGTERM (cli/interrupt.ts). */
+  readonly signal?: AbortSignal;
   /** Where data goes: checked, but nothing is created until a command writes. */
   openSink(): Sink;
   openSession(): Promise<CloudforetSession>;

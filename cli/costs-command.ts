@@ -25,10 +25,11 @@ export async function runCosts(ctx: CommandContext): Promise<number> {
     {
       client: session.client,
       sink,
+      credential: session.credential,
+      signal: ctx.signal,
       concurrency: ctx.concurrency,
       log: ctx.log,
       onProgress: progress.update,
-      credential: session.credential,
     },
     request,
   );
@@ -42,7 +43,14 @@ function describeCosts(s: CostRunSummary & { scope: string }): string {
   const lines = [
     `costs ${s.from}..${s.to} (${s.scope}) -> ${s.destination}`,
     `  ${s.dataSources} data sources: ${s.units} units exported (${s.written} written, ${s.removed} empty, ${s.kept} kept), ` +
-      `${s.unchanged} days unchanged, ${s.failed} failed`,
+      `${s.unchanged} days unchanged, ${s.failed} failed${s.repaired > 0 ? `, ${s.repaired} repaired (object missing or damaged)` : ''}`,
+    ...(s.retainedFrom
+      ? [
+          `  ${s.beyondRetention} days before ${s.retainedFrom} are beyond Cloudforet's 12-month retention: ` +
+            'not exported; objects already archived for them are kept as they are',
+        ]
+      : []),
+    ...(s.interrupted ? [`  INTERRUPTED: ${s.notStarted} units not started; rerun to finish`] : []),
     ...(s.skippedSyncInProgress.length > 0
       ? [`  skipped, sync in progress: ${s.skippedSyncInProgress.join(', ')}`]
       : []),

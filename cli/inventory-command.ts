@@ -20,6 +20,7 @@ export async function runInventory(ctx: CommandContext): Promise<number> {
       client: session.client,
       sink,
       credential: session.credential,
+      signal: ctx.signal,
       concurrency: ctx.concurrency,
       log: ctx.log,
       onProgress: progress.update,

@@ -18,6 +18,7 @@ import { options } from './command-context.ts';
 import { commandContext, usageError } from './connection.ts';
 import { runCosts } from './costs-command.ts';
 import { runInventory } from './inventory-command.ts';
+import { interruptOnSignals } from './interrupt.ts';
 import { type CommandName, commandNames, commandUsage, usage } from './usage.ts';
 
 const commands: Record<CommandName, (ctx: CommandContext) => Promise<number>> = {
@@ -46,7 +47,16 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
     if (values.help) return print(io, command ? commandUsage[command] : usage, 0);
     if (command === undefined) return print(io, usage, 2);
     rejectForeignOptions(command, values);
-    return await commands[command](commandContext(command, values, env, io));
+    const interrupt = interruptOnSignals(io.stderr);
+    try {
+      const code = await commands[command]({
+        ...commandContext(command, values, env, io),
+        signal: interrupt.signal,
+      });
+      return interrupt.exitCode() ?? code;
+    } finally {
+      interrupt.dispose();
+    }
   } catch (error) {
     const usageLike = isUsageOrConfiguration(error);
     const parseError = (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true;

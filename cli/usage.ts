@@ -9,14 +9,16 @@ const CONNECTION = `Connection (every command):
   --out DIR | s3://bucket/prefix   where data goes (env EXPORT_DESTINATION)`;
 
 export const EXIT_CODES = `Exit codes: 0 every unit exported; 1 a unit or table failed (the rest are written);
-2 bad usage or configuration (options, dates, endpoint, secret, destination): nothing was exported.`;
+2 bad usage or configuration (options, dates, endpoint, secret, destination): nothing was exported;
+130 / 143 stopped by Ctrl-C / SIGTERM (finished units are written, the rest untouched; rerun to finish).`;
 
 export const commandUsage = {
   costs: `Usage: cloudforet-export costs [connection] [--date YYYY-MM-DD | --from YYYY-MM-DD --to YYYY-MM-DD]
                               [--data-source ID]... [--force] [--concurrency N] [--json]
-Exports cost rows per data source and day. Without a date: this month and the previous one (UTC),
-only the days that are new or changed since the last export (per-day row count and cost sum);
---force exports them all.
+Exports cost rows per data source and day, and the unified-cost months they cover. Without a
+date: this month and the previous one (UTC) plus every month a Cloudforet sync changed since the
+last export, only the days that are new or changed (row count and cost sum per project, workspace
+and service account); --force exports them all.
 ${CONNECTION}
 ${EXIT_CODES}`,
   inventory: `Usage: cloudforet-export inventory [connection] [--snapshot-date YYYY-MM-DD] [--include-inactive]

@@ -3,6 +3,7 @@ import type { Context } from 'aws-lambda';
 import { type BackfillPlan, planBackfill } from './lib/costs/backfill.ts';
 import { parseCostEvent } from './lib/costs/event.ts';
 import { functionRuntime } from './lib/lambda/function-runtime.ts';
+import { publishRunMetrics } from './lib/lambda/run-metrics.ts';
 import { joinKey } from './lib/storage/sink.ts';
 
 export async function handler(
@@ -23,5 +24,13 @@ export async function handler(
     },
     request,
   );
+  const months = plan.unifiedCosts?.months ?? [];
+  publishRunMetrics('backfill-plan', {
+    rows: months.reduce((n, m) => n + m.rows, 0),
+    exported: months.length,
+    unchanged: plan.unchanged,
+    failed: plan.unifiedCosts?.failures.length ?? 0,
+    apiRetries: session.client.retries,
+  });
   return { ...plan, bucket: config.bucket, unitsObjectKey: joinKey(config.prefix, plan.unitsKey) };
 }

@@ -6,6 +6,7 @@ import type { BackfillPlan } from './lib/costs/backfill.ts';
 import { type BackfillSummary, summarizeBackfill } from './lib/costs/backfill-summary.ts';
 import { readConfig } from './lib/config.ts';
 import { RunFailedError } from './lib/errors.ts';
+import { publishRunMetrics } from './lib/lambda/run-metrics.ts';
 import { createLogger } from './lib/log.ts';
 import { openSink } from './lib/storage/open-sink.ts';
 
@@ -16,6 +17,7 @@ export async function handler(event: { plan: BackfillPlan }, context?: Context):
     fields: { function: 'backfill-summary', requestId: context?.awsRequestId },
   });
   const summary = await summarizeBackfill(openSink(`s3://${config.bucket}/${config.prefix}`), event.plan);
+  publishRunMetrics('backfill-summary', { exported: summary.exported, failed: summary.failed });
   log.info('backfill finished', { ...summary, failures: summary.failures.slice(0, 20) });
   if (summary.failed > 0) {
     throw new RunFailedError(

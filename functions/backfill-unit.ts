@@ -4,22 +4,24 @@ import { type BackfillItem, runBackfillUnit } from './lib/costs/backfill.ts';
 import type { CostUnitResult } from './lib/costs/unit.ts';
 import { EventError } from './lib/errors.ts';
 import { functionRuntime } from './lib/lambda/function-runtime.ts';
+import { publishRunMetrics } from './lib/lambda/run-metrics.ts';
 import { isIsoDate } from './lib/dates.ts';
 
 export async function handler(event: unknown, context?: Context): Promise<CostUnitResult> {
   const { config, log, connect } = functionRuntime('backfill-unit', context);
   const item = parseItem(event);
   const { session, sink } = await connect();
-  return runBackfillUnit(
-    {
-      client: session.client,
-      sink,
-      runId: item.runId,
-      log: log.child({ runId: item.runId }),
-      compression: config.compression,
-    },
+  const unitLog = log.child({ runId: item.runId });
+  const retries = () => ({ apiRetries: session.client.retries });
+  const result = await runBackfillUnit(
+    { client: session.client, sink, runId: item.runId, log: unitLog, compression: config.compression },
     item,
-  );
+  ).catch((error: unknown) => {
+    publishRunMetrics('backfill-unit', { failed: 1, ...retries() });
+    throw error;
+  });
+  publishRunMetrics('backfill-unit', { rows: result.rows, bytes: result.bytes, exported: 1, ...retries() });
+  return result;
 }
 
 function parseItem(event: unknown): BackfillItem {

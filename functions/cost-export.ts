@@ -6,6 +6,7 @@ import { type CostRunSummary, runCostExport } from './lib/costs/run.ts';
 import { RunFailedError } from './lib/errors.ts';
 import { runDeadline } from './lib/lambda/deadline.ts';
 import { functionRuntime } from './lib/lambda/function-runtime.ts';
+import { publishRunMetrics } from './lib/lambda/run-metrics.ts';
 
 export async function handler(event: unknown, context?: Context): Promise<CostRunSummary> {
   const { config, log, runId, connect } = functionRuntime('cost-export', context);
@@ -31,6 +32,14 @@ export async function handler(event: unknown, context?: Context): Promise<CostRu
     },
     request,
   ).finally(deadline.dispose);
+  publishRunMetrics('cost-export', {
+    rows: summary.rows,
+    bytes: summary.bytes,
+    exported: summary.written + summary.removed,
+    unchanged: summary.unchanged,
+    failed: summary.failed,
+    apiRetries: summary.requestRetries,
+  });
   if (summary.failed > 0) {
     const first = JSON.stringify(summary.failures.slice(0, 5));
     throw new RunFailedError(`${summary.failed} of ${summary.units} cost units failed: ${first}`);

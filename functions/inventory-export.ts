@@ -3,6 +3,7 @@
 import type { Context } from 'aws-lambda';
 import { RunFailedError } from './lib/errors.ts';
 import { functionRuntime } from './lib/lambda/function-runtime.ts';
+import { publishRunMetrics } from './lib/lambda/run-metrics.ts';
 import { parseInventoryEvent } from './lib/inventory/event.ts';
 import { type InventoryRunSummary, runInventoryExport } from './lib/inventory/run.ts';
 
@@ -22,10 +23,17 @@ export async function handler(event: unknown, context?: Context): Promise<Invent
     },
     request,
   );
+  const tables = Object.values(summary.tables);
+  publishRunMetrics('inventory-export', {
+    rows: summary.rows,
+    bytes: summary.bytes,
+    exported: tables.filter((t) => t.outcome === 'written' || t.outcome === 'removed').length,
+    failed: summary.failed,
+    apiRetries: summary.requestRetries,
+  });
   if (summary.failed > 0) {
-    const tables = Object.keys(summary.tables).length;
     throw new RunFailedError(
-      `${summary.failed} of ${tables} inventory tables failed: ${JSON.stringify(summary.failures)}`,
+      `${summary.failed} of ${tables.length} inventory tables failed: ${JSON.stringify(summary.failures)}`,
     );
   }
   return summary;

@@ -1,7 +1,9 @@
 // The Cloudforet export stack: a bucket, the secret, the cost and inventory functions, the cost
 // backfill state machine and the inventory function on daily schedules, Glue tables with
-// partition projection, an Athena workgroup and alarms.
+// partition projection, the run ledger's tables, an Athena workgroup, alarms, an hourly freshness
+// check with its alarms and a dashboard.
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { TableDef } from '../functions/lib/parquet/columns.ts';
@@ -13,6 +15,8 @@ import { BackfillStateMachine } from './backfill-state-machine.ts';
 import { cloudforetSecret } from './cloudforet-secret.ts';
 import { ATHENA_RESULTS_PREFIX, exportBucket } from './export-bucket.ts';
 import { ExportFunction } from './export-function.ts';
+import { LedgerTables } from './ledger-tables.ts';
+import { ExportMonitoring } from './monitoring.ts';
 import { ExportSchedules } from './schedules.ts';
 import type { Settings } from './settings.ts';
 
@@ -42,6 +46,13 @@ export class CloudforetExportStack extends Stack {
       description: 'Cloudforet inventory snapshot to Parquet: {} for today, or {"snapshotDate"}',
     });
     const backfill = new BackfillStateMachine(this, 'Backfill', common);
+    const freshness = new ExportFunction(this, 'FreshnessCheck', {
+      ...common,
+      entry: 'functions/freshness-check.ts',
+      description: 'Hourly: age of each data source newest exported billed day and last sync, as metrics',
+      access: 'observe',
+      reservedConcurrency: settings.reservedConcurrency === undefined ? undefined : 1,
+    });
     new ExportSchedules(this, 'Schedules', {
       timeZone: settings.scheduleTimeZone,
       deadLetterQueue: schedulerDlq,
@@ -58,6 +69,12 @@ export class CloudforetExportStack extends Stack {
           expression: settings.inventorySchedule,
           target: { function: inventory.function },
         },
+        {
+          id: 'FreshnessHourly',
+          description: 'Hourly freshness check: the metrics the freshness alarms watch',
+          expression: 'rate(1 hour)',
+          target: { function: freshness.function },
+        },
       ],
     });
     const tables = new AthenaTables(this, 'Tables', {
@@ -73,18 +90,31 @@ export class CloudforetExportStack extends Stack {
       resultsLocation: `s3://${bucket.bucketName}/${ATHENA_RESULTS_PREFIX}`,
       bytesScannedCutoffPerQuery: settings.athenaBytesScannedLimit,
     });
+    new LedgerTables(this, 'Ledger', {
+      database: tables.database,
+      databaseName: settings.databaseName,
+      bucketName: bucket.bucketName,
+      prefix: settings.prefix,
+      projectionStart: settings.projectionStart,
+    });
     athena.node.addDependency(tables);
-    new ExportAlarms(this, 'Alarms', {
+    const alarms = new ExportAlarms(this, 'Alarms', {
       email: settings.alarmEmail,
       functions: [
         { id: 'CostExport', function: cost.function },
         { id: 'InventoryExport', function: inventory.function },
+        { id: 'FreshnessCheck', function: freshness.function },
       ],
       stateMachines: [{ id: 'Backfill', stateMachine: backfill.stateMachine }],
       queues: [
         { id: 'FailedInvocationsQueue', queue: failedInvocations },
         { id: 'SchedulerDeadLetterQueue', queue: schedulerDlq },
       ],
+    });
+    const monitoring = new ExportMonitoring(this, 'Monitoring', {
+      freshnessHours: settings.freshnessHours,
+      alarmAction: new SnsAction(alarms.topic),
+      freshnessLogGroup: freshness.function.logGroup,
     });
 
     const output = (id: string, value: string, description: string) =>
@@ -110,6 +140,11 @@ export class CloudforetExportStack extends Stack {
       'StartBackfillCommand',
       backfill.startExecutionCommand({ from: '2026-01-01', to: '2026-03-31' }),
       'Backfill a range of up to 400 days (edit the dates; add "force": true to re-export unchanged days)',
+    );
+    output(
+      'Dashboard',
+      monitoring.dashboard.dashboardName,
+      'CloudWatch dashboard: freshness and export metrics',
     );
     output('AthenaWorkgroup', athena.workgroup.ref, 'Athena workgroup with the saved queries');
     output('GlueDatabase', settings.databaseName, 'Glue database holding the export tables');

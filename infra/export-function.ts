@@ -47,11 +47,14 @@ export interface ExportFunctionProps {
   readonly failureQueue: IQueue;
   /** Defaults to settings.reservedConcurrency. */
   readonly reservedConcurrency?: number | undefined;
-  /** 'export' (the default): the secret, and write under the prefix; 'read': read the prefix only. */
+  /**
+   * 'export' (the default): the secret, and write under the prefix; 'read': read the prefix only;
+   * 'observe': the secret, and read the prefix (the freshness check).
+   */
   readonly access?: ExportAccess;
 }
 
-export type ExportAccess = 'export' | 'read';
+export type ExportAccess = 'export' | 'read' | 'observe';
 
 export class ExportFunction extends Construct {
   readonly function: NodejsFunction;
@@ -113,6 +116,7 @@ export function functionEnvironment(
     STALE_JOB_HOURS: String(settings.staleJobHours),
     LOG_LEVEL: settings.logLevel,
     PARQUET_COMPRESSION: settings.parquetCompression,
+    FRESHNESS_HOURS: String(settings.freshnessHours),
     // Source maps in stack traces, and a young generation sized as the bench measured.
     NODE_OPTIONS: LAMBDA_NODE_FLAGS.join(' '),
   };
@@ -132,7 +136,7 @@ export function exportStatements(
   const { prefix } = settings;
   const writes = access === 'export';
   return [
-    ...(writes
+    ...(access !== 'read'
       ? [
           new PolicyStatement({
             sid: 'ReadCloudforetSecret',

@@ -32,6 +32,8 @@ export interface Settings {
   /** undefined: the functions use unreserved account concurrency. */
   readonly reservedConcurrency: number | undefined;
   readonly alarmEmail: string | undefined;
+  /** A data source with no newer billed day exported, or no Cloudforet sync, for this long alarms. */
+  readonly freshnessHours: number;
   readonly projectionStart: string;
   readonly athenaBytesScannedLimit: number;
   readonly databaseName: string;
@@ -66,6 +68,7 @@ export const settingDefaults = {
   timeoutSeconds: 900,
   reservedConcurrency: 2,
   alarmEmail: '',
+  freshnessHours: 36,
   projectionStart: '2025-01-01',
   athenaBytesScannedLimit: 10 * GiB,
   databaseName: 'cloudforet_export',
@@ -111,6 +114,7 @@ export function readSettings(context: Readonly<Record<string, unknown>>): Settin
     ...readFunctionTuning(r),
     ...readAthena(r),
     alarmEmail: r.optional('alarmEmail', /^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an e-mail address'),
+    freshnessHours: r.integer('freshnessHours', 1, 720),
   };
   r.problems.push(...crossProblems(settings));
   if (r.problems.length > 0) throw new SettingsError(r.problems);

@@ -2,6 +2,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exportTables } from '../functions/lib/tables/all-tables.ts';
+import { ledgerTables } from '../functions/lib/tables/ledger.ts';
 import { loadNamedQueries } from '../infra/named-queries.ts';
 import { trinoToDuckDb } from '../tools/duckdb-athena.ts';
 import { type Json, synth } from './support/synth-stack.ts';
@@ -15,6 +16,7 @@ function tableInputs(template: Template): Map<string, Json> {
 
 const QUERY_NAMES = [
   'budget_vs_actual_forecast',
+  'completeness_missing_days',
   'cost_by_inventory_resource',
   'cost_by_tag',
   'create_costs_named_view',
@@ -24,10 +26,13 @@ const QUERY_NAMES = [
   'create_view_2_costs_converted',
   'create_view_3_month_status',
   'daily_cost_by_provider',
+  'freshness_by_data_source',
   'inventory_counts_by_type',
   'month_to_date_by_workspace_project',
   'month_to_date_by_workspace_project_name',
   'month_to_date_spend_usd_by_provider_project',
+  'reconcile_cost_days',
+  'restatements_of_confirmed_months',
   'spend_usd_by_confirmed_month',
   'top_resources_last_30_days',
 ];
@@ -48,7 +53,8 @@ describe('Glue tables', () => {
       CatalogId: { Ref: 'AWS::AccountId' },
     });
 
-    expect([...tableInputs(t).keys()].sort()).toEqual(exportTables.map((table) => table.name).sort());
+    const names = [...exportTables, ...ledgerTables].map((table) => table.name);
+    expect([...tableInputs(t).keys()].sort()).toEqual(names.sort());
   });
 
   it.each(
@@ -178,6 +184,10 @@ describe('the saved queries against the tables the functions write', () => {
       instance.closeSync();
     };
     for (const table of exportTables) {
+      const columns = table.columns.map((c) => `"${c.name}" ${duckType[c.type]}`);
+      await run(`CREATE TABLE ${table.name} (${[...columns, `"${table.partitionKey}" VARCHAR`].join(', ')})`);
+    }
+    for (const table of ledgerTables) {
       const columns = table.columns.map((c) => `"${c.name}" ${duckType[c.type]}`);
       await run(`CREATE TABLE ${table.name} (${[...columns, `"${table.partitionKey}" VARCHAR`].join(', ')})`);
     }

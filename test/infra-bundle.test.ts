@@ -14,7 +14,14 @@ import { ESM_REQUIRE_BANNER } from '../infra/export-function.ts';
 import { readSettings } from '../infra/settings.ts';
 
 const run = promisify(execFile);
-const NAMES = ['BackfillPlan', 'BackfillSummary', 'BackfillUnit', 'CostExport', 'InventoryExport'];
+const NAMES = [
+  'BackfillPlan',
+  'BackfillSummary',
+  'BackfillUnit',
+  'CostExport',
+  'FreshnessCheck',
+  'InventoryExport',
+];
 
 /** Modules the bundle still loads at run time, other than Node's own. */
 function externalModules(code: string): string[] {

@@ -28,10 +28,10 @@ describe('an existing secret and bucket, imported by name', () => {
     t.resourceCountIs('AWS::S3::BucketPolicy', 0);
   });
 
-  it('lets each exporting function (all but the backfill summary) read that one secret, whatever 6-character suffix its ARN carries', () => {
+  it('lets each function but the backfill summary (exporters and the freshness check) read that one secret, whatever 6-character suffix its ARN carries', () => {
     const statements = statementBySid(t, 'ReadCloudforetSecret');
 
-    expect(statements).toHaveLength(4);
+    expect(statements).toHaveLength(5);
     for (const statement of statements) {
       expect(statement.Action).toBe('secretsmanager:GetSecretValue');
       expect(statement.Resource).toEqual({

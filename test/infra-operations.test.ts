@@ -118,7 +118,8 @@ describe('CloudforetExportStack storage and operations', () => {
         AlarmActions: [topic],
       });
     }
-    t.resourceCountIs('AWS::CloudWatch::Alarm', 6);
+    // 6 here, the freshness check's errors and its two freshness alarms (test/infra-monitoring.test.ts).
+    t.resourceCountIs('AWS::CloudWatch::Alarm', 9);
     t.resourceCountIs('AWS::SNS::Subscription', 0);
   });
 
@@ -173,6 +174,7 @@ describe('CloudforetExportStack storage and operations', () => {
       'BackfillStateMachineArn',
       'BucketName',
       'CostFunctionName',
+      'Dashboard',
       'ExportPrefix',
       'GlueDatabase',
       'InventoryFunctionName',

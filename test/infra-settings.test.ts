@@ -32,6 +32,7 @@ describe('readSettings', () => {
       timeoutSeconds: 900,
       reservedConcurrency: 2,
       alarmEmail: undefined,
+      freshnessHours: 36,
       projectionStart: '2025-01-01',
       athenaBytesScannedLimit: 10_737_418_240,
       databaseName: 'cloudforet_export',

@@ -7,7 +7,10 @@ import { type Json, arnOf, idOf, statementsOfRole, synth } from './support/synth
 
 describe('CloudforetExportStack with defaults', () => {
   let t: Template;
-  let ids: Record<'bucket' | 'secret' | 'cost' | 'inventory' | 'backfill' | 'failed' | 'dlq', string>;
+  let ids: Record<
+    'bucket' | 'secret' | 'cost' | 'inventory' | 'freshness' | 'backfill' | 'failed' | 'dlq',
+    string
+  >;
   beforeAll(() => {
     t = synth();
     ids = {
@@ -16,6 +19,7 @@ describe('CloudforetExportStack with defaults', () => {
       secret: idOf(t, 'AWS::SecretsManager::Secret'),
       cost: idOf(t, 'AWS::Lambda::Function', 'CostExportFunction'),
       inventory: idOf(t, 'AWS::Lambda::Function', 'InventoryExportFunction'),
+      freshness: idOf(t, 'AWS::Lambda::Function', 'FreshnessCheckFunction'),
       failed: idOf(t, 'AWS::SQS::Queue', 'FailedInvocationsQueue'),
       dlq: idOf(t, 'AWS::SQS::Queue', 'SchedulerDeadLetterQueue'),
     };
@@ -35,7 +39,13 @@ describe('CloudforetExportStack with defaults', () => {
         LoggingConfig: { LogGroup: { Ref: idOf(t, 'AWS::Logs::LogGroup', `${prefix}Logs`) } },
       });
     }
-    t.resourceCountIs('AWS::Lambda::Function', 5);
+    // The hourly freshness check reserves one: it never runs twice at once.
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      Role: arnOf(idOf(t, 'AWS::IAM::Role', 'FreshnessCheckRole')),
+      Runtime: 'nodejs24.x',
+      ReservedConcurrentExecutions: 1,
+    });
+    t.resourceCountIs('AWS::Lambda::Function', 6);
     t.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
   });
 
@@ -55,6 +65,7 @@ describe('CloudforetExportStack with defaults', () => {
       STALE_JOB_HOURS: '4',
       LOG_LEVEL: 'info',
       PARQUET_COMPRESSION: 'ZSTD',
+      FRESHNESS_HOURS: '36',
       NODE_OPTIONS: '--enable-source-maps --max-semi-space-size=16',
     });
   });
@@ -71,11 +82,12 @@ describe('CloudforetExportStack with defaults', () => {
     }
   });
 
-  it('schedules the backfill state machine and the inventory export daily in UTC with {} as input, retries and a DLQ', () => {
+  it('schedules the backfill state machine and the inventory export daily, the freshness check hourly, in UTC with {} as input, retries and a DLQ', () => {
     const role = arnOf(idOf(t, 'AWS::IAM::Role', 'SchedulesRole'));
     for (const [target, expression] of [
       [{ Ref: ids.backfill }, 'cron(0 6 * * ? *)'],
       [arnOf(ids.inventory), 'cron(0 7 * * ? *)'],
+      [arnOf(ids.freshness), 'rate(1 hour)'],
     ] as const) {
       t.hasResourceProperties('AWS::Scheduler::Schedule', {
         ScheduleExpression: expression,
@@ -91,10 +103,10 @@ describe('CloudforetExportStack with defaults', () => {
         },
       });
     }
-    t.resourceCountIs('AWS::Scheduler::Schedule', 2);
+    t.resourceCountIs('AWS::Scheduler::Schedule', 3);
   });
 
-  it('lets only EventBridge Scheduler of this account assume the scheduler role, to start exactly the state machine and the inventory function', () => {
+  it('lets only EventBridge Scheduler of this account assume the scheduler role, to start exactly the state machine, the inventory function and the freshness check', () => {
     const roleId = idOf(t, 'AWS::IAM::Role', 'SchedulesRole');
     t.hasResourceProperties('AWS::IAM::Role', {
       AssumeRolePolicyDocument: {
@@ -118,6 +130,7 @@ describe('CloudforetExportStack with defaults', () => {
       { Action: 'states:StartExecution', Effect: 'Allow', Resource: { Ref: ids.backfill } },
       { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: arnOf(ids.dlq) },
       invoke(ids.inventory),
+      invoke(ids.freshness),
     ]);
   });
 
@@ -202,6 +215,7 @@ describe('the function environment against readConfig', () => {
       staleJobAfterMs: settings.staleJobHours * 3_600_000,
       logLevel: 'debug',
       compression: 'ZSTD',
+      freshnessHours: settings.freshnessHours,
     });
   });
   it('takes GZIP from parquetCompression, and names a codec it cannot write', () => {

@@ -236,7 +236,10 @@ describe('inventory export handler', () => {
       Buffer.from(await getObjectBytes(local.s3.client, BUCKET, manifestKey)).toString(),
     );
 
-    expect(after.sort()).toEqual(before.sort());
+    const data = (keys: string[]) => keys.filter((k) => !k.startsWith(`${PREFIX}/ledger/`)).sort();
+    const ledgerRows = (keys: string[]) => keys.length - data(keys).length;
+    expect(data(after)).toEqual(data(before));
+    expect(ledgerRows(after) - ledgerRows(before)).toBe(Object.keys(summary.tables).length);
     expect(again.cloud_services!.length).toBe(rows.cloud_services!.length);
     expect(summary.tables.cloud_services).toMatchObject({
       outcome: 'written',

@@ -278,9 +278,17 @@ async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<vo
   }
 }
 
-/** The cost-day files among changed keys: the run's unified-cost month is a unit of its own. */
+/**
+ * The cost-day files among changed keys: the run's unified-cost month is a unit of its own, and
+ * the run ledger only ever gains rows (test/run-ledger.test.ts).
+ */
 function dayFiles(keys: readonly string[]): string[] {
-  return keys.filter((k) => !k.startsWith('unified_costs/') && !k.startsWith('_manifests/unified_costs/'));
+  return keys.filter(
+    (k) =>
+      !k.startsWith('unified_costs/') &&
+      !k.startsWith('_manifests/unified_costs/') &&
+      !k.startsWith('ledger/'),
+  );
 }
 
 /** chattr +i works only as root on file systems that support it (ext4, xfs; not overlayfs or tmpfs). */

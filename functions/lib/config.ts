@@ -19,6 +19,8 @@ export interface FunctionConfig {
   readonly logLevel: LogLevel;
   /** Parquet page codec: ZSTD (the default, smaller and cheaper, README Performance) or GZIP. */
   readonly compression: 'ZSTD' | 'GZIP';
+  /** A data source whose newest billed day or last sync is older than this is stale (alarm). */
+  readonly freshnessHours: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -58,6 +60,7 @@ export function readConfig(env: Env): FunctionConfig {
     staleJobAfterMs: integer('STALE_JOB_HOURS', 4, 1, 168) * 3_600_000,
     logLevel: parseLogLevel(env.LOG_LEVEL),
     compression: env.PARQUET_COMPRESSION?.trim().toUpperCase() === 'GZIP' ? 'GZIP' : 'ZSTD',
+    freshnessHours: integer('FRESHNESS_HOURS', 36, 1, 720),
   };
   const codec = env.PARQUET_COMPRESSION?.trim();
   if (codec && !['ZSTD', 'GZIP'].includes(codec.toUpperCase())) {

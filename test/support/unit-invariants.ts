@@ -34,7 +34,7 @@ export function changedFiles(before: Snapshot, after: Snapshot): string[] {
 }
 
 export function tempFiles(snapshot: Snapshot): string[] {
-  return [...snapshot.keys()].filter((k) => k.includes('.tmp-'));
+  return [...snapshot.keys()].filter((k) => k.startsWith('_tmp/') || k.includes('.tmp-'));
 }
 
 export interface UnitVerdict {

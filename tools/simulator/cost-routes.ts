@@ -1,7 +1,8 @@
 // The cost-analysis verbs: cost/list, cost/analyze, data-source list/get,
 // data-source-account/list and job/list.
 
-import { notFound, requiredParameter, unknownError } from './api-error.ts';
+import { ApiError, notFound, requiredParameter, unknownError } from './api-error.ts';
+import { dayToMs, isDate, todayNumber } from './calendar.ts';
 import { analyzeCosts } from './cost-analyze.ts';
 import { listCosts } from './cost-query.ts';
 import { dataSourceAccountRecords, dataSourceRecord } from './data-source-records.ts';
@@ -65,9 +66,25 @@ const costAnalyze: Route = {
   handle(ctx) {
     const ds = requireDataSource(ctx);
     if (ctx.body['query'] === undefined) throw requiredParameter('query');
+    rejectBeyondRetention(ctx.body['query'], ctx.state.retentionMonths);
     return analyzeCosts(ctx.state.costs, ds, ctx.body['query'], costInWorkspace(ds, workspaceScope(ctx)));
   },
 };
+
+/** As Cloudforet: DAILY data older than its retention cannot be requested (start + N months < today). */
+function rejectBeyondRetention(query: unknown, months: number | undefined): void {
+  const start = (query as { start?: unknown } | null)?.start;
+  if (months === undefined || typeof start !== 'string' || !isDate(start)) return;
+  const limit = new Date(`${start}T00:00:00Z`);
+  limit.setUTCMonth(limit.getUTCMonth() + months);
+  if (limit.getTime() < dayToMs(todayNumber())) {
+    throw new ApiError(
+      400,
+      'ERROR_INVALID_DATE_RANGE',
+      `Invalid date range. (reason = For DAILY, you cannot request data older than ${months} months.)`,
+    );
+  }
+}
 
 const DATA_SOURCE_FILTERS = ['data_source_id', 'name', 'state', 'data_source_type', 'provider'];
 

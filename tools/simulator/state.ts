@@ -18,6 +18,11 @@ export interface SimulatorOptions {
   workspaces?: number;
   latencyMs?: number;
   port?: number;
+  /**
+   * Enforce Cloudforet's retention as of the real clock: a DAILY cost/analyze starting more than
+   * this many months back is a 400 ERROR_INVALID_DATE_RANGE. Off by default: most tests use fixed dates.
+   */
+  retentionMonths?: number;
   /** Every month's unified costs at Cloudforet's fallback rates (rate fetching failed). */
   fallbackRates?: boolean;
 }
@@ -27,6 +32,7 @@ export interface SimState {
   readonly inventory: Inventory;
   readonly identity: Identity;
   readonly costs: CostStore;
+  readonly retentionMonths?: number;
   /** Months (YYYY-MM) whose unified costs use Cloudforet's hard-coded fallback rates. */
   readonly fallbackRateMonths: Set<string>;
   /** Months (YYYY-MM) whose unified costs are not aggregated yet. */
@@ -81,6 +87,7 @@ export function buildState(opts: SimulatorOptions): SimState {
     inventory,
     identity: buildIdentity(world),
     costs,
+    retentionMonths: opts.retentionMonths,
     warehouses: new Set<string>(),
     fallbackRateMonths: new Set<string>(),
     missingUnifiedMonths: new Set<string>(),

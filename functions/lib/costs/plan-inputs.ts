@@ -9,6 +9,7 @@ import type { DataSourceInfo } from './data-sources.ts';
 import { DEFAULT_STALE_JOB_AFTER_MS, retentionStart, type SourceJobs, sourceJobs } from './job-history.ts';
 import { newJobsAfter, readJobMarks } from './job-marks.ts';
 import { type CostPlan, planCostUnits } from './plan.ts';
+import { damagedUnits, type ReadManifest, withoutKept, withRepairs } from './published-objects.ts';
 import { type DayStat, dayStats, listSyncJobs, type SyncJob } from './source-state.ts';
 import { costManifestKey, costManifestPrefix } from './unit.ts';
 
@@ -57,14 +58,15 @@ export async function planCostExport(
   const reexamine = new Map(
     active.map((d) => [d.id, jobDays(d.id, history.get(d.id)?.changedFrom, req, now, existing)]),
   );
+  const manifests: ReadManifest[] = [];
   const [published, source] = await Promise.all([
-    readPublished(sink, active, req, reexamine, existing),
+    readPublished(sink, active, req, reexamine, existing, manifests),
     readSourceStats(client, active, req, reexamine),
   ]);
   const successes = new Map(active.map((d) => [d.id, history.get(d.id)?.successes ?? []]));
   const unsettled = new Map(active.map((d) => [d.id, history.get(d.id)?.unsettled ?? []]));
   const force = req.force ?? false;
-  const plan = planCostUnits({
+  const planned = planCostUnits({
     ...req,
     force,
     dataSources,
@@ -75,6 +77,7 @@ export async function planCostExport(
     successes,
     unsettled,
   });
+  const plan = withRepairs(withoutKept(planned, manifests, source), await damagedUnits(sink, manifests));
   return {
     ...plan,
     jobsReadAt: now.toISOString(),
@@ -119,6 +122,7 @@ async function readPublished(
   req: CostPlanRequest,
   reexamine: ReadonlyMap<string, readonly string[]>,
   existing: ReadonlySet<string>,
+  read: ReadManifest[],
 ): Promise<Map<string, Map<string, DayStat>>> {
   const published = new Map<string, Map<string, DayStat>>(dataSources.map((d) => [d.id, new Map()]));
   const keys = dataSources.flatMap((d) =>
@@ -129,6 +133,7 @@ async function readPublished(
   await forEachLimit(keys, 16, async ({ id, date, key }) => {
     const m = parseManifest(await sink.read(key));
     if (!m) return;
+    read.push({ dataSourceId: id, date, manifest: m });
     published.get(id)!.set(date, {
       rows: m.rows,
       costSum: m.costSum ?? 0,

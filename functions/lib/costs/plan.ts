@@ -26,6 +26,7 @@ export interface PlanInput {
   readonly unsettled?: ReadonlyMap<string, readonly SyncJob[]>;
 }
 
+/** repair: the manifest's object is missing or of another size (costs/published-objects.ts). */
 export type UnitReason =
   | 'forced'
   | 'no-manifest'
@@ -33,7 +34,8 @@ export type UnitReason =
   | 'cost-changed'
   | 'attribution-changed'
   | 'no-fingerprint'
-  | 'mixed';
+  | 'mixed'
+  | 'repair';
 
 export interface PlannedUnit {
   readonly dataSourceId: string;

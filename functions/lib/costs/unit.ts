@@ -6,7 +6,7 @@ import { dayCount, utcDay } from '../dates.ts';
 import { PagingDriftError } from '../errors.ts';
 import { type Compression, confirmEmpty, exportListing } from '../export/listing-export.ts';
 import { type Logger, silentLogger } from '../log.ts';
-import type { UnitManifest } from '../storage/manifest.ts';
+import { markKept, type UnitManifest } from '../storage/manifest.ts';
 import type { Sink } from '../storage/sink.ts';
 import { type CostContext, costTable } from '../tables/costs.ts';
 import type { DataSourceInfo } from './data-sources.ts';
@@ -111,7 +111,10 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
         // The job's rows went (a sync succeeded since the plan): the day has other rows now.
         if (unit.jobId)
           throw new PagingDriftError(`${ds.id} ${date}: job ${unit.jobId} has no rows of it any more`);
-        if (pastRetention) return 'keep';
+        if (pastRetention) {
+          await markKept(deps.sink, costManifestKey(ds.id, date), now);
+          return 'keep';
+        }
         await confirmEmpty(client, list, `${ds.id} ${date}`, signal);
         return 'remove';
       },

@@ -1,7 +1,8 @@
 // The one export flow: one Cloudforet listing into one Parquet object under a fixed key, then its
 // manifest. Pages -> column encoder -> pending upload -> commit or abort -> manifest, in that
 // order: nothing is published on failure (the previous object and manifest stay as they were),
-// and a manifest never names an object that is not there. Every table goes through here.
+// and a manifest never names an object that is not there. Every table goes through here, so every
+// table's units get their run-ledger row (export/ledger.ts), written just before the manifest.
 import type { CloudforetClient } from '../cloudforet/client.ts';
 import { type ApiRecord, type ListRequest, listPages, nextPage, pageBody } from '../cloudforet/pager.ts';
 import { PagingDriftError } from '../errors.ts';
@@ -11,6 +12,7 @@ import { ParquetRowWriter } from '../parquet/row-writer.ts';
 
 export type { Compression };
 import type { ObjectUpload, Sink } from '../storage/sink.ts';
+import { recordExportUnit } from './ledger.ts';
 
 export const PARQUET_CONTENT_TYPE = 'application/vnd.apache.parquet';
 
@@ -74,8 +76,10 @@ export async function exportListing<C>(
     }
     if (rows === 0) await deps.sink.remove(spec.key);
     const published: Published = { key: rows > 0 ? spec.key : null, rows, bytes };
-    const body = `${JSON.stringify({ ...spec.manifest(published), ...published }, null, 2)}\n`;
-    await deps.sink.put(spec.manifestKey, body, 'application/json');
+    const manifest = { ...spec.manifest(published), ...published };
+    // The ledger row first: every manifest then has its row, and a failure between them re-exports.
+    await recordExportUnit(deps.sink, spec.manifestKey, manifest);
+    await deps.sink.put(spec.manifestKey, `${JSON.stringify(manifest, null, 2)}\n`, 'application/json');
     return { outcome: rows > 0 ? 'written' : 'removed', ...published };
   } finally {
     unit.abort(); // whatever the unit started and did not wait for ends here

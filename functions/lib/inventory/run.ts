@@ -6,6 +6,7 @@ import type { CloudforetClient } from '../cloudforet/client.ts';
 import { analyzePages } from '../cloudforet/analyze-pages.ts';
 import { CloudforetApiError } from '../errors.ts';
 import { type Compression, exportListing } from '../export/listing-export.ts';
+import { prepareDestination } from '../export/prepare-destination.ts';
 import type { RunProgress } from '../export/run-progress.ts';
 import { attemptUnit } from '../export/unit-attempts.ts';
 import {
@@ -63,6 +64,8 @@ export interface InventoryRunDeps {
   readonly compression?: Compression;
   readonly sources?: readonly InventorySource[];
   readonly onProgress?: (progress: RunProgress) => void;
+  /** Aborting it (SIGINT, SIGTERM) ends the run: running tables abort and leave nothing behind. */
+  readonly signal?: AbortSignal;
 }
 
 export interface InventoryTableResult {
@@ -125,6 +128,12 @@ export async function runInventoryExport(
   const scope = inventoryScope(deps.credential);
   const log = (deps.log ?? silentLogger).child({ runId, snapshotDate: req.snapshotDate, scope: scope.label });
   const sources = deps.sources ?? inventorySources;
+  const destination = await prepareDestination(deps.sink, {
+    startedAt: new Date(started),
+    owner: deps.credential,
+    costs: false,
+  });
+  await destination.claim();
   const outcomes = new Map<string, TableOutcome>();
   let rowsRead = 0;
   const progress = () =>

@@ -1,21 +1,37 @@
-// A local directory as a sink: write to a temporary name beside the target, then rename.
-import { randomBytes } from 'node:crypto';
-import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+// A local directory as a sink: write to a temporary file under <root>/_tmp/, then rename it into
+// place. Temporary files never sit inside a table folder, where a glob (DuckDB's `*`) would read
+// them, and their folder and names start with `_` and `.`, which Athena and Spark skip.
+import { constants } from 'node:fs';
+import {
+  access,
+  type FileHandle,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { SinkError } from '../errors.ts';
+import { localCause } from './local-errors.ts';
 import type { ObjectUpload, Sink } from './sink.ts';
+import { isTemporaryName, removeStaleTemporaries, TEMP_DIR, temporaryName } from './temp-files.ts';
 
 export function dirSink(root: string): Sink {
   const base = resolve(root);
   const pathOf = (key: string) => join(base, ...key.split('/'));
   return {
     location: base,
-    begin: (key) => beginFile(pathOf(key)),
+    begin: (key) => beginFile(pathOf(key), join(base, TEMP_DIR)),
     put: async (key, body) => {
       const target = pathOf(key);
-      const temp = tempName(target);
+      const temp = join(base, TEMP_DIR, temporaryName(target));
       try {
         await mkdir(dirname(target), { recursive: true });
+        await mkdir(dirname(temp), { recursive: true });
         await writeFile(temp, body);
         await rename(temp, target);
       } catch (error) {
@@ -36,21 +52,58 @@ export function dirSink(root: string): Sink {
         throw sinkError('remove', pathOf(key), error);
       });
     },
-    list: async (prefix) => {
-      const dir = pathOf(prefix);
-      const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-      return entries
-        .filter((e) => e.isFile() && !e.name.includes('.tmp-'))
-        .map((e) => relative(base, join(e.parentPath, e.name)).split(sep).join('/'));
+    list: async (prefix) => [...(await listFiles(base, pathOf(prefix))).keys()],
+    listSizes: async (prefix) => {
+      const files = await listFiles(base, pathOf(prefix));
+      const sizes = new Map<string, number>();
+      for (const [key, path] of files) {
+        const info = await stat(path).catch(() => undefined);
+        if (info) sizes.set(key, info.size);
+      }
+      return sizes;
     },
+    checkWritable: async () => {
+      const { path, error } = await writableAncestor(base);
+      if (error) throw sinkError('write', path, error);
+    },
+    removeStaleTemporaries: (startedAt) => removeStaleTemporaries(base, startedAt),
   };
 }
 
-function beginFile(target: string): ObjectUpload {
-  const temp = tempName(target);
+/** The nearest existing folder on the way to dir, and why it cannot be written into, if it cannot. */
+async function writableAncestor(dir: string): Promise<{ path: string; error?: unknown }> {
+  for (let path = dir; ; path = dirname(path)) {
+    const info = await stat(path).catch((error: NodeJS.ErrnoException) => error);
+    if (info instanceof Error && info.code === 'ENOENT' && dirname(path) !== path) continue;
+    if (info instanceof Error) return { path, error: info };
+    if (!info.isDirectory())
+      return { path, error: Object.assign(new Error('not a directory'), { code: 'ENOTDIR' }) };
+    const denied = await access(path, constants.W_OK).catch((error: unknown) => error);
+    return { path, error: denied ?? undefined };
+  }
+}
+
+/** key -> path of every data file under dir (temporary files left out). */
+async function listFiles(base: string, dir: string): Promise<Map<string, string>> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+  const files = new Map<string, string>();
+  for (const e of entries) {
+    if (!e.isFile() || isTemporaryName(e.name)) continue;
+    const path = join(e.parentPath, e.name);
+    const key = relative(base, path).split(sep).join('/');
+    if (!key.startsWith(`${TEMP_DIR}/`)) files.set(key, path);
+  }
+  return files;
+}
+
+function beginFile(target: string, tempDir: string): ObjectUpload {
+  const temp = join(tempDir, temporaryName(target));
   let handle: Promise<FileHandle> | undefined;
   const opened = () => {
-    handle ??= mkdir(dirname(target), { recursive: true }).then(() => open(temp, 'w'));
+    handle ??= Promise.all([
+      mkdir(dirname(target), { recursive: true }),
+      mkdir(tempDir, { recursive: true }),
+    ]).then(() => open(temp, 'w'));
     return handle;
   };
   const discard = async () => {
@@ -83,17 +136,11 @@ function beginFile(target: string): ObjectUpload {
   };
 }
 
-function tempName(target: string): string {
-  return `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-}
-
 function sinkError(action: string, path: string, error: unknown): SinkError {
   const code = (error as NodeJS.ErrnoException).code ?? 'EIO';
   return new SinkError(
     'SINK_LOCAL_FAILED',
-    `local sink: could not ${action} ${path}: ${code} (${(error as Error).message})`,
-    {
-      cause: error,
-    },
+    `local sink: could not ${action} ${path}: ${code} (${(error as Error).message})${localCause(code)}`,
+    { cause: error },
   );
 }

@@ -1,5 +1,6 @@
 // Manifests record what each unit published. They live under _manifests/, never inside a
 // table folder, where Athena would read them as data.
+import type { Sink } from './sink.ts';
 
 export interface UnitManifest {
   readonly table: string;
@@ -20,6 +21,11 @@ export interface UnitManifest {
   readonly lastSynchronizedAt?: string;
   readonly runId: string;
   readonly exportedAt: string;
+  /**
+   * Set when Cloudforet no longer had rows for a day past its retention and the archived object
+   * was kept: planning then knows the day's empty answer is no change.
+   */
+  readonly keptSince?: string;
 }
 
 export function manifestKey(table: string, partitionKey: string, partition: string, name: string): string {
@@ -34,4 +40,12 @@ export function parseManifest(text: string | undefined): UnitManifest | undefine
   } catch {
     return undefined;
   }
+}
+
+/** Marks a unit's manifest as kept (archive guard), so the day is not planned again. */
+export async function markKept(sink: Sink, key: string, at: Date): Promise<void> {
+  const manifest = parseManifest(await sink.read(key));
+  if (!manifest || manifest.keptSince !== undefined) return;
+  const kept: UnitManifest = { ...manifest, keptSince: at.toISOString() };
+  await sink.put(key, `${JSON.stringify(kept, null, 2)}\n`, 'application/json');
 }

@@ -12,6 +12,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { SinkError } from '../errors.ts';
+import { s3Cause } from './s3-errors.ts';
 import { joinKey, type ObjectUpload, type Sink } from './sink.ts';
 
 export interface S3SinkOptions {
@@ -52,7 +53,13 @@ export function s3Sink(opts: S3SinkOptions): Sink {
         .send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(key) }))
         .catch((e) => Promise.reject(fail('delete', key, e)));
     },
-    list: (under) => listKeys(opts, keyOf(under)),
+    list: async (under) => [...(await listKeys(opts, keyOf(under))).keys()],
+    listSizes: (under) => listKeys(opts, keyOf(under)),
+    checkWritable: async () => {
+      await client
+        .send(new ListObjectsV2Command({ Bucket: bucket, Prefix: keyOf(''), MaxKeys: 1 }))
+        .catch((e) => Promise.reject(fail('list', '', e)));
+    },
   };
 }
 
@@ -95,29 +102,26 @@ function beginUpload(opts: S3SinkOptions, key: string, contentType: string): Obj
   };
 }
 
-async function listKeys(opts: S3SinkOptions, prefix: string): Promise<string[]> {
-  const keys: string[] = [];
+/** key (relative to the sink's prefix) -> size, 1000 keys per request. */
+async function listKeys(opts: S3SinkOptions, prefix: string): Promise<Map<string, number>> {
+  const keys = new Map<string, number>();
   const strip = opts.prefix ? opts.prefix.length + 1 : 0;
   let token: string | undefined;
   do {
     const page = await opts.client
       .send(new ListObjectsV2Command({ Bucket: opts.bucket, Prefix: prefix, ContinuationToken: token }))
       .catch((e) => Promise.reject(s3Error('list', opts.bucket, prefix, e)));
-    for (const o of page.Contents ?? []) if (o.Key) keys.push(o.Key.slice(strip));
+    for (const o of page.Contents ?? []) if (o.Key) keys.set(o.Key.slice(strip), o.Size ?? 0);
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
   return keys;
 }
 
 function s3Error(action: string, bucket: string, key: string, error: unknown): SinkError {
-  const name = (error as { name?: string }).name ?? 'Error';
-  const hint =
-    name === 'AccessDenied'
-      ? ': the function role needs s3:PutObject/GetObject/DeleteObject under this prefix'
-      : name === 'NoSuchBucket'
-        ? `: bucket '${bucket}' does not exist in this account/region`
-        : '';
-  return new SinkError('SINK_S3_FAILED', `s3: could not ${action} s3://${bucket}/${key}: ${name}${hint}`, {
-    cause: error,
-  });
+  const { cause, remedy } = s3Cause(error, bucket);
+  return new SinkError(
+    'SINK_S3_FAILED',
+    `s3: could not ${action} s3://${bucket}/${key}: ${cause}${remedy ? ` — ${remedy}` : ''}`,
+    { cause: error },
+  );
 }

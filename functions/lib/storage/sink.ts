@@ -25,6 +25,16 @@ export interface Sink {
   remove(key: string): Promise<void>;
   /** Keys under a prefix (relative to the sink's root), in any order. */
   list(prefix: string): Promise<string[]>;
+  /** Data objects under a prefix with their sizes, from one listing (no request per object). */
+  listSizes(prefix: string): Promise<ReadonlyMap<string, number>>;
+  /**
+   * Proves, without writing, that the destination can be reached and written to as far as can be
+   * told (S3: bucket, credentials and endpoint answer a listing; a directory: no file in the way,
+   * write permission); throws a SinkError with the cause and a remedy otherwise.
+   */
+  checkWritable(): Promise<void>;
+  /** Removes what killed runs left (temporary files older than startedAt); returns how many. */
+  removeStaleTemporaries?(startedAt: Date): Promise<number>;
 }
 
 export type Destination = { kind: 's3'; bucket: string; prefix: string } | { kind: 'dir'; path: string };

@@ -1,0 +1,158 @@
+// What a cost run reports: its summary type and how it is assembled from the run's parts.
+import type { UnitFailureInfo } from '../export/unit-attempts.ts';
+import type { DataSourceInfo } from './data-sources.ts';
+import type { CostExportPlan } from './plan-inputs.ts';
+import type { MixedDay, PlannedUnit } from './plan.ts';
+import type { RetainedWindow } from './retention.ts';
+import { skipReason } from './run-reports.ts';
+import type { UnifiedRunSummary } from './unified-run.ts';
+import type { CostUnitResult } from './unit.ts';
+
+export interface UnitFailure extends UnitFailureInfo {
+  readonly dataSourceId: string;
+  readonly date: string;
+}
+
+export interface DataSourceSummary {
+  readonly dataSourceId: string;
+  readonly exported: number;
+  readonly unchanged: number;
+  readonly failed: number;
+  readonly skippedSyncInProgress: boolean;
+  /** Why nothing of this data source was looked at, when so. */
+  readonly skipped?: 'sync-in-progress' | 'warehouse';
+}
+
+export interface StaleJobReport {
+  readonly dataSourceId: string;
+  readonly jobId: string;
+  readonly since: string;
+}
+
+export interface CostRunSummary {
+  readonly runId: string;
+  readonly table: 'costs';
+  readonly destination: string;
+  readonly from: string;
+  readonly to: string;
+  readonly force: boolean;
+  readonly dataSources: number;
+  /** Units exported (planned); unchanged days are not units. */
+  readonly units: number;
+  readonly written: number;
+  readonly removed: number;
+  readonly kept: number;
+  readonly unchanged: number;
+  readonly failed: number;
+  /** Units re-exported because their object was missing or of another size. */
+  readonly repaired: number;
+  /** (data source, day) pairs of the range older than Cloudforet's retention: not exported, archive kept. */
+  readonly beyondRetention: number;
+  /** The first day of the range Cloudforet still holds, when the range reached further back. */
+  readonly retainedFrom?: string;
+  /** The run was stopped by its signal (SIGINT, SIGTERM, the deadline). */
+  readonly interrupted: boolean;
+  /** Temporary files of killed runs removed before this one started. */
+  readonly staleTemporariesRemoved: number;
+  /** Planned units left unstarted because the run's time ran short. */
+  readonly notStarted: number;
+  /** What is left and how to finish it, when notStarted > 0. */
+  readonly left?: string;
+  readonly skippedSyncInProgress: readonly string[];
+  /** WAREHOUSE data sources: current Cloudforet releases cannot list their costs. */
+  readonly skippedWarehouse: readonly string[];
+  /** Running syncs too old to be alive: the data source was exported, and no longer syncs. */
+  readonly staleJobs: readonly StaleJobReport[];
+  /** Days holding rows of several sync jobs; `publishedJobId` undefined: the previous object kept. */
+  readonly mixed: readonly MixedDay[];
+  /** Months outside the window re-examined because a sync job replaced them. */
+  readonly reexamined: ReadonlyArray<{ readonly dataSourceId: string; readonly months: readonly string[] }>;
+  readonly rows: number;
+  readonly bytes: number;
+  readonly unitRetries: number;
+  readonly requestRetries: number;
+  readonly durationMs: number;
+  readonly perDataSource: readonly DataSourceSummary[];
+  readonly failures: readonly UnitFailure[];
+  /** The months of the run as unified costs; their failures are counted in `failed`. */
+  readonly unifiedCosts: UnifiedRunSummary;
+}
+
+/** Everything a finished run knows, for its summary. */
+export interface CostRunParts {
+  readonly runId: string;
+  readonly destination: string;
+  readonly req: { readonly from: string; readonly to: string; readonly force?: boolean };
+  readonly window: RetainedWindow;
+  readonly dataSources: readonly DataSourceInfo[];
+  readonly plan: CostExportPlan;
+  readonly results: readonly CostUnitResult[];
+  readonly failures: readonly UnitFailure[];
+  readonly notStarted: readonly PlannedUnit[];
+  readonly unifiedCosts: UnifiedRunSummary;
+  readonly retries: number;
+  readonly requestRetries: number;
+  readonly interrupted: boolean;
+  readonly staleTemporariesRemoved: number;
+  readonly durationMs: number;
+}
+
+export function costRunSummary(r: CostRunParts): CostRunSummary {
+  const count = (o: CostUnitResult['outcome']) => r.results.filter((x) => x.outcome === o).length;
+  return {
+    runId: r.runId,
+    table: 'costs',
+    destination: r.destination,
+    from: r.req.from,
+    to: r.req.to,
+    force: r.req.force ?? false,
+    dataSources: r.dataSources.length,
+    units: r.plan.units.length,
+    written: count('written'),
+    removed: count('removed'),
+    kept: count('kept'),
+    unchanged: [...r.plan.unchanged.values()].reduce((a, b) => a + b, 0),
+    failed: r.failures.length + r.unifiedCosts.failures.length,
+    notStarted: r.notStarted.length,
+    ...(r.notStarted.length > 0 ? { left: leftToDo(r.notStarted) } : {}),
+    repaired: r.plan.units.filter((u) => u.reason === 'repair').length,
+    beyondRetention: r.window.beyondRetention.length * r.dataSources.length,
+    ...(r.window.beyondRetention.length > 0 ? { retainedFrom: r.window.from } : {}),
+    interrupted: r.interrupted,
+    staleTemporariesRemoved: r.staleTemporariesRemoved,
+    skippedSyncInProgress: r.plan.skippedSyncing,
+    skippedWarehouse: r.plan.skippedWarehouse,
+    staleJobs: r.plan.staleJobs.map((j) => ({
+      dataSourceId: j.dataSourceId,
+      jobId: j.jobId,
+      since: j.createdAt,
+    })),
+    mixed: r.plan.mixed,
+    reexamined: [...r.plan.reexamined].map(([dataSourceId, months]) => ({ dataSourceId, months })),
+    rows: r.results.reduce((n, x) => n + x.rows, 0),
+    bytes: r.results.reduce((n, x) => n + x.bytes, 0),
+    unitRetries: r.retries,
+    requestRetries: r.requestRetries,
+    durationMs: r.durationMs,
+    perDataSource: r.dataSources.map((d) => ({
+      dataSourceId: d.id,
+      exported: r.results.filter((x) => x.dataSourceId === d.id).length,
+      unchanged: r.plan.unchanged.get(d.id) ?? 0,
+      failed: r.failures.filter((f) => f.dataSourceId === d.id).length,
+      skippedSyncInProgress: r.plan.skippedSyncing.includes(d.id),
+      ...skipReason(r.plan, d.id),
+    })),
+    failures: [...r.failures].sort(
+      (a, b) => a.date.localeCompare(b.date) || a.dataSourceId.localeCompare(b.dataSourceId),
+    ),
+    unifiedCosts: r.unifiedCosts,
+  };
+}
+
+function leftToDo(units: readonly PlannedUnit[]): string {
+  const dates = units.map((u) => u.date).sort();
+  return (
+    `${units.length} units not started for lack of time (${dates[0]}..${dates.at(-1)}): run the same event again ` +
+    '(exported days are unchanged and skipped), or use the backfill state machine for long ranges'
+  );
+}

@@ -1,0 +1,38 @@
+// Runs one planned cost unit with bounded retries (and its restatement record); shared by the
+// inline run and the Step Functions worker.
+import { attemptUnit } from '../export/unit-attempts.ts';
+import type { Logger } from '../log.ts';
+import { type DataSourceInfo, virtualWorkspaceMap } from './data-sources.ts';
+import type { PlannedUnit } from './plan.ts';
+import { restating } from './restatements.ts';
+import type { UnitFailure } from './run-summary.ts';
+import { type CostUnitDeps, type CostUnitResult, exportCostUnit } from './unit.ts';
+
+export type UnitExecutorDeps = Omit<CostUnitDeps, 'workspaceOfVirtual' | 'syncStamps' | 'log'> & {
+  readonly log: Logger;
+  /** Attempts per unit for retryable failures (drift, transient API errors). */
+  readonly unitAttempts?: number;
+};
+
+/** Exports one planned unit with bounded retries; shared by the inline run and the Step Functions worker. */
+export async function unitExecutor(
+  deps: UnitExecutorDeps,
+  dataSources: readonly DataSourceInfo[],
+): Promise<{ run(unit: PlannedUnit): Promise<CostUnitResult | UnitFailure>; retries(): number }> {
+  const byId = new Map(dataSources.map((d) => [d.id, d]));
+  const workspaceOfVirtual = await virtualWorkspaceMap(deps.client);
+  const unitDeps: CostUnitDeps = { ...deps, workspaceOfVirtual, syncStamps: new Map() };
+  let retries = 0;
+  const run = async (planned: PlannedUnit): Promise<CostUnitResult | UnitFailure> => {
+    const unit = { dataSource: byId.get(planned.dataSourceId)!, date: planned.date, jobId: planned.jobId };
+    const { dataSourceId, date } = planned;
+    const fields = { dataSourceId, billedDate: date, reason: planned.reason };
+    const outcome = await attemptUnit(
+      { what: 'cost unit', log: deps.log, fields, attempts: deps.unitAttempts },
+      restating(deps.sink, { ...planned, runId: deps.runId }, () => exportCostUnit(unitDeps, unit)),
+    );
+    retries += outcome.retries;
+    return outcome.ok ? outcome.value : { dataSourceId, date, ...outcome.failure };
+  };
+  return { run, retries: () => retries };
+}

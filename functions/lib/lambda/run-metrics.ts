@@ -1,0 +1,69 @@
+// CloudWatch embedded-metric-format lines through Powertools Metrics: one line per invocation with
+// the run's figures, one per data source with its ages, one with the worst ages. Only names,
+// numbers and ids go in: never the token, a header or a payload.
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import {
+  DATA_SOURCE_DIMENSION,
+  FRESHNESS_METRICS,
+  FUNCTION_DIMENSION,
+  METRICS_NAMESPACE,
+  METRICS_SERVICE,
+  RUN_METRICS,
+  SOURCE_METRICS,
+} from './metric-names.ts';
+
+/** What one invocation did; a figure left out is not published. */
+export type RunFigures = Partial<Record<keyof typeof RUN_METRICS, number>>;
+
+export interface SourceAges {
+  readonly dataSourceId: string;
+  /** Hours since the end of the newest billed day exported; undefined: none exported yet. */
+  readonly billedDayAgeHours: number | undefined;
+  /** Hours since Cloudforet last synchronized the data source; undefined: never. */
+  readonly syncAgeHours: number | undefined;
+}
+
+const UNITS: Record<keyof typeof RUN_METRICS, (typeof MetricUnit)[keyof typeof MetricUnit]> = {
+  rows: MetricUnit.Count,
+  bytes: MetricUnit.Bytes,
+  exported: MetricUnit.Count,
+  unchanged: MetricUnit.Count,
+  failed: MetricUnit.Count,
+  apiRetries: MetricUnit.Count,
+};
+
+// A new instance per line: Powertools keeps dimensions per instance, and none must leak between lines.
+const metrics = () => new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
+
+export function publishRunMetrics(functionName: string, figures: RunFigures): void {
+  const m = metrics().addDimension(FUNCTION_DIMENSION, functionName);
+  for (const [name, value] of Object.entries(figures) as [keyof typeof RUN_METRICS, number][]) {
+    if (Number.isFinite(value)) m.addMetric(RUN_METRICS[name], UNITS[name], value);
+  }
+  m.publishStoredMetrics();
+}
+
+/** One line per data source, then the worst of each age (what the alarms watch). */
+export function publishFreshness(ages: readonly SourceAges[]): void {
+  for (const a of ages) {
+    const m = metrics().addDimension(DATA_SOURCE_DIMENSION, a.dataSourceId);
+    if (a.billedDayAgeHours !== undefined)
+      m.addMetric(SOURCE_METRICS.billedDayAge, MetricUnit.NoUnit, a.billedDayAgeHours);
+    if (a.syncAgeHours !== undefined) m.addMetric(SOURCE_METRICS.syncAge, MetricUnit.NoUnit, a.syncAgeHours);
+    if (a.billedDayAgeHours !== undefined || a.syncAgeHours !== undefined) m.publishStoredMetrics();
+  }
+  const worst = (pick: (a: SourceAges) => number | undefined) =>
+    Math.max(0, ...ages.map(pick).filter((v): v is number => v !== undefined));
+  metrics()
+    .addMetric(
+      FRESHNESS_METRICS.billedDayAge,
+      MetricUnit.NoUnit,
+      worst((a) => a.billedDayAgeHours),
+    )
+    .addMetric(
+      FRESHNESS_METRICS.syncAge,
+      MetricUnit.NoUnit,
+      worst((a) => a.syncAgeHours),
+    )
+    .publishStoredMetrics();
+}

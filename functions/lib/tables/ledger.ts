@@ -1,0 +1,76 @@
+// The ledger tables' column lists: the JSON records the functions append (export/ledger.ts,
+// costs/restatements.ts) and the Glue tables over them (infra/ledger-tables.ts) both follow them.
+
+export type LedgerType = 'string' | 'bigint' | 'double';
+
+export interface LedgerColumn {
+  readonly name: string;
+  readonly type: LedgerType;
+  readonly description: string;
+}
+
+export interface LedgerTableDef {
+  readonly name: string;
+  /** The export or restatement day (UTC), a projected string partition. */
+  readonly partitionKey: string;
+  readonly description: string;
+  readonly columns: readonly LedgerColumn[];
+}
+
+const col = (name: string, type: LedgerType, description: string): LedgerColumn => ({
+  name,
+  type,
+  description,
+});
+
+export const exportUnitsTable: LedgerTableDef = {
+  name: 'export_units',
+  partitionKey: 'export_date',
+  description:
+    'Run ledger: one row per exported unit version (table, partition, data source or scope), ' +
+    'appended at export time and never rewritten',
+  columns: [
+    col('table_name', 'string', 'The exported table'),
+    col('partition_value', 'string', "The unit's partition: billed_date, billed_month or snapshot_date"),
+    col('source', 'string', 'Data source id (costs) or object name of the scope (domain or workspace id)'),
+    col('scope', 'string', "The app's scope, for inventory and unified costs"),
+    col(
+      'object_key',
+      'string',
+      'Key of the Parquet object under the export prefix; null: no rows, no object',
+    ),
+    col('row_count', 'bigint', 'Rows written'),
+    col('total_count', 'bigint', 'Rows Cloudforet reported for the listing'),
+    col('cost_sum', 'double', 'Sum of cost over the rows (costs)'),
+    col('bytes', 'bigint', "The object's size in bytes"),
+    col('schema_version', 'bigint', "The table's schema version"),
+    col('run_id', 'string', 'The run (Lambda request id or CLI run id) that exported it'),
+    col('exported_at', 'string', 'When it was exported, ISO 8601 UTC'),
+    col('last_synchronized_at', 'string', "Cloudforet's last sync of the data source when exported"),
+    col('change_check', 'string', 'JSON: what the change check compared (e.g. per-attribution groups)'),
+  ],
+};
+
+export const costRestatementsTable: LedgerTableDef = {
+  name: 'cost_restatements',
+  partitionKey: 'restated_date',
+  description:
+    'Append-only history of published cost days replaced or removed, with old and new figures ' +
+    'and the reason; outlives the expiry of noncurrent S3 versions',
+  columns: [
+    col('data_source_id', 'string', 'The data source'),
+    col('billed_date', 'string', 'The cost day restated, YYYY-MM-DD'),
+    col('outcome', 'string', 'replaced (new object) or removed (the day has no rows any more)'),
+    col('reason', 'string', "The plan's reason: e.g. rows-changed, cost-changed, forced"),
+    col('old_rows', 'bigint', 'Rows published before'),
+    col('old_cost_sum', 'double', 'Cost sum published before'),
+    col('old_run_id', 'string', 'The run that published the old figures'),
+    col('old_exported_at', 'string', 'When the old figures were exported, ISO 8601 UTC'),
+    col('new_rows', 'bigint', 'Rows published now'),
+    col('new_cost_sum', 'double', 'Cost sum published now'),
+    col('run_id', 'string', 'The run that restated the day'),
+    col('restated_at', 'string', 'When, ISO 8601 UTC'),
+  ],
+};
+
+export const ledgerTables: readonly LedgerTableDef[] = [exportUnitsTable, costRestatementsTable];

@@ -1,0 +1,83 @@
+// Glue tables over the run ledger (ledger/<table>/<day key>=YYYY-MM-DD/*.json): one JSON object
+// per line, read with the OpenX JSON SerDe, partitioned by day with projection like the data
+// tables. The ledger lives outside every table folder, so no data table ever reads it.
+import { Stack } from 'aws-cdk-lib';
+import type { CfnDatabase } from 'aws-cdk-lib/aws-glue';
+import { CfnTable } from 'aws-cdk-lib/aws-glue';
+import { Construct } from 'constructs';
+import { LEDGER_PREFIX } from '../functions/lib/export/ledger.ts';
+import { type LedgerTableDef, ledgerTables } from '../functions/lib/tables/ledger.ts';
+
+export const JSON_FORMAT = {
+  inputFormat: 'org.apache.hadoop.mapred.TextInputFormat',
+  outputFormat: 'org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat',
+  serde: 'org.openx.data.jsonserde.JsonSerDe',
+} as const;
+
+export interface LedgerTablesProps {
+  readonly database: CfnDatabase;
+  readonly databaseName: string;
+  readonly bucketName: string;
+  readonly prefix: string;
+  readonly projectionStart: string;
+}
+
+export class LedgerTables extends Construct {
+  readonly tables: CfnTable[];
+
+  constructor(scope: Construct, id: string, props: LedgerTablesProps) {
+    super(scope, id);
+    this.tables = ledgerTables.map((table) => {
+      const location = `s3://${props.bucketName}/${props.prefix}/${LEDGER_PREFIX}/${table.name}/`;
+      const cfn = new CfnTable(this, `Table-${table.name}`, {
+        catalogId: Stack.of(this).account,
+        databaseName: props.databaseName,
+        tableInput: ledgerTableInput(table, location, props.projectionStart),
+      });
+      cfn.node.addDependency(props.database);
+      return cfn;
+    });
+  }
+}
+
+export function ledgerTableInput(
+  table: LedgerTableDef,
+  location: string,
+  projectionStart: string,
+): CfnTable.TableInputProperty {
+  const key = table.partitionKey;
+  return {
+    name: table.name,
+    description: table.description,
+    tableType: 'EXTERNAL_TABLE',
+    parameters: {
+      EXTERNAL: 'TRUE',
+      classification: 'json',
+      'projection.enabled': 'true',
+      [`projection.${key}.type`]: 'date',
+      [`projection.${key}.format`]: 'yyyy-MM-dd',
+      [`projection.${key}.range`]: `${projectionStart},NOW`,
+      [`projection.${key}.interval`]: '1',
+      [`projection.${key}.interval.unit`]: 'DAYS',
+      'storage.location.template': `${location}${key}=\${${key}}/`,
+    },
+    partitionKeys: [{ name: key, type: 'string', comment: 'YYYY-MM-DD, UTC (the Hive partition folder)' }],
+    storageDescriptor: {
+      location,
+      inputFormat: JSON_FORMAT.inputFormat,
+      outputFormat: JSON_FORMAT.outputFormat,
+      // Strict: a malformed line fails the query rather than silently dropping a ledger row.
+      serdeInfo: {
+        serializationLibrary: JSON_FORMAT.serde,
+        parameters: { 'ignore.malformed.json': 'false' },
+      },
+      compressed: false,
+      storedAsSubDirectories: false,
+      columns: table.columns.map((c) => ({
+        name: c.name,
+        type: c.type,
+        comment: c.description.slice(0, 255),
+      })),
+    },
+  };
+}

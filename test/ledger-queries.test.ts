@@ -1,0 +1,106 @@
+// The saved queries over the run ledger, run in DuckDB (tools/duckdb-athena.ts) over what cost runs
+// against the simulator wrote: freshness, completeness, reconcile, restatements of confirmed months.
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
+import { runCostExport } from '../functions/lib/costs/run.ts';
+import { dirSink } from '../functions/lib/storage/dir-sink.ts';
+import { loadNamedQueries } from '../infra/named-queries.ts';
+import { athenaOver } from '../tools/duckdb-athena.ts';
+import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+
+const FROM = '2026-04-01';
+const TO = '2026-04-06';
+const GAP = '2026-04-04';
+
+const sql = (name: string) => loadNamedQueries().find((q) => q.name === name)!.sql;
+
+describe('saved queries over the run ledger', () => {
+  let sim: Simulator;
+  let dir: string;
+  let deps: Parameters<typeof runCostExport>[0];
+  const query = async (name: string) => {
+    const db = await athenaOver(dir);
+    try {
+      for (const view of loadNamedQueries().filter((q) => q.name.startsWith('create_view_')))
+        await db.run(view.sql);
+      return await db.run(sql(name));
+    } finally {
+      db.close();
+    }
+  };
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 23, dataSources: 2, from: FROM, to: TO, rowsPerDay: 25 });
+    dir = await mkdtemp(join(tmpdir(), 'ledger-queries-'));
+    const client = new CloudforetClient({
+      endpoint: sim.url,
+      token: sim.issueToken(),
+      dispatcher: new Agent(),
+    });
+    deps = { client, sink: dirSink(dir), concurrency: 4, runId: 'run-a' };
+    // Every day but GAP: the ledger then has a hole to find.
+    await runCostExport(deps, { from: FROM, to: '2026-04-03' });
+    await runCostExport(deps, { from: '2026-04-05', to: TO });
+  });
+  afterAll(async () => {
+    await sim.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('freshness_by_data_source gives each data source its newest billed day and last sync', async () => {
+    const rows = await query('freshness_by_data_source');
+
+    expect(rows.map((r) => r.data_source_id).sort()).toEqual(sim.dataSourceIds().sort());
+    for (const row of rows) {
+      expect(row.newest_billed_date).toBe(TO);
+      expect(Number(row.billed_day_age_hours)).toBeGreaterThan(24 * 200);
+      expect(row.last_synchronized_at).toMatch(/^2026-04-06T16:00:00/);
+    }
+  });
+
+  it('completeness_missing_days lists the day no export covered, for each data source', async () => {
+    const rows = await query('completeness_missing_days');
+
+    expect(rows.map((r) => [r.data_source_id, r.missing_billed_date])).toEqual(
+      sim
+        .dataSourceIds()
+        .sort()
+        .map((id) => [id, GAP]),
+    );
+  });
+
+  it('reconcile_cost_days finds no difference, then the one day whose file no longer matches', async () => {
+    const clean = await query('reconcile_cost_days');
+    const [a] = sim.dataSourceIds() as [string];
+    const file = (day: string) => join(dir, 'costs', `billed_date=${day}`, `${a}.parquet`);
+    await copyFile(file('2026-04-02'), file('2026-04-01'));
+
+    const tampered = await query('reconcile_cost_days');
+
+    expect(clean.every((r) => Number(r.rows_difference) === 0 && Number(r.cost_difference) === 0)).toBe(true);
+    expect(clean.every((r) => r.cloudforet_rows === r.ledger_rows)).toBe(true);
+    const off = tampered.filter((r) => Number(r.rows_difference) !== 0 || Number(r.cost_difference) !== 0);
+    expect(off.map((r) => [r.data_source_id, r.billed_date])).toEqual([[a, '2026-04-01']]);
+    expect(Number(off[0]!.table_rows)).toBe(sim.costTruth(a, '2026-04-02').rows);
+    await rm(file('2026-04-01'));
+    await runCostExport({ ...deps, runId: 'run-fix' }, { from: '2026-04-01', to: '2026-04-01', force: true });
+  });
+
+  it('restatements_of_confirmed_months lists a restated day of a confirmed month with its figures', async () => {
+    const [, b] = sim.dataSourceIds() as [string, string];
+    const before = sim.costTruth(b, '2026-04-05');
+    sim.resync(b, '2026-04-05', { costFactor: 2 });
+    await runCostExport({ ...deps, runId: 'run-b' }, { from: '2026-04-05', to: '2026-04-05' });
+
+    const rows = await query('restatements_of_confirmed_months');
+
+    const row = rows.find((r) => r.data_source_id === b && r.billed_date === '2026-04-05');
+    expect(row).toMatchObject({ reason: 'cost-changed', outcome: 'replaced', run_id: 'run-b' });
+    expect(Number(row!.old_rows)).toBe(before.rows);
+    expect(row!.new_cost_sum as number).toBeCloseTo(before.costSum * 2, 4);
+  });
+});

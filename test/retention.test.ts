@@ -1,0 +1,175 @@
+// A range reaching past Cloudforet's 12-month retention: the days it still has are exported, the
+// older ones reported as beyond retention, archived objects for them kept; exit 0.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Agent } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../cli/main.ts';
+import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
+import { runCostExport } from '../functions/lib/costs/run.ts';
+import { costObjectKey } from '../functions/lib/costs/unit.ts';
+import { dirSink } from '../functions/lib/storage/dir-sink.ts';
+import { retentionStart } from '../functions/lib/costs/job-history.ts';
+import { clampToRetention } from '../functions/lib/costs/retention.ts';
+import { addDays, daysBetween, utcDay } from '../functions/lib/dates.ts';
+import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { fakeIo } from './support/fake-io.ts';
+import { consoleAppJson } from './support/tokens.ts';
+
+const monthsBack = (months: number) => {
+  const at = new Date(`${utcDay(new Date())}T00:00:00Z`);
+  at.setUTCDate(1);
+  at.setUTCMonth(at.getUTCMonth() - months);
+  return utcDay(at);
+};
+
+describe('ranges older than Cloudforet keeps', () => {
+  const FROM = monthsBack(13);
+  const TO = addDays(monthsBack(10), -1);
+  let sim: Simulator;
+  let dir: string;
+  let secretFile: string;
+
+  beforeAll(async () => {
+    sim = await startSimulator({
+      seed: 41,
+      dataSources: 2,
+      from: FROM,
+      to: TO,
+      rowsPerDay: 5,
+      retentionMonths: 12,
+    });
+    dir = await mkdtemp(join(tmpdir(), 'retention-'));
+    secretFile = join(dir, 'app.json');
+    await writeFile(secretFile, consoleAppJson(sim.issueToken()));
+  });
+  afterAll(async () => {
+    await sim.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('--from 13 months back exports the days inside retention, keeps the archive and exits 0', async () => {
+    const out = join(dir, 'out');
+    const [ds] = sim.dataSourceIds() as [string];
+    const archived = join(out, costObjectKey(ds, FROM));
+    await mkdir(dirname(archived), { recursive: true });
+    await writeFile(archived, 'archived before Cloudforet purged the day');
+    const io = fakeIo();
+
+    const code = await main(
+      [
+        'costs',
+        '--endpoint',
+        sim.url,
+        '--secret-file',
+        secretFile,
+        '--out',
+        out,
+        '--from',
+        FROM,
+        '--to',
+        TO,
+        '--json',
+      ],
+      {},
+      io,
+    );
+
+    const first = retentionStart(new Date());
+    const inside = daysBetween(first, TO).length;
+    const outside = daysBetween(FROM, addDays(first, -1)).length;
+    expect(io.err()).not.toContain('cloudforet-export:');
+    expect(code).toBe(0);
+    expect(JSON.parse(io.out())).toMatchObject({
+      units: inside * 2,
+      written: inside * 2,
+      failed: 0,
+      beyondRetention: outside * 2,
+      retainedFrom: first,
+    });
+    expect(await readFile(archived, 'utf8')).toBe('archived before Cloudforet purged the day');
+  });
+
+  it('says so in words', async () => {
+    const io = fakeIo();
+
+    const code = await main(
+      [
+        'costs',
+        '--endpoint',
+        sim.url,
+        '--secret-file',
+        secretFile,
+        '--out',
+        join(dir, 'words'),
+        '--from',
+        FROM,
+        '--to',
+        TO,
+      ],
+      {},
+      io,
+    );
+
+    expect(code).toBe(0);
+    expect(io.out()).toMatch(/\d+ days before \d{4}-\d{2}-\d{2} are beyond Cloudforet's 12-month retention/);
+  });
+});
+
+describe('clampToRetention', () => {
+  const now = new Date('2026-11-23T10:00:00Z');
+
+  it('keeps a range inside retention as it is', () => {
+    expect(clampToRetention({ from: '2026-06-01', to: '2026-06-30' }, now)).toEqual({
+      from: '2026-06-01',
+      to: '2026-06-30',
+      beyondRetention: [],
+    });
+  });
+
+  it('starts a range reaching further back at the first retained month', () => {
+    const window = clampToRetention({ from: '2025-11-28', to: '2025-12-02' }, now);
+
+    expect(window.from).toBe('2025-12-01');
+    expect(window.beyondRetention).toEqual(['2025-11-28', '2025-11-29', '2025-11-30']);
+  });
+
+  it('plans nothing for a range wholly beyond retention', () => {
+    const window = clampToRetention({ from: '2025-01-01', to: '2025-01-03' }, now);
+
+    expect(window.from > window.to).toBe(true);
+    expect(window.beyondRetention).toHaveLength(3);
+  });
+});
+
+describe('days kept by the archive guard', () => {
+  it('are remembered in their manifest and not planned again while Cloudforet answers them empty', async () => {
+    const day = '2026-10-05';
+    const sim = await startSimulator({ seed: 53, dataSources: 1, from: day, to: day, rowsPerDay: 20 });
+    const dir = await mkdtemp(join(tmpdir(), 'kept-'));
+    const client = new CloudforetClient({
+      endpoint: sim.url,
+      token: sim.issueToken(),
+      dispatcher: new Agent(),
+    });
+    const deps = { client, sink: dirSink(dir), archiveAfterDays: 0 };
+    const [ds] = sim.dataSourceIds() as [string];
+    try {
+      await runCostExport(deps, { from: day, to: day });
+      const object = await readFile(join(dir, costObjectKey(ds, day)));
+      sim.resync(ds, day, { rowDelta: -1_000_000 });
+
+      const keeping = await runCostExport(deps, { from: day, to: day });
+      const after = await runCostExport(deps, { from: day, to: day });
+
+      expect(sim.costTruth(ds, day).rows).toBe(0);
+      expect(keeping).toMatchObject({ units: 1, kept: 1 });
+      expect(after).toMatchObject({ units: 0, unchanged: 1 });
+      expect(await readFile(join(dir, costObjectKey(ds, day)))).toEqual(object);
+    } finally {
+      await sim.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
