@@ -57,7 +57,8 @@ describe('a cost run that runs out of time', () => {
   });
 
   it('returns a summary with every unit left, and writes nothing, when the handler starts too late', async () => {
-    const restore = local.applyEnv({ SECRET_TTL_SECONDS: '0' });
+    // A prefix of its own: another test's export must not be taken for this one's.
+    const restore = local.applyEnv({ SECRET_TTL_SECONDS: '0', EXPORT_PREFIX: 'too-late' });
 
     const summary = await handler(
       { from: FROM, to: TO },
@@ -66,11 +67,11 @@ describe('a cost run that runs out of time', () => {
 
     expect(summary).toMatchObject({ units: 8, notStarted: 8, failed: 0, written: 0 });
     expect(summary.left).toContain('8 units not started');
-    expect(await listKeys(local.s3.client, BUCKET)).toEqual([]);
+    expect(await listKeys(local.s3.client, BUCKET, 'too-late/')).toEqual([]);
   });
 
   it('exports everything when the time left is ample', async () => {
-    const restore = local.applyEnv({ SECRET_TTL_SECONDS: '0' });
+    const restore = local.applyEnv({ SECRET_TTL_SECONDS: '0', EXPORT_PREFIX: 'ample' });
 
     const summary = await handler(
       { from: FROM, to: TO },
