@@ -24,15 +24,17 @@ describe('unified costs and the money views', () => {
   let out: string;
   let secretFile: string;
   let first: CostRunSummary;
-  const costs = async (from: string, to: string, ...more: string[]) => {
+  /** The costs command into `into` (default: the shared export the read-only tests look at). */
+  const costs = async (from: string, to: string, ...more: string[]) => costsInto(out, from, to, ...more);
+  const costsInto = async (into: string, from: string, to: string, ...more: string[]) => {
     const io = fakeIo();
-    const args = ['costs', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out];
+    const args = ['costs', '--endpoint', sim.url, '--secret-file', secretFile, '--out', into];
     const code = await main([...args, '--from', from, '--to', to, ...more], {}, io);
     return { code, io };
   };
   const unifiedTruth = (month: string) => sim.unifiedCostRecords().filter((r) => r.billed_month === month);
-  const withViews = async <T>(use: (db: AthenaLike) => Promise<T>): Promise<T> => {
-    const db = await athenaLike(out);
+  const withViews = async <T>(use: (db: AthenaLike) => Promise<T>, over = out): Promise<T> => {
+    const db = await athenaLike(over);
     try {
       return await use(db);
     } finally {
@@ -169,10 +171,19 @@ describe('unified costs and the money views', () => {
   });
 
   it('says when a run restated a confirmed month, and not otherwise', async () => {
-    const ds = sim.dataSourceIds()[0]!;
-    sim.resync(ds, '2026-09-05', { costFactor: 1.5 });
+    // A simulator and destination of its own: the re-sync must not change what other tests compare.
+    const own = await startSimulator({ seed: 41, dataSources: 3, from: FROM, to: TO, rowsPerDay: 15 });
+    const ownSecret = join(dir, 'restated-app.json');
+    await writeFile(ownSecret, consoleAppJson(own.issueToken()));
+    const args = ['costs', '--endpoint', own.url, '--secret-file', ownSecret, '--out', join(dir, 'restated')];
+    const run = async (from: string, to: string) => {
+      const io = fakeIo();
+      return { code: await main([...args, '--from', from, '--to', to], {}, io), io };
+    };
+    await run(FROM, TO);
+    own.resync(own.dataSourceIds()[0]!, '2026-09-05', { costFactor: 1.5 });
 
-    const { code, io } = await costs('2026-09-01', '2026-10-10');
+    const { code, io } = await run('2026-09-01', '2026-10-10').finally(() => own.close());
 
     expect(first.unifiedCosts.restatedConfirmedMonths).toEqual([]);
     expect(code).toBe(0);
@@ -201,15 +212,21 @@ describe('unified costs and the money views', () => {
   });
 
   it('a month without unified costs yet takes the latest known rate, flagged', async () => {
+    // A destination of its own: this run removes October's unified costs from it.
+    const ownOut = join(dir, 'october-missing');
+    await costsInto(ownOut, FROM, TO);
     sim.setUnifiedCostsMissing('2026-10', true);
 
-    const { code } = await costs('2026-10-01', '2026-10-10');
-    const [october] = await withViews((db) =>
-      db.run(`SELECT bool_and(rate_is_latest_known) AS guessed, min(rate_month) AS rate_month,
+    const { code } = await costsInto(ownOut, '2026-10-01', '2026-10-10').finally(() =>
+      sim.setUnifiedCostsMissing('2026-10', false),
+    );
+    const [october] = await withViews(
+      (db) =>
+        db.run(`SELECT bool_and(rate_is_latest_known) AS guessed, min(rate_month) AS rate_month,
               sum(cost) AS krw, sum(cost_usd) AS usd
               FROM costs_converted WHERE billed_date LIKE '2026-10-%' AND currency = 'KRW'`),
+      ownOut,
     );
-    sim.setUnifiedCostsMissing('2026-10', false);
 
     expect(code).toBe(0);
     expect(october).toMatchObject({ guessed: true, rate_month: '2026-09' });
