@@ -22,8 +22,8 @@ describe('saved queries over the run ledger', () => {
   let sim: Simulator;
   let dir: string;
   let deps: Parameters<typeof runCostExport>[0];
-  const query = async (name: string) => {
-    const db = await athenaOver(dir);
+  const query = async (name: string, over = dir) => {
+    const db = await athenaOver(over);
     try {
       for (const view of loadNamedQueries().filter((q) => q.name.startsWith('create_view_')))
         await db.run(view.sql);
@@ -91,12 +91,24 @@ describe('saved queries over the run ledger', () => {
   });
 
   it('restatements_of_confirmed_months lists a restated day of a confirmed month with its figures', async () => {
-    const [, b] = sim.dataSourceIds() as [string, string];
-    const before = sim.costTruth(b, '2026-04-05');
-    sim.resync(b, '2026-04-05', { costFactor: 2 });
-    await runCostExport({ ...deps, runId: 'run-b' }, { from: '2026-04-05', to: '2026-04-05' });
+    // A simulator and destination of its own: the re-sync must not change what other tests read.
+    const own = await startSimulator({ seed: 23, dataSources: 2, from: FROM, to: TO, rowsPerDay: 25 });
+    const ownDir = join(dir, 'restated');
+    const client = new CloudforetClient({
+      endpoint: own.url,
+      token: own.issueToken(),
+      dispatcher: new Agent(),
+    });
+    const ownDeps = { client, sink: dirSink(ownDir), concurrency: 4 };
+    const [, b] = own.dataSourceIds() as [string, string];
+    const before = own.costTruth(b, '2026-04-05');
+    await runCostExport({ ...ownDeps, runId: 'run-a' }, { from: FROM, to: TO });
+    own.resync(b, '2026-04-05', { costFactor: 2 });
+    await runCostExport({ ...ownDeps, runId: 'run-b' }, { from: '2026-04-05', to: '2026-04-05' }).finally(
+      () => own.close(),
+    );
 
-    const rows = await query('restatements_of_confirmed_months');
+    const rows = await query('restatements_of_confirmed_months', ownDir);
 
     const row = rows.find((r) => r.data_source_id === b && r.billed_date === '2026-04-05');
     expect(row).toMatchObject({ reason: 'cost-changed', outcome: 'replaced', run_id: 'run-b' });
