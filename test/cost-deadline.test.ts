@@ -84,23 +84,29 @@ describe('a cost run that runs out of time', () => {
 });
 
 describe('runDeadline', () => {
-  it('aborts its signal the hard-stop margin before the end, and stops starting units inside the reserve', async () => {
-    const end = Date.now() + 600;
-    const deadline = runDeadline(
-      { getRemainingTimeInMillis: () => end - Date.now() },
-      { reserveMs: 450, hardStopMs: 300 },
-    );
+  it('aborts its signal the hard-stop margin before the end, and stops starting units inside the reserve', () => {
+    // Fake timers: the clock moves only when the test moves it, however loaded the machine is.
+    vi.useFakeTimers();
+    try {
+      const end = Date.now() + 600;
+      const deadline = runDeadline(
+        { getRemainingTimeInMillis: () => end - Date.now() },
+        { reserveMs: 450, hardStopMs: 300 },
+      );
 
-    const early = deadline.shouldStartUnit();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const late = deadline.shouldStartUnit();
-    const abortedBefore = deadline.signal.aborted;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    deadline.dispose();
+      const early = deadline.shouldStartUnit();
+      vi.advanceTimersByTime(200);
+      const late = deadline.shouldStartUnit();
+      const abortedBefore = deadline.signal.aborted;
+      vi.advanceTimersByTime(100);
+      deadline.dispose();
 
-    expect([early, late]).toEqual([true, false]);
-    expect(abortedBefore).toBe(false);
-    expect(deadline.signal.aborted).toBe(true);
+      expect([early, late]).toEqual([true, false]);
+      expect(abortedBefore).toBe(false);
+      expect(deadline.signal.aborted).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('never stops a run without a Lambda context', () => {

@@ -14,8 +14,12 @@ import { snapshotDir, tempFiles } from './support/unit-invariants.ts';
 import { consoleAppJson } from './support/tokens.ts';
 
 const FROM = '2026-10-10';
-const TO = '2026-10-12';
+const TO = '2026-10-11';
 const BIN = fileURLToPath(new URL('../bin/cloudforet-export.mjs', import.meta.url));
+// Days of 34,185 and 38,725 rows: a day's object is opened once its first row group (25,000 rows)
+// is full, so a listing held from page 27 on keeps that object mid-write for as long as needed.
+const ROWS_PER_DAY = 40_000;
+const PAGES_BEFORE_HOLD = 26;
 
 describe('interrupted local runs', () => {
   let sim: Simulator;
@@ -24,8 +28,12 @@ describe('interrupted local runs', () => {
   const args = (out: string) => [
     'costs',
     ...['--endpoint', sim.url, '--secret-file', secretFile, '--out', out],
-    ...['--from', FROM, '--to', TO, '--force', '--concurrency', '2'],
+    ...['--from', FROM, '--to', TO, '--force', '--concurrency', '1'],
   ];
+  const truthRows = () =>
+    sim
+      .dataSourceIds()
+      .reduce((n, ds) => n + [FROM, TO].reduce((m, d) => m + sim.costTruth(ds, d).rows, 0), 0);
   const globRows = async (out: string) =>
     Number(
       (
@@ -36,34 +44,51 @@ describe('interrupted local runs', () => {
     );
 
   beforeAll(async () => {
-    sim = await startSimulator({ seed: 43, dataSources: 2, from: FROM, to: TO, rowsPerDay: 2500 });
+    sim = await startSimulator({ seed: 43, dataSources: 1, from: FROM, to: TO, rowsPerDay: ROWS_PER_DAY });
     dir = await mkdtemp(join(tmpdir(), 'interrupt-'));
     secretFile = join(dir, 'app.json');
     await writeFile(secretFile, consoleAppJson(sim.issueToken()));
+    const smallest = Math.min(...[FROM, TO].map((d) => sim.costTruth(sim.dataSourceIds()[0]!, d).rows));
+    expect(smallest).toBeGreaterThan((PAGES_BEFORE_HOLD + 1) * 1000);
   });
   afterAll(async () => {
-    sim.setLatency(0);
+    sim.clearFaults();
     await sim.close();
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** Runs the CLI in a child, a first run done, and sends `signal` once a unit is mid-write. */
+  /**
+   * A first run done, then the CLI in a child whose listing is held after PAGES_BEFORE_HOLD pages:
+   * `signal` is sent once the held day's object is being written.
+   */
   async function stopMidWrite(out: string, signal: NodeJS.Signals) {
     expect(await main(args(out), {}, fakeIo())).toBe(0);
-    sim.setLatency(300);
+    sim.resetRequestLog();
+    sim.injectFault({
+      path: LIST,
+      kind: 'slow',
+      delayMs: 600_000,
+      afterRequests: PAGES_BEFORE_HOLD,
+      times: Number.POSITIVE_INFINITY,
+    });
     const child = spawn(process.execPath, [BIN, ...args(out)], { stdio: ['ignore', 'pipe', 'pipe'] });
     const output = collect(child);
     const exited = new Promise<[number | null, string | null]>((resolve) =>
       child.once('exit', (code, sig) => resolve([code, sig])),
     );
-    // A Parquet object being written (a manifest's temporary file lives only for a moment).
     const pending = async () =>
       (await readdir(join(out, '_tmp')).catch(() => [])).some((f) => f.includes('.parquet.'));
-    await waitFor(pending);
+    try {
+      await waitFor(pending);
+    } catch (error) {
+      child.kill('SIGKILL');
+      throw error;
+    }
+    const listed = sim.requests.filter((r) => r.path === LIST).length;
     child.kill(signal);
     const [code, killedBy] = await exited;
-    sim.setLatency(0);
-    return { code, killedBy, stdout: output.stdout(), left: tempFiles(await snapshotDir(out)) };
+    sim.clearFaults();
+    return { code, killedBy, listed, stdout: output.stdout(), left: tempFiles(await snapshotDir(out)) };
   }
 
   it.each([
@@ -76,40 +101,32 @@ describe('interrupted local runs', () => {
 
       const stopped = await stopMidWrite(out, signal);
 
+      expect(stopped.listed).toBe(PAGES_BEFORE_HOLD);
       expect(stopped.code).toBe(exit);
       expect(stopped.stdout).toContain('INTERRUPTED');
       expect(stopped.left).toEqual([]);
-      expect(await globRows(out)).toBeGreaterThan(0);
+      expect(await globRows(out)).toBe(truthRows());
     },
   );
 
   it('SIGKILL leaves its temporary file outside the table, and the next run removes it', async () => {
     const out = join(dir, 'SIGKILL');
-    // A small day's object is written whole when its unit ends, so the kill can land just after
-    // the rename on a loaded machine: arrange again (at most 3 times) until it lands mid-write.
-    let stopped = await stopMidWrite(out, 'SIGKILL');
-    for (let tries = 1; tries < 3 && stopped.left.length === 0; tries++) {
-      stopped = await stopMidWrite(out, 'SIGKILL');
-    }
+
+    const stopped = await stopMidWrite(out, 'SIGKILL');
     const readMidway = await globRows(out);
     const rerun = await main(args(out), {}, fakeIo());
 
     expect(stopped.killedBy).toBe('SIGKILL');
     expect(stopped.left.length).toBeGreaterThan(0);
     expect(stopped.left.every((f) => f.startsWith('_tmp/.'))).toBe(true);
-    expect(readMidway).toBeGreaterThan(0);
+    expect(readMidway).toBe(truthRows());
     expect(rerun).toBe(0);
     expect(tempFiles(await snapshotDir(out))).toEqual([]);
-    expect(await globRows(out)).toBe(
-      sim
-        .dataSourceIds()
-        .reduce(
-          (n, ds) => n + [FROM, '2026-10-11', TO].reduce((m, d) => m + sim.costTruth(ds, d).rows, 0),
-          0,
-        ),
-    );
+    expect(await globRows(out)).toBe(truthRows());
   });
 });
+
+const LIST = '/cost-analysis/cost/list';
 
 function collect(child: ChildProcess): { stdout: () => string } {
   let out = '';

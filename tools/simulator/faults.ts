@@ -52,6 +52,11 @@ export class FaultQueue {
     });
   }
 
+  /** Drops every fault not yet consumed. */
+  clear(): void {
+    this.pending.length = 0;
+  }
+
   /** The fault to apply to a request for `path`, if any. */
   take(path: string): { kind: FaultKind; delayMs: number } | undefined {
     const index = this.pending.findIndex((f) => f.matches(path));

@@ -191,6 +191,10 @@ export class LocalSimulator implements Simulator {
     this.faults.add(fault);
   }
 
+  clearFaults(): void {
+    this.faults.clear();
+  }
+
   resetRequestLog(): void {
     this.requests.length = 0;
   }

@@ -72,6 +72,8 @@ export interface Simulator {
   /** Rows a sorted cost/list may hold before it fails with ERROR_DB_QUERY; undefined: no limit. */
   setSortLimit(rows: number | undefined): void;
   injectFault(fault: Fault): void;
+  /** Drops every injected fault not yet consumed. */
+  clearFaults(): void;
   readonly requests: Array<RequestRecord>;
   resetRequestLog(): void;
 }
