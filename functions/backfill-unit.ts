@@ -33,11 +33,14 @@ function parseItem(event: unknown): BackfillItem {
     );
   }
   const jobId = typeof e.jobId === 'string' ? { jobId: e.jobId } : {};
+  const a = e.analyzed;
+  const analyzed = a && Number.isFinite(a.rows) && Number.isFinite(a.costSum) ? { analyzed: a } : {};
   return {
     runId: e.runId,
     dataSourceId: e.dataSourceId,
     date: e.date,
     reason: e.reason ?? 'forced',
     ...jobId,
+    ...analyzed,
   };
 }

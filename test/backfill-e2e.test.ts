@@ -42,6 +42,21 @@ describe('backfill on Step Functions', () => {
 
     expect(planned).toMatchObject({ bucket: BUCKET, units: 40, unchanged: 0 });
     expect(items[0]).toMatchObject({ runId: 'run-1', reason: 'no-manifest' });
+    // Each item carries the day's analyze totals to its unit, for the ledger (reconcile_cost_days).
+    for (const item of items) {
+      const truth = local.simulator.costTruth(item.dataSourceId, item.date);
+      expect(item.analyzed).toEqual({ rows: truth.rows, costSum: expect.closeTo(truth.costSum, 6) });
+    }
+    const manifest = JSON.parse(
+      Buffer.from(
+        await getObjectBytes(
+          local.s3.client,
+          BUCKET,
+          `${PREFIX}/_manifests/costs/billed_date=${items[0]!.date}/${items[0]!.dataSourceId}.json`,
+        ),
+      ).toString(),
+    );
+    expect(manifest).toMatchObject({ analyzeRows: items[0]!.analyzed!.rows });
     expect(summary).toMatchObject({ units: 40, exported: 40, failed: 0 });
     expect(planned.unifiedCosts).toMatchObject({
       scope: 'domain',

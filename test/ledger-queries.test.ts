@@ -73,7 +73,7 @@ describe('saved queries over the run ledger', () => {
     );
   });
 
-  it('reconcile_cost_days finds no difference, then the one day whose file no longer matches', async () => {
+  it("reconcile_cost_days matches Cloudforet's analyze totals, then finds the one day whose file no longer does", async () => {
     const clean = await query('reconcile_cost_days');
     const [a] = sim.dataSourceIds() as [string];
     const file = (day: string) => join(dir, 'costs', `billed_date=${day}`, `${a}.parquet`);
@@ -81,11 +81,22 @@ describe('saved queries over the run ledger', () => {
 
     const tampered = await query('reconcile_cost_days');
 
+    // The analyze totals are recorded from the plan, not copied from the rows written.
+    for (const r of clean) {
+      const truth = sim.costTruth(String(r.data_source_id), String(r.billed_date));
+      expect([Number(r.analyze_rows), Number(r.analyze_cost_sum)]).toEqual([
+        truth.rows,
+        expect.closeTo(truth.costSum, 6),
+      ]);
+    }
+    expect(clean).toHaveLength(2 * 5);
     expect(clean.every((r) => Number(r.rows_difference) === 0 && Number(r.cost_difference) === 0)).toBe(true);
-    expect(clean.every((r) => r.cloudforet_rows === r.ledger_rows)).toBe(true);
     const off = tampered.filter((r) => Number(r.rows_difference) !== 0 || Number(r.cost_difference) !== 0);
     expect(off.map((r) => [r.data_source_id, r.billed_date])).toEqual([[a, '2026-04-01']]);
     expect(Number(off[0]!.table_rows)).toBe(sim.costTruth(a, '2026-04-02').rows);
+    expect(Number(off[0]!.rows_difference)).toBe(
+      sim.costTruth(a, '2026-04-02').rows - sim.costTruth(a, '2026-04-01').rows,
+    );
     await rm(file('2026-04-01'));
     await runCostExport({ ...deps, runId: 'run-fix' }, { from: '2026-04-01', to: '2026-04-01', force: true });
   });

@@ -1,13 +1,18 @@
--- Reconcile each cost day: what the ledger says its latest export published (rows, cost sum, and
--- the row count Cloudforet reported for the listing at export time) against what the costs table
--- holds now. Rows where a difference is not zero need a look (README, Troubleshooting).
+-- Reconcile each cost day: what Cloudforet's own cost/analyze said of the day when its latest
+-- export was planned (rows and cost sum, recorded in the ledger) against what the costs table holds
+-- now. A difference that is not zero needs a look (README, Troubleshooting): a file changed or lost
+-- since the export, or a day published from one sync job (published_job_id) while analyze still
+-- counted a failed sync's leftover rows beside it. analyze_rows is null for units exported before
+-- the ledger recorded analyze totals: the comparison is then with the ledger's own row count.
 WITH latest AS (
   SELECT
     source AS data_source_id,
     partition_value AS billed_date,
     max_by(row_count, exported_at) AS ledger_rows,
-    max_by(total_count, exported_at) AS cloudforet_rows,
     max_by(cost_sum, exported_at) AS ledger_cost_sum,
+    max_by(analyze_rows, exported_at) AS analyze_rows,
+    max_by(analyze_cost_sum, exported_at) AS analyze_cost_sum,
+    max_by(json_extract_scalar(change_check, '$.jobId'), exported_at) AS published_job_id,
     max(exported_at) AS exported_at
   FROM export_units
   WHERE table_name = 'costs'
@@ -17,18 +22,30 @@ files AS (
   SELECT data_source_id, billed_date, count(*) AS table_rows, sum(cost) AS table_cost_sum
   FROM costs
   GROUP BY data_source_id, billed_date
+),
+compared AS (
+  SELECT
+    l.data_source_id,
+    l.billed_date,
+    l.exported_at,
+    l.published_job_id,
+    l.analyze_rows,
+    l.analyze_cost_sum,
+    l.ledger_rows,
+    coalesce(f.table_rows, 0) AS table_rows,
+    coalesce(f.table_cost_sum, 0) AS table_cost_sum,
+    coalesce(f.table_rows, 0) - coalesce(l.analyze_rows, l.ledger_rows) AS rows_difference,
+    round(
+      coalesce(f.table_cost_sum, 0) - coalesce(l.analyze_cost_sum, l.ledger_cost_sum, 0),
+      6
+    ) AS cost_difference
+  FROM latest l
+  LEFT JOIN files f ON f.data_source_id = l.data_source_id AND f.billed_date = l.billed_date
 )
-SELECT
-  l.data_source_id,
-  l.billed_date,
-  l.exported_at,
-  l.cloudforet_rows,
-  l.ledger_rows,
-  coalesce(f.table_rows, 0) AS table_rows,
-  coalesce(f.table_rows, 0) - l.ledger_rows AS rows_difference,
-  l.ledger_cost_sum,
-  coalesce(f.table_cost_sum, 0) AS table_cost_sum,
-  round(coalesce(f.table_cost_sum, 0) - coalesce(l.ledger_cost_sum, 0), 6) AS cost_difference
-FROM latest l
-LEFT JOIN files f ON f.data_source_id = l.data_source_id AND f.billed_date = l.billed_date
-ORDER BY abs(coalesce(f.table_rows, 0) - l.ledger_rows) DESC, l.billed_date DESC, l.data_source_id
+SELECT *
+FROM compared
+ORDER BY
+  abs(rows_difference) DESC,
+  abs(cost_difference) DESC,
+  billed_date DESC,
+  data_source_id

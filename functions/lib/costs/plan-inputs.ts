@@ -8,7 +8,7 @@ import type { Sink } from '../storage/sink.ts';
 import type { DataSourceInfo } from './data-sources.ts';
 import { DEFAULT_STALE_JOB_AFTER_MS, retentionStart, type SourceJobs, sourceJobs } from './job-history.ts';
 import { newJobsAfter, readJobMarks } from './job-marks.ts';
-import { type CostPlan, planCostUnits } from './plan.ts';
+import { type CostPlan, type PlannedUnit, planCostUnits } from './plan.ts';
 import { damagedUnits, type ReadManifest, withoutKept, withRepairs } from './published-objects.ts';
 import { type DayStat, dayStats, listSyncJobs, type SyncJob } from './source-state.ts';
 import { costManifestKey, costManifestPrefix } from './unit.ts';
@@ -80,6 +80,7 @@ export async function planCostExport(
   const plan = withRepairs(withoutKept(planned, manifests, source), await damagedUnits(sink, manifests));
   return {
     ...plan,
+    units: plan.units.map((u) => withAnalyzed(u, source)),
     jobsReadAt: now.toISOString(),
     jobs,
     staleJobs: active.flatMap((d) => history.get(d.id)?.stale ?? []),
@@ -87,6 +88,21 @@ export async function planCostExport(
       [...reexamine].filter(([, days]) => days.length > 0).map(([id, days]) => [id, months(days)]),
     ),
   };
+}
+
+/**
+ * The unit with the day's analyze totals, which the ledger records so `reconcile_cost_days` can
+ * compare what was published with what Cloudforet said then: every planned day's month was
+ * analyzed (readSourceStats), and a day analyze does not list has no rows.
+ */
+function withAnalyzed(
+  unit: PlannedUnit,
+  source: ReadonlyMap<string, ReadonlyMap<string, DayStat>>,
+): PlannedUnit {
+  const days = source.get(unit.dataSourceId);
+  if (!days) return unit;
+  const day = days.get(unit.date);
+  return { ...unit, analyzed: { rows: day?.rows ?? 0, costSum: day?.costSum ?? 0 } };
 }
 
 /**

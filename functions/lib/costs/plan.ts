@@ -43,6 +43,13 @@ export interface PlannedUnit {
   readonly reason: UnitReason;
   /** Publish only the rows of this sync job (the day also holds a failed sync's rows). */
   readonly jobId?: string;
+  /** Cloudforet's cost/analyze totals of the day as the plan read them (every job's rows). */
+  readonly analyzed?: AnalyzeTotals;
+}
+
+export interface AnalyzeTotals {
+  readonly rows: number;
+  readonly costSum: number;
 }
 
 /** A day holding rows of several sync jobs: a failed sync's leftovers beside the true version. */

@@ -24,7 +24,8 @@ export async function unitExecutor(
   const unitDeps: CostUnitDeps = { ...deps, workspaceOfVirtual, syncStamps: new Map() };
   let retries = 0;
   const run = async (planned: PlannedUnit): Promise<CostUnitResult | UnitFailure> => {
-    const unit = { dataSource: byId.get(planned.dataSourceId)!, date: planned.date, jobId: planned.jobId };
+    const { jobId, analyzed } = planned;
+    const unit = { dataSource: byId.get(planned.dataSourceId)!, date: planned.date, jobId, analyzed };
     const { dataSourceId, date } = planned;
     const fields = { dataSourceId, billedDate: date, reason: planned.reason };
     const outcome = await attemptUnit(

@@ -12,12 +12,15 @@ import { type CostContext, costTable } from '../tables/costs.ts';
 import type { DataSourceInfo } from './data-sources.ts';
 import { FingerprintBuilder } from './fingerprint.ts';
 import { costManifestKey, costObjectKey } from './keys.ts';
+import type { AnalyzeTotals } from './plan.ts';
 
 export interface CostUnit {
   readonly dataSource: DataSourceInfo;
   readonly date: string;
   /** Publish only this sync job's rows: the day also holds a failed sync's leftovers. */
   readonly jobId?: string;
+  /** Cloudforet's analyze totals of the day when planned; recorded in the manifest and ledger. */
+  readonly analyzed?: AnalyzeTotals;
 }
 
 export interface CostUnitDeps {
@@ -127,6 +130,7 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
         costSum: published.rows > 0 ? costSum : 0,
         groups: published.rows > 0 ? fingerprint.build() : [],
         ...(unit.jobId && { jobId: unit.jobId }),
+        ...(unit.analyzed && { analyzeRows: unit.analyzed.rows, analyzeCostSum: unit.analyzed.costSum }),
         schemaVersion: costTable.schemaVersion,
         lastSynchronizedAt: ds.lastSynchronizedAt,
         runId: deps.runId,

@@ -19,6 +19,8 @@ export interface ExportUnitRecord {
   readonly row_count: number;
   readonly total_count: number | null;
   readonly cost_sum: number | null;
+  readonly analyze_rows: number | null;
+  readonly analyze_cost_sum: number | null;
   readonly bytes: number;
   readonly schema_version: number | null;
   readonly run_id: string;
@@ -37,6 +39,8 @@ const KNOWN = new Set([
   'rows',
   'totalCount',
   'costSum',
+  'analyzeRows',
+  'analyzeCostSum',
   'bytes',
   'schemaVersion',
   'runId',
@@ -61,6 +65,8 @@ export function exportUnitRecord(
     row_count: num('rows') ?? 0,
     total_count: num('totalCount'),
     cost_sum: num('costSum'),
+    analyze_rows: num('analyzeRows'),
+    analyze_cost_sum: num('analyzeCostSum'),
     bytes: num('bytes') ?? 0,
     schema_version: num('schemaVersion'),
     run_id: str('runId') ?? '',

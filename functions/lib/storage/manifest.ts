@@ -16,6 +16,9 @@ export interface UnitManifest {
   readonly groups?: ReadonlyArray<{ key: string; rows: number; costSum: number }>;
   /** Costs: the one sync job whose rows were published (the day also held a failed sync's). */
   readonly jobId?: string;
+  /** Costs: Cloudforet's cost/analyze totals of the day when the unit was planned (every job's rows). */
+  readonly analyzeRows?: number;
+  readonly analyzeCostSum?: number;
   readonly bytes: number;
   readonly schemaVersion: number;
   readonly lastSynchronizedAt?: string;

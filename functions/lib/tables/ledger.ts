@@ -42,6 +42,12 @@ export const exportUnitsTable: LedgerTableDef = {
     col('row_count', 'bigint', 'Rows written'),
     col('total_count', 'bigint', 'Rows Cloudforet reported for the listing'),
     col('cost_sum', 'double', 'Sum of cost over the rows (costs)'),
+    col(
+      'analyze_rows',
+      'bigint',
+      "Costs: rows of the day in Cloudforet's cost/analyze when the unit was planned (every sync job's); null: not planned from analyze",
+    ),
+    col('analyze_cost_sum', 'double', "Costs: the day's cost sum in cost/analyze when the unit was planned"),
     col('bytes', 'bigint', "The object's size in bytes"),
     col('schema_version', 'bigint', "The table's schema version"),
     col('run_id', 'string', 'The run (Lambda request id or CLI run id) that exported it'),
