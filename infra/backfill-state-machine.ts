@@ -21,6 +21,7 @@ import {
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2 } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
+import { JOB_MARKS_PREFIX } from '../functions/lib/costs/job-marks.ts';
 import {
   bucketKeyStatements,
   type ExportAccess,
@@ -78,10 +79,24 @@ export class BackfillStateMachine extends Construct {
         'functions/backfill-summary.ts',
         'Backfill step 3: summarise; fail if a unit did not',
         undefined,
-        // It reads the units' manifests; it has no use for the secret or for writing.
+        // It reads the units' manifests and writes job marks only; it has no use for the secret.
         'read',
       ),
     };
+    // The job-history marks of data sources whose units all exported (costs/job-marks.ts).
+    const marks = bucket.arnForObjects(`${settings.prefix}/${JOB_MARKS_PREFIX}*`);
+    this.functions.summary.role.addToPrincipalPolicy(
+      new PolicyStatement({ sid: 'WriteJobMarks', actions: ['s3:PutObject'], resources: [marks] }),
+    );
+    const region = Stack.of(this).region;
+    for (const statement of bucketKeyStatements(
+      settings.bucketKmsKeyArn,
+      true,
+      region,
+      'WriteJobMarksWithKey',
+    )) {
+      this.functions.summary.role.addToPrincipalPolicy(statement);
+    }
     const runs = `${settings.prefix}/${RUNS_DIR}`;
     const mapResults = `${runs}/costs/map-results`;
     const logs = new LogGroup(this, 'Logs', {

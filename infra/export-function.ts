@@ -173,9 +173,10 @@ export function bucketKeyStatements(
   keyArn: string | undefined,
   writes: boolean,
   region: string,
+  sid = 'UseExportBucketKey',
 ): PolicyStatement[] {
   const actions = writes ? ['kms:Decrypt', 'kms:GenerateDataKey'] : ['kms:Decrypt'];
-  return keyStatement('UseExportBucketKey', keyArn, actions, `s3.${region}`);
+  return keyStatement(sid, keyArn, actions, `s3.${region}`);
 }
 
 function keyStatement(

@@ -54,7 +54,7 @@ describe('function roles with the stack’s own bucket and secret', () => {
     }
   });
 
-  it('lets the backfill summary read the prefix only: no secret, no write', () => {
+  it('lets the backfill summary read the prefix and write job marks only: no secret, no other write', () => {
     const statements = roleStatements(t, 'BackfillSummary');
 
     expect(sids(statements)).toEqual([
@@ -62,8 +62,13 @@ describe('function roles with the stack’s own bucket and secret', () => {
       ['logs:CreateLogStream', 'logs:PutLogEvents'],
       'ReadExportObjects',
       'ListExportPrefix',
+      'WriteJobMarks',
     ]);
     expect(statements[2]!.Action).toBe('s3:GetObject');
+    expect(statements[4]).toMatchObject({
+      Action: 's3:PutObject',
+      Resource: { 'Fn::Join': ['', [expect.anything(), '/cloudforet/_manifests/cost-jobs/*']] },
+    });
   });
 
   it('grants no KMS key when none is given', () => {
@@ -96,9 +101,10 @@ describe('function roles with -c bucketKmsKeyArn and -c secretKmsKeyArn', () => 
     }
   });
 
-  it('lets the summary decrypt objects only', () => {
+  it('lets the summary decrypt objects, and encrypt only for the job marks it writes', () => {
     expect(keyUse(roleStatements(t, 'BackfillSummary'))).toEqual([
       { Sid: 'UseExportBucketKey', Action: 'kms:Decrypt', Resource: KEY },
+      { Sid: 'WriteJobMarksWithKey', Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Resource: KEY },
     ]);
   });
 

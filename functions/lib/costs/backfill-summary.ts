@@ -4,6 +4,7 @@ import { forEachLimit } from '../pool.ts';
 import { parseManifest } from '../storage/manifest.ts';
 import type { Sink } from '../storage/sink.ts';
 import type { BackfillItem, BackfillPlan, BackfillUnifiedCosts } from './backfill.ts';
+import { writeJobMarks } from './job-marks.ts';
 import { costManifestKey, costManifestPrefix } from './keys.ts';
 
 export interface BackfillSummary {
@@ -19,6 +20,11 @@ export interface BackfillSummary {
   readonly failures: ReadonlyArray<{ dataSourceId: string; date: string }>;
   /** From the plan step; its failures are counted in `failed`. */
   readonly unifiedCosts?: BackfillUnifiedCosts;
+  /** As the plan step reported them. */
+  readonly beyondRetention?: number;
+  readonly retainedFrom?: string;
+  /** Job-history marks written (default-window backfills): data sources whose units all exported. */
+  readonly jobMarksWritten?: number;
 }
 
 /** A unit counts as exported when its manifest carries this run's id. */
@@ -35,6 +41,7 @@ export async function summarizeBackfill(sink: Sink, plan: BackfillPlan): Promise
     .filter((i) => !done.has(i))
     .map(({ dataSourceId, date }) => ({ dataSourceId, date }));
   const ids = [...new Set(items.map((i) => i.dataSourceId))].sort();
+  const jobMarksWritten = plan.jobMarks ? await writeJobMarks(sink, plan.jobMarks, failures) : undefined;
   return {
     runId: plan.runId,
     from: plan.from,
@@ -51,5 +58,7 @@ export async function summarizeBackfill(sink: Sink, plan: BackfillPlan): Promise
     })),
     failures,
     unifiedCosts: plan.unifiedCosts,
+    ...(plan.beyondRetention && { beyondRetention: plan.beyondRetention, retainedFrom: plan.retainedFrom }),
+    ...(jobMarksWritten !== undefined && { jobMarksWritten }),
   };
 }

@@ -11,6 +11,11 @@ import { UnitFailedError, UnitRetryableError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { PlannedUnit } from './plan.ts';
 import type { Sink } from '../storage/sink.ts';
+import { prepareDestination } from '../export/prepare-destination.ts';
+import type { DestinationOwner } from '../storage/destination-claim.ts';
+import type { JobMark } from './job-marks.ts';
+import { clampToRetention } from './retention.ts';
+import { jobMarksOf, warnAboutSources } from './run-reports.ts';
 import {
   changedDaysByMonth,
   exportUnifiedMonths,
@@ -24,8 +29,11 @@ export interface BackfillDeps {
   readonly sink: Sink;
   readonly runId: string;
   readonly log: Logger;
-  /** The app's scope: names the unified-cost objects ('domain' or the workspace id). */
-  readonly credential?: { readonly domainId: string; readonly workspaceId: string };
+  /**
+   * The app's scope: names the unified-cost objects ('domain' or the workspace id) and claims the
+   * destination for it, as the inline run does (storage/destination-claim.ts).
+   */
+  readonly credential?: DestinationOwner;
   /** Parquet page codec (PARQUET_COMPRESSION); the writer's default unless set. */
   readonly compression?: Compression;
 }
@@ -49,6 +57,17 @@ export interface BackfillPlan {
   /** Key (relative to the sink) of the JSON array of units, the Distributed Map's items. */
   readonly unitsKey: string;
   readonly unifiedCosts?: BackfillUnifiedCosts;
+  /** Days of the range (per data source) before Cloudforet's retention: not planned, archives kept. */
+  readonly beyondRetention?: number;
+  /** The first day planned when the range reached past retention. */
+  readonly retainedFrom?: string;
+  /**
+   * Default-window backfills: the job-history marks to write for each data source whose units all
+   * exported (the summary writes them), so the next run does not re-examine those months again.
+   */
+  readonly jobMarks?: readonly JobMark[];
+  /** Months outside the window re-examined because a sync job replaced them since the last marks. */
+  readonly reexamined?: ReadonlyArray<{ dataSourceId: string; months: readonly string[] }>;
 }
 
 export type BackfillItem = PlannedUnit & { readonly runId: string };
@@ -57,11 +76,24 @@ export function unitsKey(runId: string): string {
   return `_runs/costs/${runId}/units.json`;
 }
 
-export async function planBackfill(deps: BackfillDeps, req: CostRunRequest): Promise<BackfillPlan> {
+export async function planBackfill(
+  deps: BackfillDeps,
+  req: CostRunRequest,
+  now = new Date(),
+): Promise<BackfillPlan> {
+  // As the inline run: sweep, check writable and refuse another scope's destination first.
+  const destination = await prepareDestination(deps.sink, {
+    startedAt: now,
+    owner: deps.credential,
+    costs: true,
+  });
   const dataSources = selectDataSources(await listDataSources(deps.client), req.dataSourceIds);
-  const plan = await planCostExport(deps.client, deps.sink, dataSources, req);
+  const window = clampToRetention(req, now);
+  const plan = await planCostExport(deps.client, deps.sink, dataSources, { ...req, ...window, now });
+  warnAboutSources(deps.log, plan);
   const items: BackfillItem[] = plan.units.map((u) => ({ runId: deps.runId, ...u }));
   const key = unitsKey(deps.runId);
+  await destination.claim();
   await deps.sink.put(key, JSON.stringify(items), 'application/json');
   // Unified costs come from Cloudforet, not from the day units: the plan step exports them.
   const unified = await exportUnifiedMonths(
@@ -78,6 +110,14 @@ export async function planBackfill(deps: BackfillDeps, req: CostRunRequest): Pro
     unchanged: [...plan.unchanged.values()].reduce((a, b) => a + b, 0),
     skippedSyncInProgress: plan.skippedSyncing,
     unitsKey: key,
+    ...(window.beyondRetention.length > 0 && {
+      beyondRetention: window.beyondRetention.length * dataSources.length,
+      retainedFrom: window.from,
+    }),
+    ...(req.followJobs && {
+      jobMarks: jobMarksOf(plan, dataSources),
+      reexamined: [...plan.reexamined].map(([dataSourceId, months]) => ({ dataSourceId, months })),
+    }),
     unifiedCosts: {
       scope: unified.scope,
       months: unified.months.map(({ month, rows, isConfirmed }) => ({ month, rows, isConfirmed })),

@@ -14,7 +14,9 @@ export interface JobMark {
 }
 
 const MARGIN_MS = 15 * 60_000;
-const PREFIX = '_manifests/cost-jobs/';
+/** Under the export prefix; the backfill summary may write here and nowhere else (infra). */
+export const JOB_MARKS_PREFIX = '_manifests/cost-jobs/';
+const PREFIX = JOB_MARKS_PREFIX;
 
 export function jobMarkKey(dataSourceId: string): string {
   return `${PREFIX}${dataSourceId}.json`;
@@ -59,4 +61,19 @@ function parseMark(text: string | undefined): JobMark | undefined {
 
 export async function writeJobMark(sink: Sink, mark: JobMark): Promise<void> {
   await sink.put(jobMarkKey(mark.dataSourceId), `${JSON.stringify(mark, null, 2)}\n`, 'application/json');
+}
+
+/**
+ * Records that the job history behind `marks` was handled, for each data source without a failed
+ * unit; one with a failure looks at the same jobs again next time. Returns the marks written.
+ */
+export async function writeJobMarks(
+  sink: Sink,
+  marks: readonly JobMark[],
+  failures: ReadonlyArray<{ dataSourceId: string }>,
+): Promise<number> {
+  const failed = new Set(failures.map((f) => f.dataSourceId));
+  const clean = marks.filter((m) => !failed.has(m.dataSourceId));
+  for (const mark of clean) await writeJobMark(sink, mark);
+  return clean.length;
 }

@@ -1,9 +1,8 @@
 // What a cost run says about its data sources beyond the units: skipped ones, stale sync jobs,
 // mixed days; and the job-history mark it leaves for the next run.
 import type { Logger } from '../log.ts';
-import type { Sink } from '../storage/sink.ts';
 import type { DataSourceInfo } from './data-sources.ts';
-import { markOf, writeJobMark } from './job-marks.ts';
+import { type JobMark, markOf } from './job-marks.ts';
 import type { CostExportPlan } from './plan-inputs.ts';
 
 export function skipReason(
@@ -45,19 +44,10 @@ export function warnAboutSources(log: Logger, plan: CostExportPlan): void {
 }
 
 /**
- * Records that the job history as read by this run was handled, for each data source exported
- * without a failed unit; a data source with a failure looks at the same jobs again next time.
+ * The job-history marks the run leaves for the next one (job-marks.ts writeJobMarks, once the
+ * units are done): one per data source the plan did not skip (a running sync, WAREHOUSE).
  */
-export async function markJobsSeen(
-  sink: Sink,
-  plan: CostExportPlan,
-  dataSources: readonly DataSourceInfo[],
-  failures: ReadonlyArray<{ dataSourceId: string }>,
-): Promise<void> {
-  const failed = new Set(failures.map((f) => f.dataSourceId));
+export function jobMarksOf(plan: CostExportPlan, dataSources: readonly DataSourceInfo[]): JobMark[] {
   const skipped = new Set([...plan.skippedSyncing, ...plan.skippedWarehouse]);
-  for (const d of dataSources) {
-    if (!failed.has(d.id) && !skipped.has(d.id))
-      await writeJobMark(sink, markOf(d.id, plan.jobsReadAt, plan.jobs));
-  }
+  return dataSources.filter((d) => !skipped.has(d.id)).map((d) => markOf(d.id, plan.jobsReadAt, plan.jobs));
 }

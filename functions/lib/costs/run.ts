@@ -14,7 +14,8 @@ import { listDataSources, selectDataSources } from './data-sources.ts';
 import type { RunProgress } from '../export/run-progress.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import type { PlannedUnit } from './plan.ts';
-import { markJobsSeen, warnAboutSources } from './run-reports.ts';
+import { jobMarksOf, warnAboutSources } from './run-reports.ts';
+import { writeJobMarks } from './job-marks.ts';
 import { forEachLimit } from '../pool.ts';
 import { prepareDestination } from '../export/prepare-destination.ts';
 import type { DestinationOwner } from '../storage/destination-claim.ts';
@@ -109,7 +110,7 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     const unitsDone = results.length + failures.length;
     deps.onProgress?.({ unitsDone, unitsTotal: plan.units.length, rows, elapsedMs: Date.now() - started });
   });
-  if (req.followJobs) await markJobsSeen(deps.sink, plan, dataSources, failures);
+  if (req.followJobs) await writeJobMarks(deps.sink, jobMarksOf(plan, dataSources), failures);
   const unifiedCosts = await exportUnifiedMonths(
     { ...deps, runId, log, scope: scopeObjectName(deps.credential) },
     // Past the deadline the months wait for the rerun that `left` asks for, with the days.
