@@ -19,6 +19,7 @@ const QUERY_NAMES = [
   'completeness_missing_days',
   'cost_by_inventory_resource',
   'cost_by_tag',
+  'create_costs_named_as_of_day_view',
   'create_costs_named_view',
   'create_focus_view',
   'create_focus_view_aws_consolidation',
