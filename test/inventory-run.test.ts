@@ -15,7 +15,9 @@ import { type InventoryRunDeps, runInventoryExport } from '../functions/lib/inve
 import { exportTables } from '../functions/lib/tables/all-tables.ts';
 import { readWithArrow } from './support/parquet-readers.ts';
 
-type Body = { query: { page: { start: number; limit: number }; filter?: unknown } };
+type Body = {
+  query: { page: { start: number; limit: number }; filter?: Array<{ k: string; v: unknown; o: string }> };
+};
 type Answer = { results?: Record<string, unknown>[]; total_count?: number };
 
 const DAY = '2026-05-01';
@@ -30,7 +32,8 @@ const services = (n: number) =>
 
 /**
  * A list source over loopback HTTP answering each verb from its records (1-based row offsets, at
- * most `limit` rows a page, `{}` for nothing), read by the real client; `tweak` changes answers.
+ * most `limit` rows a page, `{}` for nothing; a keyset page's `<id> gt <last>` keeps the rows
+ * after it, and total_count counts them), read by the real client; `tweak` changes answers.
  */
 const servers: Server[] = [];
 const dispatcher = new Agent({ connect: { timeout: 2_000 } });
@@ -45,7 +48,8 @@ async function listSource(
     const path = req.url ?? '/';
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Body;
     calls.push({ path, body });
-    const records = tables[path] ?? [];
+    const after = body.query.filter?.find((c) => c.o === 'gt');
+    const records = (tables[path] ?? []).filter((r) => !after || String(r[after.k]) > String(after.v));
     const { start, limit } = body.query.page;
     const answer: Answer =
       records.length === 0

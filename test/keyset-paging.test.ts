@@ -10,7 +10,9 @@ import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { listPages } from '../functions/lib/cloudforet/pager.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
 import { costDayRequest } from '../functions/lib/costs/unit.ts';
+import { runInventoryExport } from '../functions/lib/inventory/run.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
+import { inventorySources } from '../functions/lib/tables/inventory.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 
 const DAY = '2026-09-14';
@@ -102,6 +104,60 @@ describe('keyset paging of a large cost day', () => {
 
     expect(error).toMatchObject({ code: 'PAGING_DRIFT' });
     expect(String((error as Error).message)).toContain('rows after cost_id');
+  });
+});
+
+describe('keyset paging of a large cloud-service inventory', () => {
+  const CS_LIST = '/inventory/cloud-service/list';
+  const SERVICES = 25_000;
+  let sim: Simulator;
+  let dir: string;
+  let client: CloudforetClient;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 9, dataSources: 1, cloudServices: SERVICES });
+    sim.setSortLimit(10_000);
+    dir = await mkdtemp(join(tmpdir(), 'keyset-inventory-'));
+    client = new CloudforetClient({
+      endpoint: sim.url,
+      token: sim.issueToken(),
+      dispatcher,
+      retry: { attempts: 1 },
+    });
+  });
+  afterAll(async () => {
+    await sim.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('exports every active cloud service under a sort limit smaller than the listing; no sort holds more than a page', async () => {
+    sim.resetRequestLog();
+    const domain = { domainId: sim.domainId, workspaceId: '*' };
+
+    const summary = await runInventoryExport(
+      { client, sink: dirSink(dir), credential: domain },
+      { snapshotDate: '2026-11-01' },
+    );
+
+    const active = [...sim.cloudServiceTruth().values()].reduce((a, b) => a + b, 0);
+    expect(active).toBeGreaterThan(10_000);
+    expect(summary.tables.cloud_services).toMatchObject({ outcome: 'written', rows: active });
+    const pages = sim.requests.filter((r) => r.path === CS_LIST);
+    expect(pages).toHaveLength(Math.ceil(active / 1_000));
+    expect(Math.max(...pages.map((r) => r.sortHeld ?? 0))).toBe(1_000);
+  });
+
+  it('offset paging of the same listing fails once the offset passes the sort limit', async () => {
+    const list = inventorySources.find((s) => s.table.name === 'cloud_services')!.list;
+    let rows = 0;
+
+    const error = await (async () => {
+      for await (const page of listPages(client, { ...list, keyset: false })) rows += page.length;
+    })().catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ code: 'CLOUDFORET_ERROR_DB_QUERY' });
+    expect(rows).toBeLessThanOrEqual(10_000);
+    await quiet(sim);
   });
 });
 

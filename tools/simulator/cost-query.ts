@@ -4,17 +4,16 @@
 import { daysIn, dayWindow } from './cost-days.ts';
 import type { CostRecord } from './cost-rows.ts';
 import type { CostStore } from './cost-store.ts';
-import { ApiError } from './api-error.ts';
 import type { Condition, Predicate } from './filters.ts';
 import { Lru } from './lru.ts';
 import {
-  CAP,
   type PageSource,
   type ParsedQuery,
   type SortKey,
   answer,
   arraySource,
   buildPredicate,
+  chargeSort,
   effectiveSort,
   sortRecords,
 } from './query.ts';
@@ -85,23 +84,6 @@ export function listCosts(store: CostStore, req: CostListRequest): string {
 
 /** `cost_id gt <id>`: a keyset page, answered from the id order without filtering rows. */
 const isKeyset = (c: Condition) => c.key === 'cost_id' && c.operator === 'gt' && typeof c.value === 'string';
-
-/**
- * MongoDB answers a sorted find with a blocking top-k sort of start - 1 + limit rows (the page
- * cap applies first); past its memory limit the query fails, and no retry helps.
- */
-function chargeSort(store: CostStore, query: ParsedQuery, matches: number, examined: number): void {
-  const k = query.start - 1 + Math.min(query.limit ?? CAP, CAP);
-  const sortHeld = query.countOnly ? 0 : Math.min(matches, k);
-  store.lastCost = { examined, sortHeld };
-  if (store.sortLimitRows !== undefined && sortHeld > store.sortLimitRows) {
-    throw new ApiError(
-      500,
-      'ERROR_DB_QUERY',
-      ` Failed to query the database. (reason = Sort exceeded memory limit: ${sortHeld} rows held, limit ${store.sortLimitRows})`,
-    );
-  }
-}
 
 /**
  * No row-level conditions: counts are known without generating, pages touch only their days.

@@ -58,6 +58,7 @@ const cloudServiceList: Route = {
         idKey: 'cloud_service_id',
         presorted: true,
         capped: true,
+        sortBudget: ctx.state.costs,
         minimalFields: MINIMAL_SERVICE_FIELDS,
         keywordFields: ['cloud_service_id', 'name', 'ip_addresses', 'reference.resource_id', 'account'],
         extra: [

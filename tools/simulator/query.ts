@@ -1,7 +1,8 @@
 // The `query` object every list verb shares: parsing, matching, sorting, paging, projection.
 // Implemented once; cost/list adds day pruning on top (cost-query.ts).
 
-import { unknownError, unknownField } from './api-error.ts';
+import { ApiError, unknownError, unknownField } from './api-error.ts';
+import type { QueryCost } from './cost-store.ts';
 import { type Condition, type Predicate, compileCondition, parseCondition, readPath } from './filters.ts';
 import { recordsJson } from './record-json.ts';
 import type { ApiRecord } from './world.ts';
@@ -203,15 +204,46 @@ function project(record: ApiRecord, only: readonly string[]): ApiRecord {
   return out;
 }
 
-/** Evaluates a query over an in-memory list (every verb but cost/list); `presorted`: by id. */
+/** The database's sort memory, shared by every collection; what the last query cost it. */
+export interface SortBudget {
+  sortLimitRows: number | undefined;
+  lastCost: QueryCost | undefined;
+}
+
+/**
+ * MongoDB answers a sorted find with a blocking top-k sort of start - 1 + limit rows (the page
+ * cap applies first); past its memory limit the query fails, and no retry helps.
+ */
+export function chargeSort(budget: SortBudget, query: ParsedQuery, matches: number, examined: number): void {
+  const k = query.start - 1 + Math.min(query.limit ?? CAP, CAP);
+  const sortHeld = query.countOnly ? 0 : Math.min(matches, k);
+  budget.lastCost = { examined, sortHeld };
+  if (budget.sortLimitRows !== undefined && sortHeld > budget.sortLimitRows) {
+    throw new ApiError(
+      500,
+      'ERROR_DB_QUERY',
+      ` Failed to query the database. (reason = Sort exceeded memory limit: ${sortHeld} rows held, limit ${budget.sortLimitRows})`,
+    );
+  }
+}
+
+/**
+ * Evaluates a query over an in-memory list (every verb but cost/list); `presorted`: by id.
+ * `sortBudget`: the listing is big enough for its sort to count against the database's memory.
+ */
 export function runQuery(
   records: Iterable<ApiRecord>,
   query: ParsedQuery,
-  opts: MatchOptions & AnswerOptions & { idKey: string; presorted?: boolean },
+  opts: MatchOptions & AnswerOptions & { idKey: string; presorted?: boolean; sortBudget?: SortBudget },
 ): string {
   const predicate = buildPredicate(query, opts);
   const matches: ApiRecord[] = [];
-  for (const record of records) if (predicate(record)) matches.push(record);
+  let examined = 0;
+  for (const record of records) {
+    examined++;
+    if (predicate(record)) matches.push(record);
+  }
+  if (opts.sortBudget) chargeSort(opts.sortBudget, query, matches.length, examined);
   const sort = effectiveSort(query.sort, opts.idKey);
   const sorted = opts.presorted && sort.length === 1 && !sort[0]?.desc ? matches : sortRecords(matches, sort);
   return answer(query, sorted.length, arraySource(sorted), opts);

@@ -69,7 +69,7 @@ export interface Simulator {
   setJobInProgress(dataSourceId: string, inProgress: boolean, opts?: { startedAgoMs?: number }): string;
   /** The data source becomes a WAREHOUSE one: its cost/list answers 500. */
   setWarehouse(dataSourceId: string): void;
-  /** Rows a sorted cost/list may hold before it fails with ERROR_DB_QUERY; undefined: no limit. */
+  /** Rows a sorted cost/list or cloud-service/list may hold before it fails with ERROR_DB_QUERY; undefined: no limit. */
   setSortLimit(rows: number | undefined): void;
   injectFault(fault: Fault): void;
   /** Drops every injected fault not yet consumed. */

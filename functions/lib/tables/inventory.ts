@@ -167,7 +167,9 @@ export const CLOUD_SERVICE_ROW_GROUP_ROWS = 10_000;
 export const inventorySources: readonly InventorySource[] = [
   {
     table: cloudServiceTable,
-    list: { path: '/inventory/cloud-service/list', idKey: 'cloud_service_id' },
+    // Keyset pages: the one listing that grows to 100,000s of rows, whose deep offsets would make
+    // the server sort every row before the page (README, Incremental exports, paging).
+    list: { path: '/inventory/cloud-service/list', idKey: 'cloud_service_id', keyset: true },
     hidesInactive: true,
     rowGroupRows: CLOUD_SERVICE_ROW_GROUP_ROWS,
   },
