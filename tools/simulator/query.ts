@@ -227,6 +227,19 @@ export function chargeSort(budget: SortBudget, query: ParsedQuery, matches: numb
   }
 }
 
+/** The index of the first record after an `<idKey> gt <id>` condition (records sorted by id). */
+function firstAfter(records: readonly ApiRecord[], idKey: string, filter: readonly Condition[]): number {
+  const after = filter.find((c) => c.key === idKey && c.operator === 'gt' && typeof c.value === 'string');
+  if (!after) return 0;
+  let [lo, hi] = [0, records.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareValues(records[mid]![idKey], after.value) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /**
  * Evaluates a query over an in-memory list (every verb but cost/list); `presorted`: by id.
  * `sortBudget`: the listing is big enough for its sort to count against the database's memory.
@@ -239,7 +252,11 @@ export function runQuery(
   const predicate = buildPredicate(query, opts);
   const matches: ApiRecord[] = [];
   let examined = 0;
-  for (const record of records) {
+  // A keyset page over records kept in id order starts at the id, as an index range scan does.
+  const list = Array.isArray(records) ? (records as ApiRecord[]) : [...records];
+  const first = opts.presorted ? firstAfter(list, opts.idKey, query.filter) : 0;
+  for (let i = first; i < list.length; i++) {
+    const record = list[i]!;
     examined++;
     if (predicate(record)) matches.push(record);
   }
