@@ -19,6 +19,8 @@ export interface SizeProfile {
   readonly ours: number;
   readonly duckdbGzip: number;
   readonly duckdbZstd19: number;
+  /** DuckDB's default ZSTD level (3): the like-for-like setting beside ours (level 4). */
+  readonly duckdbZstdDefault: number;
   /** The largest data page of the file, uncompressed bytes. */
   readonly largestPageBytes: number;
   /** The columns that take the most, bytes per row and encodings. */
@@ -56,6 +58,7 @@ export async function profileSizes(url: string, token: string, date: string): Pr
       ours: perRow(columns.reduce((n, r) => n + Number(r.z), 0)),
       duckdbGzip: await rewrite('COMPRESSION GZIP'),
       duckdbZstd19: await rewrite('COMPRESSION ZSTD, COMPRESSION_LEVEL 19'),
+      duckdbZstdDefault: await rewrite('COMPRESSION ZSTD'),
       largestPageBytes: largestPage(new Uint8Array(await readFile(file))),
       columns: columns.map((r) => ({
         column: String(r.c),
@@ -104,6 +107,12 @@ export function describeSizes(p: SizeProfile): string {
       [`${p.columns.length - top.length} other columns`, rest.toFixed(2), perMillion(rest), ''],
       ['whole file, this writer', p.ours.toFixed(2), perMillion(p.ours), 'ZSTD level 4'],
       ['same rows, DuckDB writer', p.duckdbGzip.toFixed(2), perMillion(p.duckdbGzip), 'GZIP'],
+      [
+        'same rows, DuckDB writer',
+        p.duckdbZstdDefault.toFixed(2),
+        perMillion(p.duckdbZstdDefault),
+        'ZSTD (its default, level 3)',
+      ],
       ['same rows, DuckDB writer', p.duckdbZstd19.toFixed(2), perMillion(p.duckdbZstd19), 'ZSTD level 19'],
     ]),
   ].join('\n');

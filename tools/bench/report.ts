@@ -216,6 +216,7 @@ function summary(f: Figures, machine: Record<string, string | number>): Record<s
     referencePeakRssMb: f.reference ? round(f.reference.result.peakRssMb) : undefined,
     bytesPerMillionRowsDuckdbGzip: round(f.sizes.duckdbGzip * 1e6),
     bytesPerMillionRowsDuckdbZstd19: round(f.sizes.duckdbZstd19 * 1e6),
+    bytesPerMillionRowsDuckdbZstdDefault: round(f.sizes.duckdbZstdDefault * 1e6),
     bytesPerMillionRowsDuckdbBest: round(duckdbBest(f.sizes) * 1e6),
     gzipBytesPerMillionRows: round(bytesPerMillion(f.pipelineGzip.result)),
     pagesInFlightBoundRowsPerSec: round(pagesInFlightBound(f.concurrency, f.latencyMs)),
