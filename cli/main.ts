@@ -3,6 +3,7 @@
 // outcome into an exit code: 0 all done, 1 a unit failed, 2 bad usage or configuration.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { closestName } from '../functions/lib/closest-name.ts';
 import {
   CloudforetApiError,
   ConfigError,
@@ -62,7 +63,8 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
     const parseError = (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true;
     const code = parseError ? 'CLI_USAGE' : errorCode(error);
     const hint = parseError ? `; see cloudforet-export ${command ?? ''}${command ? ' ' : ''}--help` : '';
-    io.stderr.write(`cloudforet-export: ${flagNames(errorMessage(error))}${hint} [${code}]\n`);
+    const message = unknownOption(error) ?? flagNames(errorMessage(error));
+    io.stderr.write(`cloudforet-export: ${message}${hint} [${code}]\n`);
     return usageLike || parseError ? 2 : 1;
   }
 }
@@ -107,6 +109,15 @@ const EVENT_FIELDS: Record<string, string> = {
 };
 
 /** The shared event checks name event fields ("from"); on the command line they are flags. */
+/** parseArgs' unknown-option error, shorter, with the option most likely meant. */
+function unknownOption(error: unknown): string | undefined {
+  if ((error as { code?: string }).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return undefined;
+  const given = /Unknown option '(-{1,2}[^']+)'/.exec(errorMessage(error))?.[1];
+  if (given === undefined) return undefined;
+  const near = closestName(given.replace(/^-+/, ''), Object.keys(options));
+  return `unknown option '${given}'${near ? `: did you mean --${near}?` : ''}`;
+}
+
 function flagNames(message: string): string {
   return message.replace(
     /"(date|from|to|snapshotDate|dataSourceIds|force)"/g,

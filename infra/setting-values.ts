@@ -73,28 +73,3 @@ export function parseBytes(value: string): number {
   const unit = match ? BYTE_UNITS[match[2]!] : undefined;
   return match && unit !== undefined ? Math.round(Number(match[1]) * unit) : Number.NaN;
 }
-
-/** The name nearest `key` (case ignored, at most a third of its letters off), or undefined. */
-export function closestName(key: string, names: readonly string[]): string | undefined {
-  let best: { name: string; distance: number } | undefined;
-  for (const name of names) {
-    const distance = editDistance(key.toLowerCase(), name.toLowerCase());
-    if (best === undefined || distance < best.distance) best = { name, distance };
-  }
-  return best !== undefined && best.distance <= Math.max(1, Math.floor(key.length / 3))
-    ? best.name
-    : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
-      next.push(Math.min(row[j]! + 1, next[j - 1]! + 1, substitution));
-    }
-    row = next;
-  }
-  return row[b.length]!;
-}

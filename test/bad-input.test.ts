@@ -291,7 +291,14 @@ const rows: Row[] = [
     input: 'CLI with an unknown option',
     act: () => costs('--frm', YESTERDAY),
     code: 'CLI_USAGE',
-    says: /Unknown option '--frm'.*see cloudforet-export costs --help/,
+    says: /unknown option '--frm': did you mean --from\?; see cloudforet-export costs --help/,
+    exit: 2,
+  },
+  {
+    input: 'CLI with two letters of an option swapped',
+    act: () => costs('--form', YESTERDAY),
+    code: 'CLI_USAGE',
+    says: /unknown option '--form': did you mean --from\?/,
     exit: 2,
   },
   {
