@@ -1,9 +1,8 @@
 // A cost export run: plan (what changed since the last export), then export the planned units
 // with bounded concurrency and bounded unit retries, and summarise whatever happens.
 // A failed unit never stops the others.
-import type { Compression } from '../export/listing-export.ts';
+import type { ExportRunDeps } from '../export/run-deps.ts';
 import { randomUUID } from 'node:crypto';
-import type { CloudforetClient } from '../cloudforet/client.ts';
 import { costRunSummary, type CostRunSummary, type UnitFailure } from './run-summary.ts';
 
 export type { CostRunSummary, UnitFailure } from './run-summary.ts';
@@ -11,8 +10,7 @@ import { unitExecutor } from './unit-executor.ts';
 import type { CostUnitResult } from './unit.ts';
 import { planCostExport } from './plan-inputs.ts';
 import { listDataSources, selectDataSources } from './data-sources.ts';
-import type { RunProgress } from '../export/run-progress.ts';
-import { type Logger, silentLogger } from '../log.ts';
+import { silentLogger } from '../log.ts';
 import type { PlannedUnit } from './plan.ts';
 import { jobMarksOf, warnAboutSources } from './run-reports.ts';
 import { writeJobMarks } from './job-marks.ts';
@@ -21,7 +19,6 @@ import { prepareDestination } from '../export/prepare-destination.ts';
 import type { DestinationOwner } from '../storage/destination-claim.ts';
 import { clampToRetention } from './retention.ts';
 import { changedDaysByMonth, exportUnifiedMonths, monthsBetween, scopeObjectName } from './unified-run.ts';
-import type { Sink } from '../storage/sink.ts';
 
 export interface CostRunRequest {
   readonly from: string;
@@ -38,19 +35,7 @@ export interface CostRunRequest {
   readonly staleJobAfterMs?: number;
 }
 
-export interface CostRunDeps {
-  readonly client: CloudforetClient;
-  readonly sink: Sink;
-  readonly concurrency?: number;
-  /** Attempts per unit for retryable failures (drift, transient API errors). */
-  readonly unitAttempts?: number;
-  readonly runId?: string;
-  readonly log?: Logger;
-  readonly now?: () => Date;
-  readonly rowGroupRows?: number;
-  /** Parquet page codec (PARQUET_COMPRESSION); the writer's default unless set. */
-  readonly compression?: Compression;
-  readonly onProgress?: (progress: RunProgress) => void;
+export interface CostRunDeps extends ExportRunDeps {
   /**
    * The app's domain and workspace: names the unified-cost objects ('domain' or the workspace id)
    * and claims the destination for this scope (storage/destination-claim.ts).
@@ -62,11 +47,6 @@ export interface CostRunDeps {
   readonly unifiedCosts?: boolean;
   /** Asked before each unit starts; false leaves it (and the rest) for the next run. */
   readonly shouldStartUnit?: () => boolean;
-  /**
-   * Ends every unit still running (they fail, their previous objects untouched) and starts no
-   * more: the Lambda's deadline, or SIGINT/SIGTERM in the CLI.
-   */
-  readonly signal?: AbortSignal;
 }
 
 export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Promise<CostRunSummary> {

@@ -1,13 +1,12 @@
 // Inventory snapshots: each table is one unit, paged from Cloudforet into one Parquet object
 // <table>/snapshot_date=D/<scope>.parquet that a re-run replaces whole. The scope part ('domain'
 // for a domain app, the workspace id for a workspace app) keeps scopes from overwriting each other.
+import type { ExportRunDeps } from '../export/run-deps.ts';
 import { randomUUID } from 'node:crypto';
-import type { CloudforetClient } from '../cloudforet/client.ts';
 import { analyzePages } from '../cloudforet/analyze-pages.ts';
 import { CloudforetApiError } from '../errors.ts';
-import { type Compression, exportListing } from '../export/listing-export.ts';
+import { exportListing } from '../export/listing-export.ts';
 import { prepareDestination } from '../export/prepare-destination.ts';
-import type { RunProgress } from '../export/run-progress.ts';
 import { attemptUnit } from '../export/unit-attempts.ts';
 import {
   INACTIVE_STATES,
@@ -19,7 +18,6 @@ import {
 import { type Logger, silentLogger } from '../log.ts';
 import { manifestKey, type UnitManifest } from '../storage/manifest.ts';
 import { forEachLimit } from '../pool.ts';
-import type { Sink } from '../storage/sink.ts';
 
 export interface InventoryScope {
   /** 'domain domain-…' or 'workspace workspace-…', as sessions name it. */
@@ -48,24 +46,10 @@ export interface InventoryRunRequest {
   readonly includeInactive?: boolean;
 }
 
-export interface InventoryRunDeps {
-  readonly client: CloudforetClient;
-  readonly sink: Sink;
+/** A unit is a table; `rowGroupRows` overrides every table's own size. */
+export interface InventoryRunDeps extends ExportRunDeps {
   readonly credential: { readonly domainId: string; readonly workspaceId: string };
-  readonly concurrency?: number;
-  /** Attempts per table for retryable failures (drift, transient API errors). */
-  readonly unitAttempts?: number;
-  readonly runId?: string;
-  readonly log?: Logger;
-  readonly now?: () => Date;
-  /** Overrides every table's row-group size (tests). */
-  readonly rowGroupRows?: number;
-  /** Parquet page codec (PARQUET_COMPRESSION); the writer's default unless set. */
-  readonly compression?: Compression;
   readonly sources?: readonly InventorySource[];
-  readonly onProgress?: (progress: RunProgress) => void;
-  /** Aborting it (SIGINT, SIGTERM) ends the run: running tables abort and leave nothing behind. */
-  readonly signal?: AbortSignal;
 }
 
 export interface InventoryTableResult {
