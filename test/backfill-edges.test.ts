@@ -12,16 +12,11 @@ import { jobMarkKey } from '../functions/lib/costs/job-marks.ts';
 import { addDays, daysBetween, utcDay } from '../functions/lib/dates.ts';
 import type { SimulatorOptions } from '../tools/simulator/index.ts';
 import { BUCKET, type LocalAws, PREFIX, startLocalAws } from './support/local-aws.ts';
+import { monthsBack } from './support/months.ts';
 import { getObjectBytes } from './support/s3-server.ts';
 import { consoleAppJson } from './support/tokens.ts';
 
 const ctx = (id: string) => ({ awsRequestId: id }) as Context;
-const monthsBack = (months: number) => {
-  const at = new Date(`${utcDay(new Date())}T00:00:00Z`);
-  at.setUTCDate(1);
-  at.setUTCMonth(at.getUTCMonth() - months);
-  return utcDay(at);
-};
 
 describe('backfill edges', () => {
   let local: LocalAws | undefined;

@@ -13,6 +13,7 @@ import { costManifestKey, costObjectKey } from '../functions/lib/costs/unit.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { monthsBack as firstOfMonthsBack } from './support/months.ts';
 import { readWithArrow } from './support/parquet-readers.ts';
 
 const now = new Date();
@@ -20,8 +21,7 @@ const window = defaultWindow(now, 2);
 const DEFAULT_RUN: CostRunRequest = { ...window, followJobs: true };
 /** A day of the window's first month (last month): every sync below replaced it. */
 const DAY = addDays(window.from, 9);
-const monthsBack = (n: number) =>
-  utcDay(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - n, 1))).slice(0, 7);
+const monthsBack = (n: number) => firstOfMonthsBack(n, now).slice(0, 7);
 
 interface Setup {
   sim: Simulator;

@@ -12,17 +12,11 @@ import { costObjectKey } from '../functions/lib/costs/unit.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { retentionStart } from '../functions/lib/costs/job-history.ts';
 import { clampToRetention } from '../functions/lib/costs/retention.ts';
-import { addDays, daysBetween, utcDay } from '../functions/lib/dates.ts';
+import { addDays, daysBetween } from '../functions/lib/dates.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
+import { monthsBack } from './support/months.ts';
 import { consoleAppJson } from './support/tokens.ts';
-
-const monthsBack = (months: number) => {
-  const at = new Date(`${utcDay(new Date())}T00:00:00Z`);
-  at.setUTCDate(1);
-  at.setUTCMonth(at.getUTCMonth() - months);
-  return utcDay(at);
-};
 
 describe('ranges older than Cloudforet keeps', () => {
   const FROM = monthsBack(13);
