@@ -1,6 +1,5 @@
 // `cloudforet-export costs` against the simulator, into a directory and into s3rver.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
@@ -9,7 +8,7 @@ import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { queryDuckDB } from './support/parquet-readers.ts';
 import { listKeys, type S3Server, startS3 } from './support/s3-server.ts';
-import { consoleAppJson } from './support/tokens.ts';
+import { appFolder } from './support/tokens.ts';
 
 const FROM = '2026-06-01';
 const TO = '2026-07-30';
@@ -33,9 +32,7 @@ describe('cloudforet-export costs', () => {
   beforeAll(async () => {
     sim = await startSimulator({ seed: 31, dataSources: 3, from: FROM, to: TO, rowsPerDay: 20 });
     s3 = await startS3({ buckets: ['cli-bucket'] });
-    dir = await mkdtemp(join(tmpdir(), 'cli-costs-'));
-    secretFile = join(dir, 'app.json');
-    await writeFile(secretFile, consoleAppJson(sim.issueToken()));
+    ({ dir, secretFile } = await appFolder('cli-costs', sim.issueToken()));
   });
   afterAll(async () => {
     await Promise.all([sim.close(), s3.stop()]);

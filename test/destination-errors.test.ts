@@ -1,8 +1,7 @@
 // Destination failures say what went wrong underneath (the SDK's or the system's cause) and what
 // to do, and an unusable destination fails before the first Cloudforet request.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +10,7 @@ import { s3Sink } from '../functions/lib/storage/s3-sink.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { type S3Server, startS3 } from './support/s3-server.ts';
-import { consoleAppJson } from './support/tokens.ts';
+import { appFolder } from './support/tokens.ts';
 
 describe('destination errors', () => {
   let sim: Simulator;
@@ -28,9 +27,7 @@ describe('destination errors', () => {
       rowsPerDay: 5,
     });
     s3 = await startS3({ buckets: ['errors-bucket'] });
-    dir = await mkdtemp(join(tmpdir(), 'dest-errors-'));
-    secretFile = join(dir, 'app.json');
-    await writeFile(secretFile, consoleAppJson(sim.issueToken()));
+    ({ dir, secretFile } = await appFolder('dest-errors', sim.issueToken()));
   });
   afterAll(async () => {
     await Promise.all([sim.close(), s3.stop()]);

@@ -1,8 +1,7 @@
 // A local run stopped mid-write by SIGINT, SIGTERM or SIGKILL: nothing temporary stays inside the
 // table, a glob read of the table succeeds, and after a rerun no temporary file remains anywhere.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +10,7 @@ import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { queryDuckDB } from './support/parquet-readers.ts';
 import { snapshotDir, tempFiles } from './support/unit-invariants.ts';
-import { consoleAppJson } from './support/tokens.ts';
+import { appFolder } from './support/tokens.ts';
 
 const FROM = '2026-10-10';
 const TO = '2026-10-11';
@@ -45,9 +44,7 @@ describe('interrupted local runs', () => {
 
   beforeAll(async () => {
     sim = await startSimulator({ seed: 43, dataSources: 1, from: FROM, to: TO, rowsPerDay: ROWS_PER_DAY });
-    dir = await mkdtemp(join(tmpdir(), 'interrupt-'));
-    secretFile = join(dir, 'app.json');
-    await writeFile(secretFile, consoleAppJson(sim.issueToken()));
+    ({ dir, secretFile } = await appFolder('interrupt', sim.issueToken()));
     const smallest = Math.min(...[FROM, TO].map((d) => sim.costTruth(sim.dataSourceIds()[0]!, d).rows));
     expect(smallest).toBeGreaterThan((PAGES_BEFORE_HOLD + 1) * 1000);
   });

@@ -16,7 +16,7 @@ import { addDays, daysBetween } from '../functions/lib/dates.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthsBack } from './support/months.ts';
-import { consoleAppJson } from './support/tokens.ts';
+import { appFolder } from './support/tokens.ts';
 
 describe('ranges older than Cloudforet keeps', () => {
   const FROM = monthsBack(13);
@@ -34,9 +34,7 @@ describe('ranges older than Cloudforet keeps', () => {
       rowsPerDay: 5,
       retentionMonths: 12,
     });
-    dir = await mkdtemp(join(tmpdir(), 'retention-'));
-    secretFile = join(dir, 'app.json');
-    await writeFile(secretFile, consoleAppJson(sim.issueToken()));
+    ({ dir, secretFile } = await appFolder('retention', sim.issueToken()));
   });
   afterAll(async () => {
     await sim.close();

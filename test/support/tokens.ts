@@ -1,6 +1,9 @@
 // Well-formed but unsigned Cloudforet client_secrets (RS256-shaped JWTs) and console app records.
 
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export interface TestClaims {
   did: string;
@@ -68,4 +71,12 @@ function decodePayload(token: string): Record<string, unknown> {
     string,
     unknown
   >;
+}
+
+/** A temporary folder holding `app.json`, a console app record of `token`: what the CLI reads. */
+export async function appFolder(prefix: string, token: string): Promise<{ dir: string; secretFile: string }> {
+  const dir = await mkdtemp(join(tmpdir(), `${prefix}-`));
+  const secretFile = join(dir, 'app.json');
+  await writeFile(secretFile, consoleAppJson(token));
+  return { dir, secretFile };
 }
