@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { CloudforetClient, createDispatcher } from '../functions/lib/cloudforet/client.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { runInventoryExport } from '../functions/lib/inventory/run.ts';
+import { LAMBDA_NODE_FLAGS } from '../infra/lambda-node-options.ts';
 import { startSimulator } from './simulator/index.ts';
 
 const MB = 1024 * 1024;
@@ -18,11 +19,27 @@ const { values } = parseArgs({
     services: { type: 'string', default: '200000' },
     'row-group': { type: 'string' },
     simulator: { type: 'boolean' },
+    measure: { type: 'boolean' },
   },
 });
 
 if (values.simulator) await serveSimulator(Number(values.services));
-else await measure(Number(values.services), values['row-group'] ? Number(values['row-group']) : undefined);
+else if (values.measure)
+  await measure(Number(values.services), values['row-group'] ? Number(values['row-group']) : undefined);
+else await underFunctionFlags();
+
+/**
+ * The measuring process runs with the functions' own Node flags (infra/lambda-node-options.ts),
+ * as the bench's stages do: without them Node 24 sizes the young generation from the host's memory.
+ */
+async function underFunctionFlags(): Promise<void> {
+  const flags = LAMBDA_NODE_FLAGS.filter((f) => f !== '--enable-source-maps');
+  const child = fork(fileURLToPath(import.meta.url), [...process.argv.slice(2), '--measure'], {
+    execArgv: ['--import', 'tsx', ...flags],
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  process.exitCode = code ?? 1;
+}
 
 /** Child: start the simulator and tell the parent where it is. */
 async function serveSimulator(services: number): Promise<void> {
