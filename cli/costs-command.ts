@@ -42,8 +42,9 @@ export async function runCosts(ctx: CommandContext): Promise<number> {
 function describeCosts(s: CostRunSummary & { scope: string }): string {
   const lines = [
     `costs ${s.from}..${s.to} (${s.scope}) -> ${s.destination}`,
-    `  ${s.dataSources} data sources: ${s.units} units exported (${s.written} written, ${s.removed} empty, ${s.kept} kept), ` +
-      `${s.unchanged} days unchanged, ${s.failed} failed${s.repaired > 0 ? `, ${s.repaired} repaired (object missing or damaged)` : ''}`,
+    `  ${s.dataSources} data sources: ${s.units} units planned: ${s.written} written, ${s.removed} empty, ` +
+      `${s.kept} kept, ${s.failed} failed${s.notStarted > 0 ? `, ${s.notStarted} not started` : ''}; ` +
+      `${s.unchanged} days unchanged${s.repaired > 0 ? `, ${s.repaired} repaired (object missing or damaged)` : ''}`,
     ...(s.retainedFrom
       ? [
           `  ${s.beyondRetention} days before ${s.retainedFrom} are beyond Cloudforet's 12-month retention: ` +

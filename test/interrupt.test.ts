@@ -100,7 +100,10 @@ describe('interrupted local runs', () => {
 
       expect(stopped.listed).toBe(PAGES_BEFORE_HOLD);
       expect(stopped.code).toBe(exit);
-      expect(stopped.stdout).toContain('INTERRUPTED');
+      expect(stopped.stdout).toContain('INTERRUPTED: 1 units not started');
+      expect(stopped.stdout).toContain('1 failed, 1 not started');
+      expect(stopped.stdout).toContain(`stopped before it finished (interrupted by ${signal})`);
+      expect(stopped.stdout).toContain('[UNIT_INTERRUPTED]');
       expect(stopped.left).toEqual([]);
       expect(await globRows(out)).toBe(truthRows());
     },

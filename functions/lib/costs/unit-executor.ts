@@ -29,7 +29,7 @@ export async function unitExecutor(
     const { dataSourceId, date } = planned;
     const fields = { dataSourceId, billedDate: date, reason: planned.reason };
     const outcome = await attemptUnit(
-      { what: 'cost unit', log: deps.log, fields, attempts: deps.unitAttempts },
+      { what: 'cost unit', log: deps.log, fields, attempts: deps.unitAttempts, signal: deps.signal },
       restating(deps.sink, { ...planned, runId: deps.runId }, () => exportCostUnit(unitDeps, unit)),
     );
     retries += outcome.retries;

@@ -24,7 +24,12 @@ export interface AttemptOptions {
   /** Keys of every log line about the unit. */
   readonly fields: Record<string, unknown>;
   readonly attempts?: number;
+  /** The run's own stop (SIGINT, SIGTERM, the Lambda's deadline): a unit it ends is not retried. */
+  readonly signal?: AbortSignal;
 }
+
+/** The failure code of a unit the run stopped: its previous object, if any, is untouched. */
+export const UNIT_INTERRUPTED = 'UNIT_INTERRUPTED';
 
 export async function attemptUnit<T>(opts: AttemptOptions, work: () => Promise<T>): Promise<UnitAttempts<T>> {
   const limit = opts.attempts ?? DEFAULT_UNIT_ATTEMPTS;
@@ -32,6 +37,7 @@ export async function attemptUnit<T>(opts: AttemptOptions, work: () => Promise<T
     try {
       return { ok: true, value: await work(), retries: attempt - 1 };
     } catch (error) {
+      if (opts.signal?.aborted) return stopped(opts, attempt);
       if (isRetryable(error) && attempt < limit) {
         opts.log.warn(`${opts.what} retried`, { ...opts.fields, attempt, error });
         continue;
@@ -46,4 +52,12 @@ export async function attemptUnit<T>(opts: AttemptOptions, work: () => Promise<T
       return { ok: false, failure, retries: attempt - 1 };
     }
   }
+}
+
+function stopped<T>(opts: AttemptOptions, attempt: number): UnitAttempts<T> {
+  const reason = errorMessage(opts.signal?.reason ?? 'the run was stopped');
+  const message = `stopped before it finished (${reason}); what it replaces is untouched: rerun to export it`;
+  opts.log.warn(`${opts.what} stopped`, { ...opts.fields, attempt, reason });
+  const failure = { code: UNIT_INTERRUPTED, message, attempts: attempt, retryable: true };
+  return { ok: false, failure, retries: attempt - 1 };
 }

@@ -167,7 +167,13 @@ async function exportTableWithRetries(
 ): Promise<TableOutcome> {
   const table = source.table.name;
   const outcome = await attemptUnit(
-    { what: 'inventory table', log: deps.log, fields: { table }, attempts: deps.unitAttempts },
+    {
+      what: 'inventory table',
+      log: deps.log,
+      fields: { table },
+      attempts: deps.unitAttempts,
+      signal: deps.signal,
+    },
     () => exportInventoryTable(deps, source, req),
   );
   if (outcome.ok) return { result: outcome.value, retries: outcome.retries };
