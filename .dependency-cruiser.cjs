@@ -1,6 +1,8 @@
 // Import rules, checked in `npm test` (npm run deps). Dependencies point one way:
 // runtime files at the top of functions/lib <- cloudforet, storage <- parquet <- tables <- export
-// <- costs, inventory <- Lambda entries (functions/*.ts) and the CLI. No cycles anywhere.
+// <- costs, inventory <- lambda <- Lambda entries (functions/*.ts) and the CLI. No cycles anywhere.
+// Inside costs/: sources <- planning <- days; unified stands alone; backfill and the run
+// (costs/*.ts) use them; freshness needs sources only.
 const lib = '^functions/lib/';
 const layer = (name) => `${lib}${name}/`;
 const runtime = `${lib}[^/]+[.]ts$`;
@@ -12,6 +14,15 @@ const mustNotImport = (from, names, why) => ({
   severity: 'error',
   from: { path: layer(from) },
   to: { path: `${lib}(${names.join('|')})/` },
+});
+
+/** A folder of costs/ that must not import from the given ones of its siblings. */
+const costsMustNotImport = (from, names, why) => ({
+  name: `costs-${from}-not-${names.join('-')}`,
+  comment: why,
+  severity: 'error',
+  from: { path: `${lib}costs/${from}/` },
+  to: { path: `${lib}costs/(${names.join('|')})/` },
 });
 
 module.exports = {
@@ -49,6 +60,42 @@ module.exports = {
     mustNotImport('export', ['costs', 'inventory', 'lambda'], 'the shared flow knows no kind of export'),
     mustNotImport('costs', ['inventory', 'lambda'], 'kinds of export do not share code but through export/'),
     mustNotImport('inventory', ['costs', 'lambda'], 'kinds of export do not share code but through export/'),
+    costsMustNotImport(
+      'sources',
+      ['planning', 'days', 'unified', 'backfill', 'freshness'],
+      'what Cloudforet says, and where a day lives',
+    ),
+    costsMustNotImport(
+      'planning',
+      ['days', 'unified', 'backfill', 'freshness'],
+      'planning decides; it exports nothing',
+    ),
+    costsMustNotImport('days', ['unified', 'backfill', 'freshness'], 'one cost day, whoever runs it'),
+    costsMustNotImport(
+      'unified',
+      ['sources', 'planning', 'days', 'backfill', 'freshness'],
+      'unified-cost months stand alone',
+    ),
+    costsMustNotImport(
+      'freshness',
+      ['planning', 'days', 'unified', 'backfill'],
+      'freshness reads published days only',
+    ),
+    costsMustNotImport('backfill', ['freshness'], 'the Step Functions backfill'),
+    {
+      name: 'costs-parts-not-the-run',
+      comment: 'the folders of costs/ are used by the run (costs/*.ts), never the reverse',
+      severity: 'error',
+      from: { path: `${lib}costs/[^/]+/` },
+      to: { path: `${lib}costs/[^/]+[.]ts$` },
+    },
+    {
+      name: 'costs-run-not-backfill',
+      comment: 'the inline run and the CLI do not use the Step Functions backfill',
+      severity: 'error',
+      from: { path: `${lib}costs/[^/]+[.]ts$` },
+      to: { path: `${lib}costs/(backfill|freshness)/` },
+    },
     {
       name: 'lib-not-outward',
       comment: 'the lib is imported by entries, the CLI, infra, tools and tests; never the reverse',

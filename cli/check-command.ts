@@ -1,7 +1,7 @@
 // `cloudforet-export check`: everything a first export needs, verified in seconds without
 // exporting: the secret, the endpoint and the app's view of it, and a write to the destination.
 import { randomUUID } from 'node:crypto';
-import { listDataSources } from '../functions/lib/costs/data-sources.ts';
+import { listDataSources } from '../functions/lib/costs/sources/data-sources.ts';
 import type { CommandContext } from './command-context.ts';
 
 const DAY_MS = 86_400_000;

@@ -12,6 +12,7 @@ import { ExportError } from '../functions/lib/errors.ts';
 import { createLogger, parseLogLevel } from '../functions/lib/log.ts';
 import { openSink } from '../functions/lib/storage/open-sink.ts';
 import { parseDestination } from '../functions/lib/storage/sink.ts';
+import { parseWholeNumber, wholeNumberProblem } from '../functions/lib/whole-number.ts';
 import type { CliIo, CommandContext, Env, Values } from './command-context.ts';
 
 export function commandContext(command: string, values: Values, env: Env, io: CliIo): CommandContext {
@@ -75,7 +76,7 @@ function timeoutMs(seconds: string | undefined, envMs: string | undefined): numb
   return wholeNumber('CLOUDFORET_TIMEOUT_MS', envMs, 60_000, 1_000, 600_000);
 }
 
-/** Digits only: Number() would take '0x10', '1e3', ' 16' and '' as numbers. */
+/** A whole-number flag or variable, by the rule the Lambda and the CDK settings follow too. */
 export function wholeNumber(
   name: string,
   value: string | undefined,
@@ -84,10 +85,8 @@ export function wholeNumber(
   max: number,
 ): number {
   if (value === undefined) return fallback;
-  const n = /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN;
-  if (!(n >= min && n <= max)) {
-    throw usageError(`${name} must be a whole number from ${min} to ${max} (got '${value}')`);
-  }
+  const n = parseWholeNumber(value, min, max);
+  if (n === undefined) throw usageError(wholeNumberProblem(name, min, max, value));
   return n;
 }
 

@@ -1,36 +1,36 @@
 // Step Functions, first state: plan a cost backfill and write its units for the Distributed Map.
-import type { Context } from 'aws-lambda';
-import { type BackfillPlan, planBackfill } from './lib/costs/backfill.ts';
+import { planBackfill } from './lib/costs/backfill/backfill.ts';
 import { parseCostEvent } from './lib/costs/event.ts';
-import { functionRuntime } from './lib/lambda/function-runtime.ts';
-import { publishRunMetrics } from './lib/lambda/run-metrics.ts';
+import { connectCloudforet } from './lib/lambda/connect-cloudforet.ts';
+import { lambdaEntry } from './lib/lambda/entry.ts';
 import { joinKey } from './lib/storage/sink.ts';
 
-export async function handler(
-  event: unknown,
-  context?: Context,
-): Promise<BackfillPlan & { bucket: string; unitsObjectKey: string }> {
-  const { config, log, runId, connect } = functionRuntime('backfill-plan', context);
-  const request = parseCostEvent(event, new Date(), { maxDays: 400, windowMonths: config.windowMonths });
-  const { session, sink } = await connect();
-  const plan = await planBackfill(
-    {
-      client: session.client,
-      sink,
-      runId: runId ?? crypto.randomUUID(),
-      log,
-      credential: session.credential,
-      compression: config.compression,
-    },
-    request,
-  );
-  const months = plan.unifiedCosts?.months ?? [];
-  publishRunMetrics('backfill-plan', {
-    rows: months.reduce((n, m) => n + m.rows, 0),
-    exported: months.length,
-    unchanged: plan.unchanged,
-    failed: plan.unifiedCosts?.failures.length ?? 0,
-    apiRetries: session.client.retries,
-  });
-  return { ...plan, bucket: config.bucket, unitsObjectKey: joinKey(config.prefix, plan.unitsKey) };
-}
+export const handler = lambdaEntry('backfill-plan', {
+  connect: connectCloudforet,
+  parse: (event, config, now) =>
+    parseCostEvent(event, now, { maxDays: 400, windowMonths: config.windowMonths }),
+  run: async ({ session, sink, config, runId, log }, request) => {
+    const plan = await planBackfill(
+      {
+        client: session.client,
+        sink,
+        runId: runId ?? crypto.randomUUID(),
+        log,
+        credential: session.credential,
+        compression: config.compression,
+      },
+      request,
+    );
+    return { ...plan, bucket: config.bucket, unitsObjectKey: joinKey(config.prefix, plan.unitsKey) };
+  },
+  figures: (plan, { session }) => {
+    const months = plan.unifiedCosts?.months ?? [];
+    return {
+      rows: months.reduce((n, m) => n + m.rows, 0),
+      exported: months.length,
+      unchanged: plan.unchanged,
+      failed: plan.unifiedCosts?.failures.length ?? 0,
+      apiRetries: session.client.retries,
+    };
+  },
+});

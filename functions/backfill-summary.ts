@@ -1,28 +1,31 @@
 // Step Functions, last state: summarise a backfill from the manifests its units wrote.
 // Fails (so the execution fails and alarms) when any unit did not export. Needs S3 only: it
 // builds no Cloudforet session, so its bundle carries neither undici nor Secrets Manager.
-import type { Context } from 'aws-lambda';
-import type { BackfillPlan } from './lib/costs/backfill.ts';
-import { type BackfillSummary, summarizeBackfill } from './lib/costs/backfill-summary.ts';
-import { readConfig } from './lib/config.ts';
-import { RunFailedError } from './lib/errors.ts';
-import { publishRunMetrics } from './lib/lambda/run-metrics.ts';
-import { createLogger } from './lib/log.ts';
-import { openSink } from './lib/storage/open-sink.ts';
+import type { BackfillPlan } from './lib/costs/backfill/backfill.ts';
+import { summarizeBackfill } from './lib/costs/backfill/summary.ts';
+import { EventError } from './lib/errors.ts';
+import { connectSink } from './lib/lambda/connect-sink.ts';
+import { lambdaEntry } from './lib/lambda/entry.ts';
 
-export async function handler(event: { plan: BackfillPlan }, context?: Context): Promise<BackfillSummary> {
-  const config = readConfig(process.env);
-  const log = createLogger({
-    level: config.logLevel,
-    fields: { function: 'backfill-summary', requestId: context?.awsRequestId },
-  });
-  const summary = await summarizeBackfill(openSink(`s3://${config.bucket}/${config.prefix}`), event.plan);
-  publishRunMetrics('backfill-summary', { exported: summary.exported, failed: summary.failed });
-  log.info('backfill finished', { ...summary, failures: summary.failures.slice(0, 20) });
-  if (summary.failed > 0) {
-    throw new RunFailedError(
-      `${summary.failed} of ${summary.units} backfill units did not export: ${JSON.stringify(summary.failures.slice(0, 10))}`,
+export const handler = lambdaEntry('backfill-summary', {
+  connect: connectSink,
+  parse: parsePlanEvent,
+  run: ({ sink }, plan) => summarizeBackfill(sink, plan),
+  figures: (s) => ({ exported: s.exported, failed: s.failed }),
+  summary: (s) => ['backfill finished', { ...s, failures: s.failures.slice(0, 20) }],
+  failure: (s) =>
+    s.failed > 0
+      ? `${s.failed} of ${s.units} backfill units did not export: ${JSON.stringify(s.failures.slice(0, 10))}`
+      : undefined,
+});
+
+function parsePlanEvent(event: unknown): BackfillPlan {
+  const plan = (event as { plan?: unknown } | null | undefined)?.plan;
+  if (plan === null || typeof plan !== 'object' || typeof (plan as BackfillPlan).unitsKey !== 'string') {
+    throw new EventError(
+      'EVENT_BAD_PLAN',
+      'the backfill summary takes {"plan": <the plan step\'s output>}, as the state machine passes it',
     );
   }
-  return summary;
+  return plan as BackfillPlan;
 }

@@ -2,23 +2,24 @@
 // last sync are. Publishes them as metrics (the freshness alarms watch the worst) and names every
 // stale data source in one warning line each. Runs apart from the exports, so a stopped export
 // shows up here; a run that cannot even start publishes nothing, which the alarms also treat as stale.
-import type { Context } from 'aws-lambda';
-import { listDataSources } from './lib/costs/data-sources.ts';
-import { checkFreshness, type FreshnessReport } from './lib/costs/freshness.ts';
+import { checkFreshness } from './lib/costs/freshness/freshness.ts';
+import { listDataSources } from './lib/costs/sources/data-sources.ts';
 import { eventFields } from './lib/event-shape.ts';
-import { functionRuntime } from './lib/lambda/function-runtime.ts';
-import { publishFreshness, publishRunMetrics } from './lib/lambda/run-metrics.ts';
+import { connectCloudforet } from './lib/lambda/connect-cloudforet.ts';
+import { lambdaEntry } from './lib/lambda/entry.ts';
+import { publishFreshness } from './lib/lambda/run-metrics.ts';
 
-export async function handler(event: unknown, context?: Context): Promise<FreshnessReport> {
-  const { config, log, connect } = functionRuntime('freshness-check', context);
-  eventFields(event, [], '{}');
-  const { session, sink } = await connect();
-  const dataSources = await listDataSources(session.client);
-  const report = await checkFreshness({ sink, dataSources, now: new Date() }, config.freshnessHours);
-  publishFreshness(report.dataSources);
-  publishRunMetrics('freshness-check', { apiRetries: session.client.retries });
-  for (const stale of report.stale)
-    log.warn('data source stale', { ...stale, staleAfterHours: config.freshnessHours });
-  log.info('freshness checked', { dataSources: report.dataSources.length, stale: report.stale.length });
-  return report;
-}
+export const handler = lambdaEntry('freshness-check', {
+  connect: connectCloudforet,
+  parse: (event) => eventFields(event, [], '{}'),
+  run: async ({ session, sink, config, log }) => {
+    const dataSources = await listDataSources(session.client);
+    const report = await checkFreshness({ sink, dataSources, now: new Date() }, config.freshnessHours);
+    publishFreshness(report.dataSources);
+    for (const stale of report.stale)
+      log.warn('data source stale', { ...stale, staleAfterHours: config.freshnessHours });
+    return report;
+  },
+  figures: (_report, { session }) => ({ apiRetries: session.client.retries }),
+  summary: (r) => ['freshness checked', { dataSources: r.dataSources.length, stale: r.stale.length }],
+});

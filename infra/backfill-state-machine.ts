@@ -21,7 +21,7 @@ import {
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2 } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
-import { JOB_MARKS_PREFIX } from '../functions/lib/costs/job-marks.ts';
+import { JOB_MARKS_PREFIX, RUNS_DIR } from '../functions/lib/storage/layout.ts';
 import {
   bucketKeyStatements,
   type ExportAccess,
@@ -32,9 +32,6 @@ import {
 const RUN_TIMEOUT = Duration.hours(24);
 const THROTTLE_INTERVAL_SECONDS = 10;
 const THROTTLE_MAX_DELAY_SECONDS = 300;
-
-/** Where the plan writes `units.json` (functions/lib/backfill.ts `unitsKey`), under the prefix. */
-const RUNS_DIR = '_runs';
 
 export type BackfillStateMachineProps = Omit<
   ExportFunctionProps,
@@ -83,7 +80,7 @@ export class BackfillStateMachine extends Construct {
         'read',
       ),
     };
-    // The job-history marks of data sources whose units all exported (costs/job-marks.ts).
+    // The job-history marks of data sources whose units all exported (functions/lib/costs/planning/job-marks.ts).
     const marks = bucket.arnForObjects(`${settings.prefix}/${JOB_MARKS_PREFIX}*`);
     this.functions.summary.role.addToPrincipalPolicy(
       new PolicyStatement({ sid: 'WriteJobMarks', actions: ['s3:PutObject'], resources: [marks] }),

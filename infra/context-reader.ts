@@ -1,4 +1,6 @@
 // Reads one CDK context value at a time and collects every problem, for readSettings.
+import { parseWholeNumber } from '../functions/lib/whole-number.ts';
+
 export interface ContextReader<SettingKey extends string = string> {
   readonly problems: string[];
   text(key: SettingKey): string | undefined;
@@ -33,10 +35,9 @@ export function contextReader<SettingKey extends string>(
       return value;
     },
     integer: (key, min, max) => {
-      const value = Number(orDefault(key));
-      const ok = Number.isInteger(value) && value >= min && value <= max;
-      check(key, ok, `must be a whole number from ${min} to ${max}`);
-      return value;
+      const value = parseWholeNumber(orDefault(key), min, max);
+      check(key, value !== undefined, `must be a whole number from ${min} to ${max}`);
+      return value ?? Number.NaN;
     },
   };
 }

@@ -8,13 +8,14 @@ import {
   ObjectOwnership,
 } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
+import { RUNS_DIR } from '../functions/lib/storage/layout.ts';
 
 /** Athena query results; outside the export prefix, so never inside a table folder. */
 export const ATHENA_RESULTS_PREFIX = 'athena-results/';
 
 /** Backfill plans and map results: working files, kept 30 days for inspection. */
 export function runsPrefix(exportPrefix: string): string {
-  return `${exportPrefix}/_runs/`;
+  return `${exportPrefix}/${RUNS_DIR}/`;
 }
 
 export function exportBucket(

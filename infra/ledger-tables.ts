@@ -5,7 +5,7 @@ import { Stack } from 'aws-cdk-lib';
 import type { CfnDatabase } from 'aws-cdk-lib/aws-glue';
 import { CfnTable } from 'aws-cdk-lib/aws-glue';
 import { Construct } from 'constructs';
-import { LEDGER_PREFIX } from '../functions/lib/export/ledger.ts';
+import { ledgerPrefix } from '../functions/lib/storage/layout.ts';
 import { type LedgerTableDef, ledgerTables } from '../functions/lib/tables/ledger.ts';
 
 export const JSON_FORMAT = {
@@ -28,7 +28,7 @@ export class LedgerTables extends Construct {
   constructor(scope: Construct, id: string, props: LedgerTablesProps) {
     super(scope, id);
     this.tables = ledgerTables.map((table) => {
-      const location = `s3://${props.bucketName}/${props.prefix}/${LEDGER_PREFIX}/${table.name}/`;
+      const location = `s3://${props.bucketName}/${props.prefix}/${ledgerPrefix(table.name)}`;
       const cfn = new CfnTable(this, `Table-${table.name}`, {
         catalogId: Stack.of(this).account,
         databaseName: props.databaseName,

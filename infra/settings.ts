@@ -2,6 +2,7 @@
 // Every bad value is reported in one error, so one failed synth shows everything to fix.
 import { type ContextReader, contextReader } from './context-reader.ts';
 import { closestName } from '../functions/lib/closest-name.ts';
+import { COMPRESSIONS, DEFAULT_COMPRESSION, parseCompression } from '../functions/lib/codecs.ts';
 import {
   GiB,
   isBucketName,
@@ -80,7 +81,7 @@ export const settingDefaults = {
   secretTtlSeconds: 300,
   staleJobHours: 4,
   logLevel: 'info',
-  parquetCompression: 'ZSTD',
+  parquetCompression: DEFAULT_COMPRESSION,
   backfillMaxConcurrency: 4,
 } as const;
 
@@ -228,7 +229,11 @@ function readFunctionTuning(r: Reader) {
   const logLevel = r.orDefault('logLevel');
   r.check('logLevel', LOG_LEVELS.includes(logLevel), `must be one of ${LOG_LEVELS.join(', ')}`);
   const parquetCompression = r.orDefault('parquetCompression');
-  r.check('parquetCompression', ['ZSTD', 'GZIP'].includes(parquetCompression), 'must be ZSTD or GZIP');
+  r.check(
+    'parquetCompression',
+    parseCompression(parquetCompression) !== undefined,
+    `must be ${COMPRESSIONS.join(' or ')}`,
+  );
   return {
     memoryMb: r.integer('memoryMb', 128, 10_240),
     timeoutSeconds: r.integer('timeoutSeconds', 30, 900),

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handler as plan } from '../functions/backfill-plan.ts';
 import { handler as summarize } from '../functions/backfill-summary.ts';
 import { handler as runUnit } from '../functions/backfill-unit.ts';
-import type { BackfillItem } from '../functions/lib/costs/backfill.ts';
+import type { BackfillItem } from '../functions/lib/costs/backfill/backfill.ts';
 import { BUCKET, type LocalAws, PREFIX, startLocalAws } from './support/local-aws.ts';
 import { getObjectBytes } from './support/s3-server.ts';
 

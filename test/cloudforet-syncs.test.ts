@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { defaultWindow } from '../functions/lib/costs/event.ts';
 import { type CostRunRequest, runCostExport } from '../functions/lib/costs/run.ts';
-import { costManifestKey, costObjectKey } from '../functions/lib/costs/unit.ts';
+import { costManifestKey, costObjectKey } from '../functions/lib/costs/sources/day-keys.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkFreshness, measureFreshness } from '../functions/lib/costs/freshness.ts';
+import { checkFreshness, measureFreshness } from '../functions/lib/costs/freshness/freshness.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 
 const NOW = new Date('2026-05-10T06:00:00Z');

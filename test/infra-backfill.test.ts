@@ -2,7 +2,7 @@
 // read from the synthesized definition (its Fn::Join resolved with placeholders for tokens).
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { unitsKey } from '../functions/lib/costs/backfill.ts';
+import { unitsKey } from '../functions/lib/costs/backfill/backfill.ts';
 import { joinKey } from '../functions/lib/storage/sink.ts';
 import { idOf, synth } from './support/synth-stack.ts';
 

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { lastSuccessfulJobOf, retentionStart, sourceJobs } from '../functions/lib/costs/job-history.ts';
-import { markOf, newJobsAfter } from '../functions/lib/costs/job-marks.ts';
-import type { SyncJob } from '../functions/lib/costs/source-state.ts';
+import {
+  lastSuccessfulJobOf,
+  retentionStart,
+  sourceJobs,
+} from '../functions/lib/costs/planning/job-history.ts';
+import { markOf, newJobsAfter } from '../functions/lib/costs/planning/job-marks.ts';
+import type { SyncJob } from '../functions/lib/costs/sources/source-state.ts';
 
 const now = new Date('2026-06-20T12:00:00.000Z');
 const job = (

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { listPages } from '../functions/lib/cloudforet/pager.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
-import { costDayRequest } from '../functions/lib/costs/unit.ts';
+import { costDayRequest } from '../functions/lib/costs/days/export-day.ts';
 import { runInventoryExport } from '../functions/lib/inventory/run.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { inventorySources } from '../functions/lib/tables/inventory.ts';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
-import { costObjectKey } from '../functions/lib/costs/unit.ts';
+import { costObjectKey } from '../functions/lib/costs/sources/day-keys.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { s3Sink } from '../functions/lib/storage/s3-sink.ts';

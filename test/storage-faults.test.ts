@@ -14,7 +14,7 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
-import { costManifestKey, costObjectKey } from '../functions/lib/costs/unit.ts';
+import { costManifestKey, costObjectKey } from '../functions/lib/costs/sources/day-keys.ts';
 import { type CostRunSummary, runCostExport } from '../functions/lib/costs/run.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { s3Sink } from '../functions/lib/storage/s3-sink.ts';

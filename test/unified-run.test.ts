@@ -1,7 +1,11 @@
 // Which months a run covers, and when a confirmed month counts as restated.
 import { describe, expect, it } from 'vitest';
-import { changedDaysByMonth, monthsBetween, restatement } from '../functions/lib/costs/unified-run.ts';
-import type { UnifiedMonthResult } from '../functions/lib/costs/unified-unit.ts';
+import {
+  changedDaysByMonth,
+  monthsBetween,
+  restatement,
+} from '../functions/lib/costs/unified/export-months.ts';
+import type { UnifiedMonthResult } from '../functions/lib/costs/unified/export-month.ts';
 
 const month = (over: Partial<UnifiedMonthResult>): UnifiedMonthResult => ({
   month: '2026-09',

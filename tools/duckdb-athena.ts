@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { LEDGER_PREFIX } from '../functions/lib/export/ledger.ts';
+import { ledgerPrefix } from '../functions/lib/storage/layout.ts';
 import { exportTables } from '../functions/lib/tables/all-tables.ts';
 import { ledgerTables } from '../functions/lib/tables/ledger.ts';
 
@@ -60,7 +60,7 @@ export async function athenaOver(dir: string): Promise<AthenaLike> {
 
 /** A ledger table as Glue declares it: JSON lines typed by its column list (empty when none yet). */
 function ledgerView(dir: string, table: (typeof ledgerTables)[number]): string {
-  const folder = join(dir, LEDGER_PREFIX, table.name);
+  const folder = join(dir, ledgerPrefix(table.name));
   const typed = table.columns.map((c) => `${c.name}: '${LEDGER_TYPES[c.type]}'`).join(', ');
   if (existsSync(folder)) {
     return (

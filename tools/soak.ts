@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent, type Dispatcher } from 'undici';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
-import { costManifestKey, costObjectKey } from '../functions/lib/costs/unit.ts';
+import { costManifestKey, costObjectKey } from '../functions/lib/costs/sources/day-keys.ts';
 import { type CostRunSummary, runCostExport } from '../functions/lib/costs/run.ts';
 import { addDays, daysBetween } from '../functions/lib/dates.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';

@@ -1,7 +1,9 @@
 // Function configuration from the environment, read when asked (never at import time).
 // Every missing or invalid variable is reported in one error.
+import { COMPRESSIONS, type Compression, DEFAULT_COMPRESSION, parseCompression } from './codecs.ts';
 import { ConfigError } from './errors.ts';
 import { type LogLevel, parseLogLevel } from './log.ts';
+import { parseWholeNumber, wholeNumberProblem } from './whole-number.ts';
 
 export interface FunctionConfig {
   readonly endpoint: string;
@@ -18,7 +20,7 @@ export interface FunctionConfig {
   readonly staleJobAfterMs: number;
   readonly logLevel: LogLevel;
   /** Parquet page codec: ZSTD (the default, smaller and cheaper, README Performance) or GZIP. */
-  readonly compression: 'ZSTD' | 'GZIP';
+  readonly compression: Compression;
   /** A data source whose newest billed day or last sync is older than this is stale (alarm). */
   readonly freshnessHours: number;
 }
@@ -35,11 +37,9 @@ export function readConfig(env: Env): FunctionConfig {
   const integer = (name: string, fallback: number, min: number, max: number): number => {
     const raw = env[name]?.trim();
     if (raw === undefined || raw === '') return fallback;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < min || value > max) {
-      problems.push(`${name} must be a whole number from ${min} to ${max} (got '${raw}')`);
-    }
-    return value;
+    const value = parseWholeNumber(raw, min, max);
+    if (value === undefined) problems.push(wholeNumberProblem(name, min, max, raw));
+    return value ?? fallback;
   };
   const endpoint = required('CLOUDFORET_ENDPOINT');
   if (endpoint && !/^https?:\/\/[^/\s]+/.test(endpoint)) {
@@ -59,12 +59,12 @@ export function readConfig(env: Env): FunctionConfig {
     secretTtlMs: integer('SECRET_TTL_SECONDS', 300, 0, 86_400) * 1000,
     staleJobAfterMs: integer('STALE_JOB_HOURS', 4, 1, 168) * 3_600_000,
     logLevel: parseLogLevel(env.LOG_LEVEL),
-    compression: env.PARQUET_COMPRESSION?.trim().toUpperCase() === 'GZIP' ? 'GZIP' : 'ZSTD',
+    compression: parseCompression(env.PARQUET_COMPRESSION ?? '') ?? DEFAULT_COMPRESSION,
     freshnessHours: integer('FRESHNESS_HOURS', 36, 1, 720),
   };
   const codec = env.PARQUET_COMPRESSION?.trim();
-  if (codec && !['ZSTD', 'GZIP'].includes(codec.toUpperCase())) {
-    problems.push(`PARQUET_COMPRESSION must be ZSTD or GZIP (got '${codec}')`);
+  if (codec && parseCompression(codec) === undefined) {
+    problems.push(`PARQUET_COMPRESSION must be ${COMPRESSIONS.join(' or ')} (got '${codec}')`);
   }
   const level = env.LOG_LEVEL?.trim();
   if (level && parseLogLevel(level) !== level) {

@@ -4,7 +4,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { expect } from 'vitest';
-import { costManifestKey, costObjectKey } from '../../functions/lib/costs/unit.ts';
+import { costManifestKey, costObjectKey } from '../../functions/lib/costs/sources/day-keys.ts';
 import type { CostRunSummary } from '../../functions/lib/costs/run.ts';
 import type { Simulator } from '../../tools/simulator/index.ts';
 import { readBothWays } from './export-reader.ts';

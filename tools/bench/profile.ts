@@ -8,7 +8,7 @@ import { parquetMetadata } from 'hyparquet';
 import { parquetHeader } from 'hyparquet/src/column.js';
 import { CloudforetClient, createDispatcher } from '../../functions/lib/cloudforet/client.ts';
 import { runCostExport } from '../../functions/lib/costs/run.ts';
-import { listDataSources } from '../../functions/lib/costs/data-sources.ts';
+import { listDataSources } from '../../functions/lib/costs/sources/data-sources.ts';
 import { dirSink } from '../../functions/lib/storage/dir-sink.ts';
 import { queryDuckDB } from '../../test/support/parquet-readers.ts';
 import { markdownTable } from './markdown.ts';

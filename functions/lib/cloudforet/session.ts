@@ -2,6 +2,7 @@
 import type { Dispatcher } from 'undici';
 import { CloudforetClient, createDispatcher } from './client.ts';
 import type { Logger } from '../log.ts';
+import { scopeLabel } from '../scope.ts';
 import type { CloudforetCredential, SecretSource } from './secret.ts';
 
 export interface SessionOptions {
@@ -34,7 +35,5 @@ export async function openSession(opts: SessionOptions): Promise<CloudforetSessi
     bodyTimeoutMs: opts.requestTimeoutMs,
     log: opts.log,
   });
-  const scope =
-    credential.workspaceId === '*' ? `domain ${credential.domainId}` : `workspace ${credential.workspaceId}`;
-  return { client, credential, scope };
+  return { client, credential, scope: scopeLabel(credential) };
 }

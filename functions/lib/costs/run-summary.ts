@@ -1,17 +1,14 @@
 // What a cost run reports: its summary type and how it is assembled from the run's parts.
-import type { UnitFailureInfo } from '../export/unit-attempts.ts';
-import type { DataSourceInfo } from './data-sources.ts';
-import type { CostExportPlan } from './plan-inputs.ts';
-import type { MixedDay, PlannedUnit } from './plan.ts';
-import type { RetainedWindow } from './retention.ts';
-import { skipReason } from './run-reports.ts';
-import type { UnifiedRunSummary } from './unified-run.ts';
-import type { CostUnitResult } from './unit.ts';
+import type { DataSourceInfo } from './sources/data-sources.ts';
+import type { CostExportPlan } from './planning/plan-export.ts';
+import type { MixedDay, PlannedUnit } from './planning/plan-units.ts';
+import type { RetainedWindow } from './planning/retention.ts';
+import { skipReason } from './planning/plan-reports.ts';
+import type { UnifiedRunSummary } from './unified/export-months.ts';
+import type { UnitFailure } from './days/day-runner.ts';
+import type { CostUnitResult } from './days/export-day.ts';
 
-export interface UnitFailure extends UnitFailureInfo {
-  readonly dataSourceId: string;
-  readonly date: string;
-}
+export type { UnitFailure } from './days/day-runner.ts';
 
 export interface DataSourceSummary {
   readonly dataSourceId: string;

@@ -6,34 +6,26 @@ import { randomUUID } from 'node:crypto';
 import { costRunSummary, type CostRunSummary, type UnitFailure } from './run-summary.ts';
 
 export type { CostRunSummary, UnitFailure } from './run-summary.ts';
-import { unitExecutor } from './unit-executor.ts';
-import type { CostUnitResult } from './unit.ts';
-import { planCostExport } from './plan-inputs.ts';
-import { listDataSources, selectDataSources } from './data-sources.ts';
+import { unitExecutor } from './days/day-runner.ts';
+import type { CostUnitResult } from './days/export-day.ts';
+import { type CostRunRequest, planCostExport } from './planning/plan-export.ts';
+
+export type { CostRunRequest } from './planning/plan-export.ts';
+import { listDataSources, selectDataSources } from './sources/data-sources.ts';
 import { silentLogger } from '../log.ts';
-import type { PlannedUnit } from './plan.ts';
-import { jobMarksOf, warnAboutSources } from './run-reports.ts';
-import { writeJobMarks } from './job-marks.ts';
+import type { PlannedUnit } from './planning/plan-units.ts';
+import { jobMarksOf, warnAboutSources } from './planning/plan-reports.ts';
+import { writeJobMarks } from './planning/job-marks.ts';
 import { forEachLimit } from '../pool.ts';
 import { prepareDestination } from '../export/prepare-destination.ts';
 import type { DestinationOwner } from '../storage/destination-claim.ts';
-import { clampToRetention } from './retention.ts';
-import { changedDaysByMonth, exportUnifiedMonths, monthsBetween, scopeObjectName } from './unified-run.ts';
-
-export interface CostRunRequest {
-  readonly from: string;
-  readonly to: string;
-  readonly dataSourceIds?: readonly string[];
-  /** Export every day, changed or not. */
-  readonly force?: boolean;
-  /**
-   * Also re-examine the months that sync jobs replaced since the last such run, outside the
-   * window (the default-window run sets it; an explicit range exports only that range).
-   */
-  readonly followJobs?: boolean;
-  /** An IN_PROGRESS sync job older than this is stale (default 4 h): export anyway, and warn. */
-  readonly staleJobAfterMs?: number;
-}
+import { clampToRetention } from './planning/retention.ts';
+import {
+  changedDaysByMonth,
+  exportUnifiedMonths,
+  monthsBetween,
+  scopeObjectName,
+} from './unified/export-months.ts';
 
 export interface CostRunDeps extends ExportRunDeps {
   /**
@@ -41,12 +33,10 @@ export interface CostRunDeps extends ExportRunDeps {
    * and claims the destination for this scope (storage/destination-claim.ts).
    */
   readonly credential?: DestinationOwner;
-  /** Days older than this are past Cloudforet's retention (unit.ts DEFAULT_ARCHIVE_AFTER_DAYS). */
+  /** Days older than this are past Cloudforet's retention (days/export-day.ts DEFAULT_ARCHIVE_AFTER_DAYS). */
   readonly archiveAfterDays?: number;
   /** False: cost days only, no unified-cost months (the bench measures the day pipeline alone). */
   readonly unifiedCosts?: boolean;
-  /** Asked before each unit starts; false leaves it (and the rest) for the next run. */
-  readonly shouldStartUnit?: () => boolean;
 }
 
 export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Promise<CostRunSummary> {

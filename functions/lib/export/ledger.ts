@@ -1,12 +1,9 @@
 // The run ledger: one JSON line per exported unit version, appended and never rewritten, so
 // Athena (JSON SerDe: one object per line) can read it while the manifests stay pretty-printed
-// for planning. It lives under ledger/, outside every table folder, partitioned by export day.
-import { randomBytes } from 'node:crypto';
-import { isIsoDate, utcDay } from '../dates.ts';
+// for planning. It lives outside every table folder, partitioned by export day (layout.ts).
+import { ledgerKey } from '../storage/layout.ts';
 import type { Sink } from '../storage/sink.ts';
 import { exportUnitsTable } from '../tables/ledger.ts';
-
-export const LEDGER_PREFIX = 'ledger';
 
 /** One row of the export_units table; its column names are the Glue table's. */
 export interface ExportUnitRecord {
@@ -76,21 +73,6 @@ export function exportUnitRecord(
   };
 }
 
-/**
- * A key no other version takes: the unit's manifest path flattened, the export instant, and a
- * random tag (two runs may export the same unit in the same millisecond). The folder is the UTC
- * day of the export, the table's projected partition.
- */
-export function ledgerKey(table: string, dateField: string, at: string, unitPath: string): string {
-  const day = isIsoDate(at.slice(0, 10)) ? at.slice(0, 10) : utcDay(new Date());
-  const flat = unitPath
-    .replace(/^_manifests\//, '')
-    .replace(/\.json$/, '')
-    .replaceAll('/', '~');
-  const tag = randomBytes(4).toString('hex');
-  return `${LEDGER_PREFIX}/${table}/${dateField}=${day}/${flat}~${Date.parse(at) || Date.now()}-${tag}.json`;
-}
-
 /** Appends one line-delimited JSON object; a new key each time, so nothing is ever replaced. */
 export async function appendLedger(sink: Sink, key: string, record: object): Promise<void> {
   await sink.put(key, `${JSON.stringify(record)}\n`, 'application/x-ndjson');
@@ -108,6 +90,5 @@ export async function recordExportUnit(
       .at(-1)
       ?.replace(/\.json$/, '') ?? '';
   const record = exportUnitRecord(manifest, name);
-  const { name: table, partitionKey } = exportUnitsTable;
-  await appendLedger(sink, ledgerKey(table, partitionKey, record.exported_at, manifestKey), record);
+  await appendLedger(sink, ledgerKey(exportUnitsTable, record.exported_at, manifestKey), record);
 }

@@ -20,6 +20,8 @@ export interface ExportRunDeps {
   /** Parquet page codec (PARQUET_COMPRESSION); the writer's default unless set. */
   readonly compression?: Compression;
   readonly onProgress?: (progress: RunProgress) => void;
+  /** Asked before each unit starts; false leaves it (and the rest) for the next run. */
+  readonly shouldStartUnit?: () => boolean;
   /** Aborting it (the Lambda's deadline, SIGINT, SIGTERM) ends the run: running units fail untouched. */
   readonly signal?: AbortSignal;
 }

@@ -7,7 +7,7 @@ import { analyzePages } from '../cloudforet/analyze-pages.ts';
 import { CloudforetApiError } from '../errors.ts';
 import { exportListing } from '../export/listing-export.ts';
 import { prepareDestination } from '../export/prepare-destination.ts';
-import { attemptUnit } from '../export/unit-attempts.ts';
+import { attemptUnit, UNIT_INTERRUPTED } from '../export/unit-attempts.ts';
 import {
   INACTIVE_STATES,
   type InventoryContext,
@@ -16,8 +16,10 @@ import {
   inventorySources,
 } from '../tables/inventory.ts';
 import { type Logger, silentLogger } from '../log.ts';
-import { manifestKey, type UnitManifest } from '../storage/manifest.ts';
+import { manifestKey, objectKey } from '../storage/layout.ts';
+import type { UnitManifest } from '../storage/manifest.ts';
 import { forEachLimit } from '../pool.ts';
+import { scopeLabel, scopeName } from '../scope.ts';
 
 export interface InventoryScope {
   /** 'domain domain-…' or 'workspace workspace-…', as sessions name it. */
@@ -27,17 +29,15 @@ export interface InventoryScope {
 }
 
 export function inventoryScope(credential: { domainId: string; workspaceId: string }): InventoryScope {
-  return credential.workspaceId === '*'
-    ? { label: `domain ${credential.domainId}`, objectName: 'domain' }
-    : { label: `workspace ${credential.workspaceId}`, objectName: credential.workspaceId };
+  return { label: scopeLabel(credential), objectName: scopeName(credential) };
 }
 
 export function inventoryObjectKey(table: InventoryTableDef, date: string, scope: InventoryScope): string {
-  return `${table.name}/${table.partitionKey}=${date}/${scope.objectName}.parquet`;
+  return objectKey(table, date, scope.objectName);
 }
 
 export function inventoryManifestKey(table: InventoryTableDef, date: string, scope: InventoryScope): string {
-  return manifestKey(table.name, table.partitionKey, date, scope.objectName);
+  return manifestKey(table, date, scope.objectName);
 }
 
 export interface InventoryRunRequest {
@@ -133,7 +133,11 @@ export async function runInventoryExport(
   };
   const unitDeps: UnitDeps = { ...deps, runId, log, scope, onRows };
   await forEachLimit(sources, deps.concurrency ?? 4, async (source) => {
-    outcomes.set(source.table.name, await exportTableWithRetries(unitDeps, source, req));
+    const startable = deps.shouldStartUnit?.() !== false && !deps.signal?.aborted;
+    outcomes.set(
+      source.table.name,
+      startable ? await exportTableWithRetries(unitDeps, source, req) : notStarted(source.table.name),
+    );
     progress();
   });
   const ordered = sources.map((s) => [s.table.name, outcomes.get(s.table.name)!] as const);
@@ -180,6 +184,14 @@ async function exportTableWithRetries(
   const { code, message, attempts } = outcome.failure;
   const failure = { table, code, message, attempts };
   return { result: { outcome: 'failed', rows: 0, bytes: 0, key: null }, failure, retries: outcome.retries };
+}
+
+/** A table the run's time did not reach: failed as interrupted, its previous snapshot untouched. */
+function notStarted(table: string): TableOutcome {
+  const message =
+    "not started: the function's time ran short; what it replaces is untouched: rerun to export it";
+  const failure = { table, code: UNIT_INTERRUPTED, message, attempts: 0 };
+  return { result: { outcome: 'failed', rows: 0, bytes: 0, key: null }, failure, retries: 0 };
 }
 
 /** A workspace app is refused what only a domain app may list: skip it and say why, not fail. */

@@ -3,10 +3,9 @@
 // GZIP and ZSTD), DuckDB, arrow-rs and hyparquet. Node 24 (the Lambda runtime) has ZSTD in zlib.
 import { constants, createGzip, createZstdCompress, gzipSync, zstdCompressSync } from 'node:zlib';
 import type { Transform } from 'node:stream';
+import type { Compression } from '../codecs.ts';
 
-export type Compression = 'ZSTD' | 'GZIP';
-export const COMPRESSIONS: readonly Compression[] = ['ZSTD', 'GZIP'];
-export const DEFAULT_COMPRESSION: Compression = 'ZSTD';
+export { type Compression, DEFAULT_COMPRESSION } from '../codecs.ts';
 
 const GZIP_LEVEL = 6;
 /** Measured against levels 1-6 on the bench's rows (README, Performance). */

@@ -3,16 +3,11 @@
 // app's destination would replace the domain's objects with its own subset. The first export
 // records its owner; another domain, or another cost scope, is refused before anything is written.
 import { ExportError } from '../errors.ts';
+import { type AppScope, scopeName } from '../scope.ts';
+import { CLAIM_KEY } from './layout.ts';
 import type { Sink } from './sink.ts';
 
-/** At the root, beside the tables: `_` keeps Athena and Spark from reading it. */
-export const CLAIM_KEY = '_destination.json';
-
-export interface DestinationOwner {
-  readonly domainId: string;
-  /** '*' for a domain app, else the workspace id (as the credential's wid). */
-  readonly workspaceId: string;
-}
+export type DestinationOwner = AppScope;
 
 export interface Claim {
   readonly domainId: string;
@@ -22,7 +17,6 @@ export interface Claim {
 
 export class DestinationClaimError extends ExportError {}
 
-const scopeName = (o: DestinationOwner) => (o.workspaceId === '*' ? 'domain' : o.workspaceId);
 const describe = (scope: string, domainId: string) =>
   scope === 'domain' ? `the domain app of ${domainId}` : `workspace ${scope} of ${domainId}`;
 

@@ -18,7 +18,8 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { SinkError } from '../errors.ts';
 import { localCause } from './local-errors.ts';
 import type { ObjectUpload, Sink } from './sink.ts';
-import { isTemporaryName, removeStaleTemporaries, TEMP_DIR, temporaryName } from './temp-files.ts';
+import { TEMP_DIR, temporaryName } from './layout.ts';
+import { isTemporaryName, removeStaleTemporaries } from './temp-files.ts';
 
 export function dirSink(root: string): Sink {
   const base = resolve(root);

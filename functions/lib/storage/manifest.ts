@@ -1,5 +1,5 @@
-// Manifests record what each unit published. They live under _manifests/, never inside a
-// table folder, where Athena would read them as data.
+// Manifests record what each unit published. They live apart from the table folders, where
+// Athena would read them as data (layout.ts manifestKey).
 import type { Sink } from './sink.ts';
 
 export interface UnitManifest {
@@ -29,10 +29,6 @@ export interface UnitManifest {
    * was kept: planning then knows the day's empty answer is no change.
    */
   readonly keptSince?: string;
-}
-
-export function manifestKey(table: string, partitionKey: string, partition: string, name: string): string {
-  return `_manifests/${table}/${partitionKey}=${partition}/${name}.json`;
 }
 
 export function parseManifest(text: string | undefined): UnitManifest | undefined {

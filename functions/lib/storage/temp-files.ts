@@ -1,23 +1,11 @@
 // Temporary files of the directory sink: where they go, how they are named, and the sweep that
 // removes what a killed run left (a SIGKILL runs no cleanup, so the next run has to).
-import { randomBytes } from 'node:crypto';
 import { readdir, rm, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
-
-/** Beside the tables, never inside one: `_` makes Athena, Spark and Hive skip it. */
-export const TEMP_DIR = '_tmp';
-
-/** `.<name>.<pid>-<hex>.tmp`: hidden, and never matching a `*.parquet` or `*.json` glob. */
-export function temporaryName(target: string): string {
-  return `.${basename(target)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
-}
-
-const CURRENT = /^\..+\.(\d+)-[0-9a-f]+\.tmp$/;
-/** What versions before the _tmp folder left beside the target: `<name>.tmp-<pid>-<hex>`. */
-const LEGACY = /\.tmp-(\d+)-[0-9a-f]+$/;
+import { join } from 'node:path';
+import { temporaryPid } from './layout.ts';
 
 export function isTemporaryName(name: string): boolean {
-  return CURRENT.test(name) || LEGACY.test(name);
+  return temporaryPid(name) !== undefined;
 }
 
 /**
@@ -40,11 +28,6 @@ export async function removeStaleTemporaries(root: string, startedAt: Date): Pro
     removed++;
   }
   return removed;
-}
-
-function temporaryPid(name: string): number | undefined {
-  const match = CURRENT.exec(name) ?? LEGACY.exec(name);
-  return match ? Number(match[1]) : undefined;
 }
 
 function processAlive(pid: number): boolean {

@@ -1,5 +1,5 @@
 // The ledger tables' column lists: the JSON records the functions append (export/ledger.ts,
-// costs/restatements.ts) and the Glue tables over them (infra/ledger-tables.ts) both follow them.
+// costs/days/restatements.ts) and the Glue tables over them (infra/ledger-tables.ts) both follow them.
 
 export type LedgerType = 'string' | 'bigint' | 'double';
 

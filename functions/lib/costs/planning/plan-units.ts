@@ -1,12 +1,12 @@
 // Planning is pure: (window, data sources, manifests, source stats, job history) -> units.
 // The same plan drives the inline run, the CLI and the Step Functions backfill.
-import { daysBetween } from '../dates.ts';
-import type { DataSourceInfo } from './data-sources.ts';
-import { sameGroups, sameSum } from './fingerprint.ts';
+import { daysBetween } from '../../dates.ts';
+import type { DataSourceInfo } from '../sources/data-sources.ts';
+import { sameGroups, sameSum } from '../sources/fingerprint.ts';
 import { lastSuccessfulJobOf, replaced } from './job-history.ts';
-import type { DayStat, SyncJob } from './source-state.ts';
+import type { DayStat, SyncJob } from '../sources/source-state.ts';
 
-export { sameSum } from './fingerprint.ts';
+export { sameSum } from '../sources/fingerprint.ts';
 
 export interface PlanInput {
   readonly from: string;
@@ -26,7 +26,7 @@ export interface PlanInput {
   readonly unsettled?: ReadonlyMap<string, readonly SyncJob[]>;
 }
 
-/** repair: the manifest's object is missing or of another size (costs/published-objects.ts). */
+/** repair: the manifest's object is missing or of another size (published-objects.ts). */
 export type UnitReason =
   | 'forced'
   | 'no-manifest'

@@ -1,8 +1,9 @@
 // The unified-cost part of a cost run: one unit per month the run covers, with the shared unit
 // retry loop; and which confirmed (closed) months the run restated.
-import { attemptUnit, type UnitFailureInfo } from '../export/unit-attempts.ts';
-import type { Logger } from '../log.ts';
-import { exportUnifiedCostMonth, type UnifiedMonthDeps, type UnifiedMonthResult } from './unified-unit.ts';
+import { attemptUnit, type UnitFailureInfo } from '../../export/unit-attempts.ts';
+import type { Logger } from '../../log.ts';
+import { scopeName } from '../../scope.ts';
+import { exportUnifiedCostMonth, type UnifiedMonthDeps, type UnifiedMonthResult } from './export-month.ts';
 
 export interface UnifiedMonthFailure extends UnitFailureInfo {
   readonly month: string;
@@ -109,5 +110,5 @@ export function changedDaysByMonth(
 
 /** The object name of a credential's scope: 'domain', or its workspace id. */
 export function scopeObjectName(credential?: { readonly workspaceId: string }): string {
-  return !credential || credential.workspaceId === '*' ? 'domain' : credential.workspaceId;
+  return credential ? scopeName(credential) : 'domain';
 }

@@ -1,18 +1,18 @@
 // One unit of cost export: every row of one data source on one billed_date, paged from
 // Cloudforet into one Parquet object under a fixed key, replacing what was there.
-import type { CloudforetClient } from '../cloudforet/client.ts';
-import type { ListRequest } from '../cloudforet/pager.ts';
-import { dayCount, utcDay } from '../dates.ts';
-import { PagingDriftError } from '../errors.ts';
-import { type Compression, confirmEmpty, exportListing } from '../export/listing-export.ts';
-import { type Logger, silentLogger } from '../log.ts';
-import { markKept, type UnitManifest } from '../storage/manifest.ts';
-import type { Sink } from '../storage/sink.ts';
-import { type CostContext, costTable } from '../tables/costs.ts';
-import type { DataSourceInfo } from './data-sources.ts';
-import { FingerprintBuilder } from './fingerprint.ts';
-import { costManifestKey, costObjectKey } from './keys.ts';
-import type { AnalyzeTotals } from './plan.ts';
+import type { CloudforetClient } from '../../cloudforet/client.ts';
+import type { ListRequest } from '../../cloudforet/pager.ts';
+import { dayCount, utcDay } from '../../dates.ts';
+import { PagingDriftError } from '../../errors.ts';
+import { type Compression, confirmEmpty, exportListing } from '../../export/listing-export.ts';
+import { type Logger, silentLogger } from '../../log.ts';
+import { markKept, type UnitManifest } from '../../storage/manifest.ts';
+import type { Sink } from '../../storage/sink.ts';
+import { type CostContext, costTable } from '../../tables/costs.ts';
+import type { DataSourceInfo } from '../sources/data-sources.ts';
+import { FingerprintBuilder } from '../sources/fingerprint.ts';
+import { costManifestKey, costObjectKey } from '../sources/day-keys.ts';
+import type { AnalyzeTotals } from '../planning/plan-units.ts';
 
 export interface CostUnit {
   readonly dataSource: DataSourceInfo;
@@ -62,8 +62,6 @@ export interface CostUnitResult {
 
 /** Cloudforet keeps about 12 months; past ~11 an empty day means purged, not restated to zero. */
 export const DEFAULT_ARCHIVE_AFTER_DAYS = 330;
-
-export { costManifestKey, costManifestPrefix, costObjectKey } from './keys.ts';
 
 /**
  * The listing of one data source's cost rows of one billed day (of one sync job, if given), in

@@ -1,11 +1,12 @@
 // The cost_restatements ledger: one line each time a published cost day is replaced or removed,
 // with the old and new figures and why. Append-only (a new key per restatement), so the history
 // outlives the bucket's expiry of noncurrent object versions.
-import { appendLedger, ledgerKey } from '../export/ledger.ts';
-import { parseManifest, type UnitManifest } from '../storage/manifest.ts';
-import type { Sink } from '../storage/sink.ts';
-import { costRestatementsTable } from '../tables/ledger.ts';
-import { costManifestKey } from './unit.ts';
+import { appendLedger } from '../../export/ledger.ts';
+import { ledgerKey } from '../../storage/layout.ts';
+import { parseManifest, type UnitManifest } from '../../storage/manifest.ts';
+import type { Sink } from '../../storage/sink.ts';
+import { costRestatementsTable } from '../../tables/ledger.ts';
+import { costManifestKey } from '../sources/day-keys.ts';
 
 /** One row of the cost_restatements table; its column names are the Glue table's. */
 export interface CostRestatement {
@@ -71,8 +72,7 @@ export async function recordCostRestatement(
     restated_at: restatedAt,
   };
   const unitPath = costManifestKey(old.dataSourceId, old.partition);
-  const { name: table, partitionKey } = costRestatementsTable;
-  await appendLedger(sink, ledgerKey(table, partitionKey, restatedAt, unitPath), row);
+  await appendLedger(sink, ledgerKey(costRestatementsTable, restatedAt, unitPath), row);
   return row;
 }
 

@@ -1,12 +1,13 @@
 // One unit of unified-cost export: every unified cost row of one billed month that the app can see,
 // into unified_costs/billed_month=M/<scope>.parquet, replaced whole like a cost day. The manifest
 // keeps the month's confirmation and per-currency totals, so a later run can tell a restatement.
-import type { CloudforetClient } from '../cloudforet/client.ts';
-import type { ApiRecord, ListRequest } from '../cloudforet/pager.ts';
-import { type Compression, confirmEmpty, exportListing } from '../export/listing-export.ts';
-import { manifestKey, parseManifest, type UnitManifest } from '../storage/manifest.ts';
-import type { Sink } from '../storage/sink.ts';
-import { currencyKeys, type UnifiedCostContext, unifiedCostTable } from '../tables/unified-costs.ts';
+import type { CloudforetClient } from '../../cloudforet/client.ts';
+import type { ApiRecord, ListRequest } from '../../cloudforet/pager.ts';
+import { type Compression, confirmEmpty, exportListing } from '../../export/listing-export.ts';
+import { manifestKey, objectKey } from '../../storage/layout.ts';
+import { parseManifest, type UnitManifest } from '../../storage/manifest.ts';
+import type { Sink } from '../../storage/sink.ts';
+import { currencyKeys, type UnifiedCostContext, unifiedCostTable } from '../../tables/unified-costs.ts';
 
 const TABLE = unifiedCostTable();
 
@@ -43,11 +44,11 @@ export interface UnifiedMonthResult {
 }
 
 export function unifiedCostObjectKey(month: string, scope: string): string {
-  return `${TABLE.name}/${TABLE.partitionKey}=${month}/${scope}.parquet`;
+  return objectKey(TABLE, month, scope);
 }
 
 export function unifiedCostManifestKey(month: string, scope: string): string {
-  return manifestKey(TABLE.name, TABLE.partitionKey, month, scope);
+  return manifestKey(TABLE, month, scope);
 }
 
 export function unifiedMonthRequest(month: string): ListRequest {

@@ -1,6 +1,6 @@
 // What a data source's sync jobs say for planning (pure): is a sync running (or stuck), which
 // months did syncs replace since the last export, and which job's rows are the true ones of a day.
-import type { SyncJob } from './source-state.ts';
+import type { SyncJob } from '../sources/source-state.ts';
 
 /** Twice Cloudforet's default job timeout: a job running longer has crashed. */
 export const DEFAULT_STALE_JOB_AFTER_MS = 4 * 3_600_000;

@@ -1,7 +1,7 @@
 // Cost data sources as the exporter needs them: id, currency, last sync, account routing.
-import type { CloudforetClient } from '../cloudforet/client.ts';
-import { EventError } from '../errors.ts';
-import { type ApiRecord, listPages } from '../cloudforet/pager.ts';
+import type { CloudforetClient } from '../../cloudforet/client.ts';
+import { EventError } from '../../errors.ts';
+import { type ApiRecord, listPages } from '../../cloudforet/pager.ts';
 
 export interface DataSourceInfo {
   readonly id: string;

@@ -1,12 +1,17 @@
 // Runs one planned cost unit with bounded retries (and its restatement record); shared by the
 // inline run and the Step Functions worker.
-import { attemptUnit } from '../export/unit-attempts.ts';
-import type { Logger } from '../log.ts';
-import { type DataSourceInfo, virtualWorkspaceMap } from './data-sources.ts';
-import type { PlannedUnit } from './plan.ts';
+import { attemptUnit, type UnitFailureInfo } from '../../export/unit-attempts.ts';
+import type { Logger } from '../../log.ts';
+import { type DataSourceInfo, virtualWorkspaceMap } from '../sources/data-sources.ts';
+import type { PlannedUnit } from '../planning/plan-units.ts';
 import { restating } from './restatements.ts';
-import type { UnitFailure } from './run-summary.ts';
-import { type CostUnitDeps, type CostUnitResult, exportCostUnit } from './unit.ts';
+import { type CostUnitDeps, type CostUnitResult, exportCostUnit } from './export-day.ts';
+
+/** A planned day that did not export, and why. */
+export interface UnitFailure extends UnitFailureInfo {
+  readonly dataSourceId: string;
+  readonly date: string;
+}
 
 export type UnitExecutorDeps = Omit<CostUnitDeps, 'workspaceOfVirtual' | 'syncStamps' | 'log'> & {
   readonly log: Logger;

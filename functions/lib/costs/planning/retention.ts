@@ -2,7 +2,7 @@
 // DAILY cost/analyze that starts earlier. A range reaching further back is clamped to the first
 // retained month (stats are asked by whole months): the days from there on are planned, the
 // older ones reported and their archived objects left alone.
-import { addDays, daysBetween } from '../dates.ts';
+import { addDays, daysBetween } from '../../dates.ts';
 import { retentionStart } from './job-history.ts';
 
 export interface RetainedWindow {

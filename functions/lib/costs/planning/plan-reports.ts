@@ -1,9 +1,9 @@
 // What a cost run says about its data sources beyond the units: skipped ones, stale sync jobs,
 // mixed days; and the job-history mark it leaves for the next run.
-import type { Logger } from '../log.ts';
-import type { DataSourceInfo } from './data-sources.ts';
+import type { Logger } from '../../log.ts';
+import type { DataSourceInfo } from '../sources/data-sources.ts';
 import { type JobMark, markOf } from './job-marks.ts';
-import type { CostExportPlan } from './plan-inputs.ts';
+import type { CostExportPlan } from './plan-export.ts';
 
 export function skipReason(
   plan: CostExportPlan,

@@ -1,10 +1,10 @@
 // Manifests say what was published; the objects may say otherwise (deleted or truncated behind
 // the exporter's back). One listing of the table, with sizes, finds every unit whose object is
 // missing or of another size, and planning re-exports it as a repair.
-import { costTable } from '../tables/costs.ts';
-import type { UnitManifest } from '../storage/manifest.ts';
-import type { Sink } from '../storage/sink.ts';
-import type { CostPlan, PlannedUnit } from './plan.ts';
+import { costTable } from '../../tables/costs.ts';
+import type { UnitManifest } from '../../storage/manifest.ts';
+import type { Sink } from '../../storage/sink.ts';
+import type { CostPlan, PlannedUnit } from './plan-units.ts';
 
 export interface ReadManifest {
   readonly dataSourceId: string;

@@ -1,9 +1,9 @@
 // How fresh each data source is: the newest billed day with a published object, and Cloudforet's
 // last sync, as ages in hours. What the freshness metrics, their alarms and the log report.
-import { addDays, utcDay } from '../dates.ts';
-import type { Sink } from '../storage/sink.ts';
-import { costTable } from '../tables/costs.ts';
-import type { DataSourceInfo } from './data-sources.ts';
+import { addDays, utcDay } from '../../dates.ts';
+import type { Sink } from '../../storage/sink.ts';
+import { costTable } from '../../tables/costs.ts';
+import type { DataSourceInfo } from '../sources/data-sources.ts';
 
 export interface DataSourceFreshness {
   readonly dataSourceId: string;

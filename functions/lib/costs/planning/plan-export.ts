@@ -1,17 +1,33 @@
 // Gathers what planning needs (published manifests, Cloudforet's per-day stats, the sync job
 // history and what earlier runs saw of it) and plans the units of a cost run.
-import type { CloudforetClient } from '../cloudforet/client.ts';
-import { daysBetween } from '../dates.ts';
-import { forEachLimit } from '../pool.ts';
-import { parseManifest } from '../storage/manifest.ts';
-import type { Sink } from '../storage/sink.ts';
-import type { DataSourceInfo } from './data-sources.ts';
+import type { CloudforetClient } from '../../cloudforet/client.ts';
+import { daysBetween } from '../../dates.ts';
+import { forEachLimit } from '../../pool.ts';
+import { parseManifest } from '../../storage/manifest.ts';
+import type { Sink } from '../../storage/sink.ts';
+import type { DataSourceInfo } from '../sources/data-sources.ts';
 import { DEFAULT_STALE_JOB_AFTER_MS, retentionStart, type SourceJobs, sourceJobs } from './job-history.ts';
 import { newJobsAfter, readJobMarks } from './job-marks.ts';
-import { type CostPlan, type PlannedUnit, planCostUnits } from './plan.ts';
+import { type CostPlan, type PlannedUnit, planCostUnits } from './plan-units.ts';
 import { damagedUnits, type ReadManifest, withoutKept, withRepairs } from './published-objects.ts';
-import { type DayStat, dayStats, listSyncJobs, type SyncJob } from './source-state.ts';
-import { costManifestKey, costManifestPrefix } from './unit.ts';
+import { type DayStat, dayStats, listSyncJobs, type SyncJob } from '../sources/source-state.ts';
+import { costManifestKey, costManifestPrefix } from '../sources/day-keys.ts';
+
+/** What a cost run (inline, CLI or backfill) is asked to export. */
+export interface CostRunRequest {
+  readonly from: string;
+  readonly to: string;
+  readonly dataSourceIds?: readonly string[];
+  /** Export every day, changed or not. */
+  readonly force?: boolean;
+  /**
+   * Also re-examine the months that sync jobs replaced since the last such run, outside the
+   * window (the default-window run sets it; an explicit range exports only that range).
+   */
+  readonly followJobs?: boolean;
+  /** An IN_PROGRESS sync job older than this is stale (default 4 h): export anyway, and warn. */
+  readonly staleJobAfterMs?: number;
+}
 
 export interface CostPlanRequest {
   readonly from: string;

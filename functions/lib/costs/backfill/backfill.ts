@@ -1,28 +1,29 @@
 // Backfills on Step Functions: plan once (units to S3, read by a Distributed Map), export each
 // unit in its own invocation, then summarise from the manifests the units wrote.
-import type { Compression } from '../export/listing-export.ts';
-import type { CloudforetClient } from '../cloudforet/client.ts';
-import type { CostUnitResult } from './unit.ts';
-import { planCostExport } from './plan-inputs.ts';
-import type { CostRunRequest } from './run.ts';
-import { unitExecutor } from './unit-executor.ts';
-import { listDataSources, selectDataSources } from './data-sources.ts';
-import { UnitFailedError, UnitRetryableError } from '../errors.ts';
-import type { Logger } from '../log.ts';
-import type { PlannedUnit } from './plan.ts';
-import type { Sink } from '../storage/sink.ts';
-import { prepareDestination } from '../export/prepare-destination.ts';
-import type { DestinationOwner } from '../storage/destination-claim.ts';
-import type { JobMark } from './job-marks.ts';
-import { clampToRetention } from './retention.ts';
-import { jobMarksOf, warnAboutSources } from './run-reports.ts';
+import type { Compression } from '../../export/listing-export.ts';
+import type { CloudforetClient } from '../../cloudforet/client.ts';
+import type { CostUnitResult } from '../days/export-day.ts';
+import { type CostRunRequest, planCostExport } from '../planning/plan-export.ts';
+import { unitExecutor } from '../days/day-runner.ts';
+import { listDataSources, selectDataSources } from '../sources/data-sources.ts';
+import { isIsoDate } from '../../dates.ts';
+import { EventError, UnitFailedError, UnitRetryableError } from '../../errors.ts';
+import type { Logger } from '../../log.ts';
+import type { PlannedUnit } from '../planning/plan-units.ts';
+import { backfillUnitsKey } from '../../storage/layout.ts';
+import type { Sink } from '../../storage/sink.ts';
+import { prepareDestination } from '../../export/prepare-destination.ts';
+import type { DestinationOwner } from '../../storage/destination-claim.ts';
+import type { JobMark } from '../planning/job-marks.ts';
+import { clampToRetention } from '../planning/retention.ts';
+import { jobMarksOf, warnAboutSources } from '../planning/plan-reports.ts';
 import {
   changedDaysByMonth,
   exportUnifiedMonths,
   monthsBetween,
   scopeObjectName,
   type UnifiedRunSummary,
-} from './unified-run.ts';
+} from '../unified/export-months.ts';
 
 export interface BackfillDeps {
   readonly client: CloudforetClient;
@@ -36,6 +37,8 @@ export interface BackfillDeps {
   readonly credential?: DestinationOwner;
   /** Parquet page codec (PARQUET_COMPRESSION); the writer's default unless set. */
   readonly compression?: Compression;
+  /** The unit function's deadline: a unit it ends fails as UNIT_INTERRUPTED, untouched, and is retried. */
+  readonly signal?: AbortSignal;
 }
 
 /** The unified-cost months the plan step exported (small: it travels in the execution's state). */
@@ -72,9 +75,7 @@ export interface BackfillPlan {
 
 export type BackfillItem = PlannedUnit & { readonly runId: string };
 
-export function unitsKey(runId: string): string {
-  return `_runs/costs/${runId}/units.json`;
-}
+export const unitsKey = backfillUnitsKey;
 
 export async function planBackfill(
   deps: BackfillDeps,
@@ -132,7 +133,14 @@ export async function planBackfill(
 export async function runBackfillUnit(deps: BackfillDeps, item: BackfillItem): Promise<CostUnitResult> {
   const dataSources = selectDataSources(await listDataSources(deps.client), [item.dataSourceId]);
   const exec = await unitExecutor(
-    { client: deps.client, sink: deps.sink, runId: item.runId, log: deps.log, compression: deps.compression },
+    {
+      client: deps.client,
+      sink: deps.sink,
+      runId: item.runId,
+      log: deps.log,
+      compression: deps.compression,
+      signal: deps.signal,
+    },
     dataSources,
   );
   const outcome = await exec.run(item);
@@ -141,4 +149,26 @@ export async function runBackfillUnit(deps: BackfillDeps, item: BackfillItem): P
   throw outcome.retryable
     ? new UnitRetryableError(outcome.code, message)
     : new UnitFailedError(outcome.code, message);
+}
+
+/** A Distributed Map item as the plan step wrote it; anything else is refused with what it should be. */
+export function parseBackfillItem(event: unknown): BackfillItem {
+  const e = (event ?? {}) as Partial<BackfillItem>;
+  if (typeof e.runId !== 'string' || typeof e.dataSourceId !== 'string' || !isIsoDate(e.date)) {
+    throw new EventError(
+      'EVENT_BAD_UNIT',
+      'a backfill unit is {"runId", "dataSourceId", "date": "YYYY-MM-DD"}, written by the plan step',
+    );
+  }
+  const jobId = typeof e.jobId === 'string' ? { jobId: e.jobId } : {};
+  const a = e.analyzed;
+  const analyzed = a && Number.isFinite(a.rows) && Number.isFinite(a.costSum) ? { analyzed: a } : {};
+  return {
+    runId: e.runId,
+    dataSourceId: e.dataSourceId,
+    date: e.date,
+    reason: e.reason ?? 'forced',
+    ...jobId,
+    ...analyzed,
+  };
 }

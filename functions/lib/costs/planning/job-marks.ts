@@ -2,9 +2,10 @@
 // history and which finished jobs it saw around then. Cloudforet stamps finished_at with its own
 // clock and we stamp jobsReadAt with ours, so jobs finished within a margin before the mark are
 // told apart by id rather than by time: no job is missed for a skewed clock or a shared millisecond.
-import { forEachLimit } from '../pool.ts';
-import type { Sink } from '../storage/sink.ts';
-import type { SyncJob } from './source-state.ts';
+import { forEachLimit } from '../../pool.ts';
+import { JOB_MARKS_PREFIX, jobMarkKey } from '../../storage/layout.ts';
+import type { Sink } from '../../storage/sink.ts';
+import type { SyncJob } from '../sources/source-state.ts';
 
 export interface JobMark {
   readonly dataSourceId: string;
@@ -14,13 +15,6 @@ export interface JobMark {
 }
 
 const MARGIN_MS = 15 * 60_000;
-/** Under the export prefix; the backfill summary may write here and nowhere else (infra). */
-export const JOB_MARKS_PREFIX = '_manifests/cost-jobs/';
-const PREFIX = JOB_MARKS_PREFIX;
-
-export function jobMarkKey(dataSourceId: string): string {
-  return `${PREFIX}${dataSourceId}.json`;
-}
 
 /** Jobs finished from `since` on are new unless `seen` names them. */
 export function newJobsAfter(mark: JobMark | undefined): { since?: string; seen?: ReadonlySet<string> } {
@@ -41,7 +35,7 @@ export function markOf(dataSourceId: string, jobsReadAt: string, jobs: readonly 
 /** dataSourceId -> its mark (listed first: no GET of a missing key). */
 export async function readJobMarks(sink: Sink): Promise<Map<string, JobMark>> {
   const marks = new Map<string, JobMark>();
-  await forEachLimit(await sink.list(PREFIX), 16, async (key) => {
+  await forEachLimit(await sink.list(JOB_MARKS_PREFIX), 16, async (key) => {
     const mark = parseMark(await sink.read(key));
     if (mark) marks.set(mark.dataSourceId, mark);
   });

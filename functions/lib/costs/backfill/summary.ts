@@ -1,11 +1,11 @@
 // A backfill's summary, from the manifests its units wrote. Apart from backfill.ts so that the
 // summary function's bundle carries the S3 sink only: no Cloudforet client, no encoder.
-import { forEachLimit } from '../pool.ts';
-import { parseManifest } from '../storage/manifest.ts';
-import type { Sink } from '../storage/sink.ts';
+import { forEachLimit } from '../../pool.ts';
+import { parseManifest } from '../../storage/manifest.ts';
+import type { Sink } from '../../storage/sink.ts';
 import type { BackfillItem, BackfillPlan, BackfillUnifiedCosts } from './backfill.ts';
-import { writeJobMarks } from './job-marks.ts';
-import { costManifestKey, costManifestPrefix } from './keys.ts';
+import { writeJobMarks } from '../planning/job-marks.ts';
+import { costManifestKey, costManifestPrefix } from '../sources/day-keys.ts';
 
 export interface BackfillSummary {
   readonly runId: string;

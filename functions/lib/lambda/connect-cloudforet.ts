@@ -1,0 +1,34 @@
+// The adapters of an entry that talks to Cloudforet: a session (the client_secret from Secrets
+// Manager) and the S3 sink. The secret source lives in module scope so warm invocations reuse the
+// cached client_secret: a deliberate warm-Lambda cache, valid for one secret in one place (id,
+// region, endpoint), so a changed environment never reuses it.
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { type SecretSource, secretsManagerSource } from '../cloudforet/secret.ts';
+import { type CloudforetSession, openSession } from '../cloudforet/session.ts';
+import type { Sink } from '../storage/sink.ts';
+import { connectSink } from './connect-sink.ts';
+import type { EntryContext } from './entry.ts';
+
+let secrets: { key: string; source: SecretSource } | undefined;
+
+export interface CloudforetConnection {
+  readonly session: CloudforetSession;
+  readonly sink: Sink;
+}
+
+export async function connectCloudforet({ config, log }: EntryContext): Promise<CloudforetConnection> {
+  const { AWS_REGION, AWS_ENDPOINT_URL_SECRETS_MANAGER, AWS_ENDPOINT_URL } = process.env;
+  const key = [config.secretId, AWS_REGION, AWS_ENDPOINT_URL_SECRETS_MANAGER ?? AWS_ENDPOINT_URL].join('|');
+  if (secrets?.key !== key) {
+    const client = new SecretsManagerClient({});
+    const source = secretsManagerSource({ client, secretId: config.secretId, ttlMs: config.secretTtlMs });
+    secrets = { key, source };
+  }
+  const session = await openSession({
+    endpoint: config.endpoint,
+    secrets: secrets.source,
+    log,
+    requestTimeoutMs: config.requestTimeoutMs,
+  });
+  return { session, sink: (await connectSink({ config })).sink };
+}

@@ -1,0 +1,82 @@
+// The destination's layout: every key and prefix the export writes, built here and nowhere else.
+//   <table>/<partition key>=<value>/<name>.parquet        the tables Athena reads
+//   _manifests/<table>/<partition key>=<value>/<name>.json what each unit published
+//   _manifests/cost-jobs/<data source>.json                 the job history a run saw
+//   _runs/costs/<run id>/units.json                         a backfill's units (Step Functions)
+//   ledger/<table>/<day key>=YYYY-MM-DD/<unit>~<ms>-<tag>.json  append-only ledgers
+//   _destination.json                                       which domain and scope own it
+//   _tmp/.<name>.<pid>-<hex>.tmp                            the directory sink's temporaries
+// A leading `_` keeps Athena, Spark and Hive from reading bookkeeping as data.
+import { randomBytes } from 'node:crypto';
+import { basename } from 'node:path';
+import { isIsoDate, utcDay } from '../dates.ts';
+
+/** A table as far as its keys go: its folder and its partition column. */
+export interface TableLocation {
+  readonly name: string;
+  readonly partitionKey: string;
+}
+
+export const MANIFESTS_DIR = '_manifests';
+export const RUNS_DIR = '_runs';
+export const LEDGER_DIR = 'ledger';
+export const CLAIM_KEY = '_destination.json';
+export const TEMP_DIR = '_tmp';
+export const JOB_MARKS_PREFIX = `${MANIFESTS_DIR}/cost-jobs/`;
+
+/** The Parquet object of one unit: `<name>` is a data source id or a scope ('domain', a workspace). */
+export function objectKey(table: TableLocation, partition: string, name: string): string {
+  return `${table.name}/${table.partitionKey}=${partition}/${name}.parquet`;
+}
+
+export function manifestPrefix(table: TableLocation): string {
+  return `${MANIFESTS_DIR}/${table.name}/`;
+}
+
+export function manifestKey(table: TableLocation, partition: string, name: string): string {
+  return `${manifestPrefix(table)}${table.partitionKey}=${partition}/${name}.json`;
+}
+
+export function jobMarkKey(dataSourceId: string): string {
+  return `${JOB_MARKS_PREFIX}${dataSourceId}.json`;
+}
+
+/** A backfill's units, relative to the destination: the plan step writes, the Distributed Map reads. */
+export function backfillUnitsKey(runId: string): string {
+  return `${RUNS_DIR}/costs/${runId}/units.json`;
+}
+
+/** Where a ledger table's lines live, relative to the destination. */
+export function ledgerPrefix(table: string): string {
+  return `${LEDGER_DIR}/${table}/`;
+}
+
+/**
+ * A key no other version takes: the unit's manifest path flattened, the instant, and a random tag
+ * (two runs may record the same unit in the same millisecond). The folder is the UTC day of `at`,
+ * the table's projected partition.
+ */
+export function ledgerKey(table: TableLocation, at: string, unitPath: string): string {
+  const day = isIsoDate(at.slice(0, 10)) ? at.slice(0, 10) : utcDay(new Date());
+  const flat = unitPath
+    .replace(new RegExp(`^${MANIFESTS_DIR}/`), '')
+    .replace(/\.json$/, '')
+    .replaceAll('/', '~');
+  const tag = randomBytes(4).toString('hex');
+  return `${ledgerPrefix(table.name)}${table.partitionKey}=${day}/${flat}~${Date.parse(at) || Date.now()}-${tag}.json`;
+}
+
+/** `.<name>.<pid>-<hex>.tmp` (under TEMP_DIR): hidden, and never matching a `*.parquet` or `*.json` glob. */
+export function temporaryName(target: string): string {
+  return `.${basename(target)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+}
+
+const CURRENT = /^\..+\.(\d+)-[0-9a-f]+\.tmp$/;
+/** What versions before the _tmp folder left beside the target: `<name>.tmp-<pid>-<hex>`. */
+const LEGACY = /\.tmp-(\d+)-[0-9a-f]+$/;
+
+/** The pid of the process that made a temporary of this name; undefined for any other name. */
+export function temporaryPid(name: string): number | undefined {
+  const match = CURRENT.exec(name) ?? LEGACY.exec(name);
+  return match ? Number(match[1]) : undefined;
+}
