@@ -140,7 +140,7 @@ function exportDashboard(scope: Construct, props: ExportMonitoringProps, alarms:
     new TextWidget({
       markdown:
         '# Cloudforet export\nFreshness per data source (hours), what each run exported, and the ' +
-        'freshness alarms. README: Monitoring, Troubleshooting.',
+        'freshness alarms. docs/operations.md: Monitoring; README: Troubleshooting.',
       width: 24,
       height: 2,
     }),

@@ -48,7 +48,7 @@ export interface Settings {
   /** Hours after which a cost sync job still IN_PROGRESS is stale (crashed): export anyway, warn. */
   readonly staleJobHours: number;
   readonly logLevel: string;
-  /** Parquet page codec, ZSTD or GZIP (README, Performance). */
+  /** Parquet page codec, ZSTD or GZIP (docs/performance.md). */
   readonly parquetCompression: string;
   /** Backfill units exported at once by the state machine: it bounds the load on the Cloudforet API. */
   readonly backfillMaxConcurrency: number;

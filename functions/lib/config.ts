@@ -19,7 +19,7 @@ export interface FunctionConfig {
   /** A cost sync job IN_PROGRESS for longer is stale: twice Cloudforet's default job timeout. */
   readonly staleJobAfterMs: number;
   readonly logLevel: LogLevel;
-  /** Parquet page codec: ZSTD (the default, smaller and cheaper, README Performance) or GZIP. */
+  /** Parquet page codec: ZSTD (the default, smaller and cheaper, docs/performance.md) or GZIP. */
   readonly compression: Compression;
   /** A data source whose newest billed day or last sync is older than this is stale (alarm). */
   readonly freshnessHours: number;

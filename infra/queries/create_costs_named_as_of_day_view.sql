@@ -3,7 +3,7 @@
 -- days before an id's first snapshot from that first snapshot (names_snapshot_date says which
 -- project snapshot was used; null when the project is in no snapshot). Each snapshot holds from its
 -- snapshot_date until the id's next snapshot, so the join is one range per id and snapshot, not
--- every cost row against every snapshot day. Run it after the first inventory export; README "Names".
+-- every cost row against every snapshot day. Run it after the first inventory export; docs/tables.md, "Names".
 CREATE OR REPLACE VIEW costs_named_as_of_day AS
 WITH
 snapshots AS (

@@ -2,7 +2,7 @@
 -- project_group_path (names from the root, e.g. 'Platform / Payments'), service_account_name and
 -- billing_account_id/_name (the trusted account). Each name comes from the latest snapshot that
 -- holds its id; virtual workspace ids still unmapped in a cost row are mapped first through
--- data_source_accounts. Run it after the first inventory export; see README "Names".
+-- data_source_accounts. Run it after the first inventory export; see docs/tables.md, "Names".
 CREATE OR REPLACE VIEW costs_named AS
 WITH
 routing AS (

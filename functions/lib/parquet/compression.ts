@@ -1,4 +1,4 @@
-// Page compression: ZSTD (the default, chosen with tools/bench: README, Performance) or GZIP.
+// Page compression: ZSTD (the default, chosen with tools/bench: docs/performance.md) or GZIP.
 // Both are read by Trino's Parquet reader (Athena engine 3: ParquetCompressionUtils decompresses
 // GZIP and ZSTD), DuckDB, arrow-rs and hyparquet. Node 24 (the Lambda runtime) has ZSTD in zlib.
 import { constants, createGzip, createZstdCompress, gzipSync, zstdCompressSync } from 'node:zlib';
@@ -8,7 +8,7 @@ import type { Compression } from '../codecs.ts';
 export { type Compression, DEFAULT_COMPRESSION } from '../codecs.ts';
 
 const GZIP_LEVEL = 6;
-/** Measured against levels 1-6 on the bench's rows (README, Performance). */
+/** Measured against levels 1-6 on the bench's rows (docs/performance.md). */
 const ZSTD_LEVEL = 4;
 /** zlib's default output buffer, kept for pages that compress to more. */
 const CHUNK = 16 * 1024;

@@ -26,7 +26,7 @@ export interface ParquetWriterOptions {
 }
 
 /**
- * Chosen with tools/bench (README, Performance): memory grows with the row group, not the file,
+ * Chosen with tools/bench (docs/performance.md): memory grows with the row group, not the file,
  * and 25k rows cost 1-2 % in size and ~5 % in CPU against 100k while keeping big days ~60 MB lower.
  */
 export const DEFAULT_ROW_GROUP_ROWS = 25_000;

@@ -19,7 +19,7 @@ export interface S3SinkOptions {
   readonly client: S3Client;
   readonly bucket: string;
   readonly prefix: string;
-  /** Multipart part size in bytes (S3's minimum is 5 MiB, the default: see the README, Performance). */
+  /** Multipart part size in bytes (S3's minimum is 5 MiB, the default: see docs/performance.md). */
   readonly partSize?: number;
   readonly queueSize?: number;
 }

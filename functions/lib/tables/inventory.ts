@@ -168,7 +168,7 @@ export const inventorySources: readonly InventorySource[] = [
   {
     table: cloudServiceTable,
     // Keyset pages: the one listing that grows to 100,000s of rows, whose deep offsets would make
-    // the server sort every row before the page (README, Incremental exports, paging).
+    // the server sort every row before the page (docs/incremental-exports.md, paging).
     list: { path: '/inventory/cloud-service/list', idKey: 'cloud_service_id', keyset: true },
     hidesInactive: true,
     rowGroupRows: CLOUD_SERVICE_ROW_GROUP_ROWS,

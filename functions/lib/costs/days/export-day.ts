@@ -65,7 +65,7 @@ export const DEFAULT_ARCHIVE_AFTER_DAYS = 330;
 
 /**
  * The listing of one data source's cost rows of one billed day (of one sync job, if given), in
- * keyset pages by cost_id: the server's sort then holds one page, not the day (README, Incremental).
+ * keyset pages by cost_id: the server's sort then holds one page, not the day (docs/incremental-exports.md).
  */
 export function costDayRequest(dataSourceId: string, date: string, jobId?: string): ListRequest {
   return {
