@@ -46,6 +46,7 @@ export function functionRuntime(name: string, context: Context | undefined): Fun
         secrets: secrets.source,
         log,
         requestTimeoutMs: config.requestTimeoutMs,
+        maxAnswerBytes: config.maxAnswerBytes,
       });
       return { session, sink: openSink(`s3://${config.bucket}/${config.prefix}`) };
     },
