@@ -24,6 +24,7 @@ export const options = {
   'include-inactive': { type: 'boolean' },
   concurrency: { type: 'string' },
   timeout: { type: 'string' },
+  'max-answer-mb': { type: 'string' },
   'allow-insecure-http': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },

@@ -1,6 +1,7 @@
 // The settings every command shares, from options and the environment, each checked before any
-// request: the endpoint (https, or http on this machine), the per-request timeout, the secret,
-// the destination and the concurrency. A bad value is a usage error naming its flag.
+// request: the endpoint (https, or http on this machine), the per-request timeout and answer
+// size limit, the secret, the destination and the concurrency. A bad value is a usage error
+// naming its flag.
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
   fileSecretSource,
@@ -28,6 +29,7 @@ export function commandContext(command: string, values: Values, env: Env, io: Cl
   checkEndpoint(endpoint, values['allow-insecure-http'] === true);
   parseDestination(destination);
   const requestTimeoutMs = timeoutMs(values.timeout, env.CLOUDFORET_TIMEOUT_MS);
+  const maxAnswerBytes = maxAnswerMb(values['max-answer-mb'], env.CLOUDFORET_MAX_ANSWER_MB) * 1024 * 1024;
   const secrets = secretSource(command, values, env);
   const log = createLogger({
     level: parseLogLevel(env.LOG_LEVEL ?? 'warn'),
@@ -39,7 +41,7 @@ export function commandContext(command: string, values: Values, env: Env, io: Cl
     log,
     concurrency: wholeNumber('--concurrency', values.concurrency, 4, 1, 64),
     openSink: () => openSink(destination),
-    openSession: () => openSession({ endpoint, secrets, log, requestTimeoutMs }),
+    openSession: () => openSession({ endpoint, secrets, log, requestTimeoutMs, maxAnswerBytes }),
   };
 }
 
@@ -74,6 +76,11 @@ function isLoopback(host: string): boolean {
 function timeoutMs(seconds: string | undefined, envMs: string | undefined): number {
   if (seconds !== undefined) return wholeNumber('--timeout', seconds, 60, 1, 600) * 1000;
   return wholeNumber('CLOUDFORET_TIMEOUT_MS', envMs, 60_000, 1_000, 600_000);
+}
+
+function maxAnswerMb(flag: string | undefined, envMb: string | undefined): number {
+  if (flag !== undefined) return wholeNumber('--max-answer-mb', flag, 64, 1, 1024);
+  return wholeNumber('CLOUDFORET_MAX_ANSWER_MB', envMb, 64, 1, 1024);
 }
 
 /** A whole-number flag or variable, by the rule the Lambda and the CDK settings follow too. */

@@ -4,7 +4,8 @@ const CONNECTION = `Connection (every command):
   --endpoint URL           Cloudforet HTTP API base, https:// (env CLOUDFORET_ENDPOINT)
   --secret-file PATH       the app's 'Download JSON' file or its client_secret (env CLOUDFORET_SECRET_FILE)
   --secret-id ID           the same, from AWS Secrets Manager (env CLOUDFORET_SECRET_ID)
-  --timeout SECONDS        limit for each API request, 1-600 (env CLOUDFORET_TIMEOUT_MS in ms; default 60)
+  --timeout SECONDS        limit for each API request, body included, 1-600 (env CLOUDFORET_TIMEOUT_MS in ms; default 60)
+  --max-answer-mb MB       largest API answer taken, 1-1024 (env CLOUDFORET_MAX_ANSWER_MB; default 64)
   --allow-insecure-http    accept an http:// endpoint that is not on this machine (sends the token in clear text)
   --out DIR | s3://bucket/prefix   where data goes (env EXPORT_DESTINATION)`;
 

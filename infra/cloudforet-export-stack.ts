@@ -38,7 +38,8 @@ export class CloudforetExportStack extends Stack {
     const cost = new ExportFunction(this, 'CostExport', {
       ...common,
       entry: 'functions/cost-export.ts',
-      description: 'Cloudforet cost days to Parquet: {} for what changed in the default window, {"date"} or {"from","to"}',
+      description:
+        'Cloudforet cost days to Parquet: {} for what changed in the default window, {"date"} or {"from","to"}',
     });
     const inventory = new ExportFunction(this, 'InventoryExport', {
       ...common,

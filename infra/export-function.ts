@@ -112,6 +112,7 @@ export function functionEnvironment(
     MAX_INLINE_DAYS: String(settings.maxInlineDays),
     EXPORT_WINDOW_MONTHS: String(settings.costWindowMonths),
     CLOUDFORET_TIMEOUT_MS: String(settings.cloudforetTimeoutMs),
+    CLOUDFORET_MAX_ANSWER_MB: String(settings.cloudforetMaxAnswerMb),
     SECRET_TTL_SECONDS: String(settings.secretTtlSeconds),
     STALE_JOB_HOURS: String(settings.staleJobHours),
     LOG_LEVEL: settings.logLevel,

@@ -44,6 +44,8 @@ export interface Settings {
   /** Months a cost event without dates ({}, the schedule's) exports, the current one included. */
   readonly costWindowMonths: number;
   readonly cloudforetTimeoutMs: number;
+  /** The longest Cloudforet answer body a function takes, in MiB. */
+  readonly cloudforetMaxAnswerMb: number;
   readonly secretTtlSeconds: number;
   /** Hours after which a cost sync job still IN_PROGRESS is stale (crashed): export anyway, warn. */
   readonly staleJobHours: number;
@@ -78,6 +80,7 @@ export const settingDefaults = {
   maxInlineDays: 62,
   costWindowMonths: 2,
   cloudforetTimeoutMs: 60_000,
+  cloudforetMaxAnswerMb: 64,
   secretTtlSeconds: 300,
   staleJobHours: 4,
   logLevel: 'info',
@@ -243,6 +246,7 @@ function readFunctionTuning(r: Reader) {
     maxInlineDays: r.integer('maxInlineDays', 1, 400),
     costWindowMonths: r.integer('costWindowMonths', 1, 12),
     cloudforetTimeoutMs: r.integer('cloudforetTimeoutMs', 1_000, 600_000),
+    cloudforetMaxAnswerMb: r.integer('cloudforetMaxAnswerMb', 1, 1024),
     secretTtlSeconds: r.integer('secretTtlSeconds', 0, 86_400),
     staleJobHours: r.integer('staleJobHours', 1, 168),
     logLevel,

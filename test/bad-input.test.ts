@@ -215,6 +215,12 @@ const rows: Row[] = [
     code: 'CONFIG_INVALID',
     says: /CLOUDFORET_TIMEOUT_MS must be a whole number from 1000/,
   },
+  {
+    input: 'environment with an answer limit above 1 GiB',
+    act: () => lambda({}, { CLOUDFORET_MAX_ANSWER_MB: '2048' }),
+    code: 'CONFIG_INVALID',
+    says: /CLOUDFORET_MAX_ANSWER_MB must be a whole number from 1 to 1024 \(got '2048'\)/,
+  },
   // Secrets
   {
     input: 'secret empty',
@@ -269,7 +275,7 @@ const rows: Row[] = [
   {
     input: 'API answering HTML (the console web address)',
     act: () => api(consoleWebPage),
-    code: 'CLOUDFORET_HTTP_200',
+    code: 'CLOUDFORET_NOT_AN_ANSWER',
     says: /not the console's web address/,
   },
   {

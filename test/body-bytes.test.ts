@@ -1,13 +1,28 @@
 // Answer bodies read into pooled buffers: the text is undici's body.text() text, whatever the
 // chunking, the declared length, or the buffer a body before left behind.
 import { describe, expect, it } from 'vitest';
-import { readBody } from '../functions/lib/cloudforet/body-bytes.ts';
+import { BodyTooLargeError, readBody } from '../functions/lib/cloudforet/body-bytes.ts';
 
 async function* chunks(...parts: Uint8Array[]) {
   for (const part of parts) yield part;
 }
 
 const bytes = (text: string) => new Uint8Array(Buffer.from(text, 'utf8'));
+const MiB = 1024 * 1024;
+
+/** `count` chunks of 64 KiB, counting the ones the reader asked for. */
+function counted(count: number) {
+  const source = {
+    pulled: 0,
+    async *chunks() {
+      for (let i = 0; i < count; i++) {
+        source.pulled++;
+        yield new Uint8Array(64 * 1024).fill(0x20);
+      }
+    },
+  };
+  return source;
+}
 
 describe('readBody', () => {
   it('joins chunks split inside a character and drops a leading BOM', async () => {
@@ -43,6 +58,34 @@ describe('readBody', () => {
     body.text();
 
     expect(() => body.text()).toThrow(/read once only/);
+  });
+
+  it('refuses a body whose content-length is over the limit before reading any of it', async () => {
+    const source = counted(80);
+
+    const failure = await readBody(source.chunks(), String(5 * MiB), MiB).catch((e: unknown) => e);
+
+    expect(failure).toBeInstanceOf(BodyTooLargeError);
+    expect(failure).toMatchObject({ maxBytes: 1_048_576, declared: 5_242_880 });
+    expect(source.pulled).toBe(0);
+  });
+
+  it('stops at the chunk that takes a body without content-length over the limit', async () => {
+    const source = counted(80);
+
+    const failure = await readBody(source.chunks(), undefined, MiB).catch((e: unknown) => e);
+
+    expect(failure).toBeInstanceOf(BodyTooLargeError);
+    expect(failure).toMatchObject({ maxBytes: 1_048_576, declared: undefined });
+    expect(source.pulled).toBe(17);
+  });
+
+  it('takes a body of exactly the limit', async () => {
+    const source = counted(16);
+
+    const body = await readBody(source.chunks(), undefined, MiB);
+
+    expect(body.text()).toHaveLength(1_048_576);
   });
 
   it('passes on a failure of the stream', async () => {

@@ -13,6 +13,7 @@ import { fakeIo } from './support/fake-io.ts';
 import { BUCKET, type LocalAws, startLocalAws } from './support/local-aws.ts';
 import { closedPortUrl, startPlainServerAsHttps, startSilentServer } from './support/raw-tcp.ts';
 import { listKeys } from './support/s3-server.ts';
+import { startLargeAnswerApi } from './support/streaming-api.ts';
 import { consoleAppJson } from './support/tokens.ts';
 
 const YESTERDAY = addDays(utcDay(new Date()), -1);
@@ -167,7 +168,7 @@ const rows: Row[] = [
     input: '--timeout 1 against an endpoint that never answers',
     act: () => against(startSilentServer, (s) => costsAt(s.url, '--timeout', '1')),
     exit: 1,
-    code: 'CLOUDFORET_NETWORK',
+    code: 'CLOUDFORET_DEADLINE',
     says: /no answer for \/cost-analysis\/data-source\/list within 1 s .*--timeout or CLOUDFORET_TIMEOUT_MS/,
     withinMs: 15_000,
   },
@@ -180,8 +181,20 @@ const rows: Row[] = [
         }),
       ),
     exit: 1,
-    code: 'CLOUDFORET_NETWORK',
+    code: 'CLOUDFORET_DEADLINE',
     says: /within 1 s/,
+    withinMs: 15_000,
+  },
+  {
+    input: '--max-answer-mb 1 against an endpoint answering 5 MiB',
+    act: () =>
+      against(
+        () => startLargeAnswerApi(5 * 1024 * 1024, { declareLength: true }),
+        (s) => costsAt(s.url, '--max-answer-mb', '1'),
+      ),
+    exit: 1,
+    code: 'CLOUDFORET_ANSWER_TOO_LARGE',
+    says: /\/cost-analysis\/data-source\/list exceeded 1 MiB \(its content-length is 5242880 bytes\).*--max-answer-mb/,
     withinMs: 15_000,
   },
   // Numbers, dates and flag names
@@ -198,6 +211,23 @@ const rows: Row[] = [
     exit: 2,
     code: 'CLI_USAGE',
     says: /--timeout must be a whole number from 1 to 600/,
+  },
+  {
+    input: '--max-answer-mb 0',
+    act: () => costs('--max-answer-mb', '0'),
+    exit: 2,
+    code: 'CLI_USAGE',
+    says: /--max-answer-mb must be a whole number from 1 to 1024 \(got '0'\)/,
+  },
+  {
+    input: 'CLOUDFORET_MAX_ANSWER_MB=64MB',
+    act: () =>
+      cli(['costs', '--endpoint', local.simulator.url, '--secret-file', secretFile, '--out', out()], {
+        CLOUDFORET_MAX_ANSWER_MB: '64MB',
+      }),
+    exit: 2,
+    code: 'CLI_USAGE',
+    says: /CLOUDFORET_MAX_ANSWER_MB must be a whole number from 1 to 1024 \(got '64MB'\)/,
   },
   {
     input: 'CLOUDFORET_TIMEOUT_MS=fast',

@@ -41,6 +41,7 @@ describe('readSettings', () => {
       maxInlineDays: 62,
       costWindowMonths: 2,
       cloudforetTimeoutMs: 60_000,
+      cloudforetMaxAnswerMb: 64,
       secretTtlSeconds: 300,
       staleJobHours: 4,
       logLevel: 'info',
@@ -153,6 +154,8 @@ describe('readSettings', () => {
     ['backfillMaxConcurrency', '0'],
     ['backfillMaxConcurrency', '1001'],
     ['backfillMaxConcurrency', '2.5'],
+    ['cloudforetMaxAnswerMb', '0'],
+    ['cloudforetMaxAnswerMb', '1025'],
   ])('rejects %s = %j', (key, value) => {
     const problems = problemsOf({ ...endpoint, [key]: value });
 
@@ -167,6 +170,15 @@ describe('readSettings', () => {
 
     expect(problemsOf({ ...endpoint, backfillMaxConcurrency: '0' })).toEqual([
       'backfillMaxConcurrency must be a whole number from 1 to 1000 (got "0")',
+    ]);
+  });
+
+  it('reads the largest Cloudforet answer from 1 to 1024 MiB and names it when out of range', () => {
+    expect(readSettings({ ...endpoint, cloudforetMaxAnswerMb: '1' }).cloudforetMaxAnswerMb).toBe(1);
+    expect(readSettings({ ...endpoint, cloudforetMaxAnswerMb: 1024 }).cloudforetMaxAnswerMb).toBe(1024);
+
+    expect(problemsOf({ ...endpoint, cloudforetMaxAnswerMb: '2048' })).toEqual([
+      'cloudforetMaxAnswerMb must be a whole number from 1 to 1024 (got "2048")',
     ]);
   });
 

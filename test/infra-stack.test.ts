@@ -61,6 +61,7 @@ describe('CloudforetExportStack with defaults', () => {
       MAX_INLINE_DAYS: '62',
       EXPORT_WINDOW_MONTHS: '2',
       CLOUDFORET_TIMEOUT_MS: '60000',
+      CLOUDFORET_MAX_ANSWER_MB: '64',
       SECRET_TTL_SECONDS: '300',
       STALE_JOB_HOURS: '4',
       LOG_LEVEL: 'info',
@@ -211,6 +212,7 @@ describe('the function environment against readConfig', () => {
       maxInlineDays: settings.maxInlineDays,
       windowMonths: settings.costWindowMonths,
       requestTimeoutMs: settings.cloudforetTimeoutMs,
+      maxAnswerBytes: settings.cloudforetMaxAnswerMb * 1024 * 1024,
       secretTtlMs: settings.secretTtlSeconds * 1000,
       staleJobAfterMs: settings.staleJobHours * 3_600_000,
       logLevel: 'debug',
@@ -218,6 +220,17 @@ describe('the function environment against readConfig', () => {
       freshnessHours: settings.freshnessHours,
     });
   });
+  it('gives the functions the largest Cloudforet answer in MiB, which readConfig takes as bytes', () => {
+    const env = functionEnvironment(
+      readSettings({ cloudforetEndpoint: 'https://cf.example.com', cloudforetMaxAnswerMb: '256' }),
+      'my-exports',
+      'cloudforet/app',
+    );
+
+    expect(env.CLOUDFORET_MAX_ANSWER_MB).toBe('256');
+    expect(readConfig(env).maxAnswerBytes).toBe(268_435_456);
+  });
+
   it('takes GZIP from parquetCompression, and names a codec it cannot write', () => {
     const env = functionEnvironment(
       readSettings({ cloudforetEndpoint: 'https://cf.example.com', parquetCompression: 'GZIP' }),

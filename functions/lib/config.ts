@@ -14,7 +14,10 @@ export interface FunctionConfig {
   readonly maxInlineDays: number;
   /** Months in the default window of an event without dates, the current one included. */
   readonly windowMonths: number;
+  /** The deadline of each Cloudforet request, headers and body together. */
   readonly requestTimeoutMs: number;
+  /** The longest Cloudforet answer body taken, in bytes (set in MiB). */
+  readonly maxAnswerBytes: number;
   readonly secretTtlMs: number;
   /** A cost sync job IN_PROGRESS for longer is stale: twice Cloudforet's default job timeout. */
   readonly staleJobAfterMs: number;
@@ -56,6 +59,7 @@ export function readConfig(env: Env): FunctionConfig {
     maxInlineDays: integer('MAX_INLINE_DAYS', 62, 1, 400),
     windowMonths: integer('EXPORT_WINDOW_MONTHS', 2, 1, 12),
     requestTimeoutMs: integer('CLOUDFORET_TIMEOUT_MS', 60_000, 1_000, 600_000),
+    maxAnswerBytes: integer('CLOUDFORET_MAX_ANSWER_MB', 64, 1, 1024) * 1024 * 1024,
     secretTtlMs: integer('SECRET_TTL_SECONDS', 300, 0, 86_400) * 1000,
     staleJobAfterMs: integer('STALE_JOB_HOURS', 4, 1, 168) * 3_600_000,
     logLevel: parseLogLevel(env.LOG_LEVEL),

@@ -9,7 +9,10 @@ export class ExportError extends Error {
   }
 }
 
-/** A Cloudforet HTTP answer that was not a success, or a request that never got one. */
+/**
+ * A Cloudforet HTTP answer that was not a success, or a request that never got one. Its code is
+ * CLOUDFORET_ and the API's own code, else the HTTP status, else NETWORK; or one the client names.
+ */
 export class CloudforetApiError extends ExportError {
   readonly status: number | undefined;
   readonly apiCode: string | undefined;
@@ -19,6 +22,8 @@ export class CloudforetApiError extends ExportError {
   readonly retryAfterMs: number | undefined;
   constructor(
     fields: {
+      /** Overrides the derived code, for failures the client itself recognises. */
+      code?: string;
       status?: number;
       apiCode?: string;
       path: string;
@@ -29,7 +34,7 @@ export class CloudforetApiError extends ExportError {
     options?: { cause?: unknown },
   ) {
     super(
-      `CLOUDFORET_${fields.apiCode ?? (fields.status ? `HTTP_${fields.status}` : 'NETWORK')}`,
+      fields.code ?? `CLOUDFORET_${fields.apiCode ?? (fields.status ? `HTTP_${fields.status}` : 'NETWORK')}`,
       fields.message,
       options,
     );

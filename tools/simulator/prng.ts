@@ -113,7 +113,6 @@ export function stableId(prefix: string, seed: number, ...parts: (string | numbe
   return `${prefix}-${hex12(high * 0x1000000 + low)}`;
 }
 
-
 /**
  * JSON text of `micros / 1e6`, as JSON.stringify would write it (at most 15 significant
  * digits round-trip exactly), without the slow double-to-string conversion.

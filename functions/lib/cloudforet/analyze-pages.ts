@@ -41,7 +41,11 @@ export async function* analyzePages(
   const limit = Math.min(req.pageLimit ?? PAGE_LIMIT, PAGE_LIMIT);
   const seen = new Set<string>();
   for (let start = 1; ; ) {
-    const answer = (await client.call(req.path, analyzeBody(req, start, limit), { signal })) as AnalyzeAnswer;
+    const answer: AnalyzeAnswer = await client.call(req.path, analyzeBody(req, start, limit), {
+      signal,
+      check: ({ results, more }) =>
+        results === undefined && more === true ? '"more": true and no "results"' : undefined,
+    });
     const rows = answer.results ?? [];
     for (const row of rows) {
       const id = req.identify(row);

@@ -12,14 +12,42 @@ export interface BodyBytes {
   text(): string;
 }
 
-/** Read a whole body; content-length, when the server sends it, sizes the buffer up front. */
-export async function readBody(body: AsyncIterable<Uint8Array>, contentLength: unknown): Promise<BodyBytes> {
+/** A body longer than the reader's limit; `declared` when its content-length said so up front. */
+export class BodyTooLargeError extends Error {
+  readonly maxBytes: number;
+  readonly declared: number | undefined;
+  constructor(maxBytes: number, declared: number | undefined) {
+    super(
+      declared === undefined
+        ? `the body grew past ${maxBytes} bytes`
+        : `the body declares ${declared} bytes, more than ${maxBytes}`,
+    );
+    this.name = 'BodyTooLargeError';
+    this.maxBytes = maxBytes;
+    this.declared = declared;
+  }
+}
+
+/**
+ * Read a whole body; content-length, when the server sends it, sizes the buffer up front.
+ * A body longer than maxBytes fails: at once when its content-length says so (nothing is read),
+ * else with the chunk that crosses the limit (the rest is never read; the caller drops the stream).
+ */
+export async function readBody(
+  body: AsyncIterable<Uint8Array>,
+  contentLength: unknown,
+  maxBytes = Number.POSITIVE_INFINITY,
+): Promise<BodyBytes> {
   const declared = typeof contentLength === 'string' ? Number(contentLength) : Number.NaN;
+  if (Number.isSafeInteger(declared) && declared > maxBytes) throw new BodyTooLargeError(maxBytes, declared);
   let buffer = pool.take(Number.isSafeInteger(declared) && declared > 0 ? Math.min(declared, MAX_HINT) : 0);
   let length = 0;
   try {
     for await (const chunk of body) {
-      if (length + chunk.length > buffer.length) buffer = pool.grow(buffer, length, length + chunk.length);
+      if (length + chunk.length > maxBytes) throw new BodyTooLargeError(maxBytes, undefined);
+      if (length + chunk.length > buffer.length) {
+        buffer = pool.grow(buffer, length, length + chunk.length, maxBytes);
+      }
       buffer.set(chunk, length);
       length += chunk.length;
     }
@@ -65,8 +93,9 @@ const pool = {
     }
     return Buffer.allocUnsafeSlow(sized(atLeast));
   },
-  grow(buffer: Buffer, used: number, atLeast: number): Buffer {
-    const next = this.take(Math.max(atLeast, 2 * buffer.length));
+  /** A buffer twice as long (but no longer than the limit), holding what this one held. */
+  grow(buffer: Buffer, used: number, atLeast: number, limit: number): Buffer {
+    const next = this.take(Math.max(atLeast, Math.min(2 * buffer.length, limit)));
     buffer.copy(next, 0, 0, used);
     this.give(buffer);
     return next;

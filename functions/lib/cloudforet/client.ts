@@ -1,10 +1,19 @@
 // Cloudforet HTTP API client: one POST route per verb, typed errors, bounded retries.
 // Retry policy lives here and only here; callers never retry a single request themselves.
 import { Agent, type Dispatcher, request } from 'undici';
-import { type BodyBytes, readBody } from './body-bytes.ts';
+import { type BodyBytes, BodyTooLargeError, readBody } from './body-bytes.ts';
 import { CloudforetApiError } from '../errors.ts';
 import { type Logger, silentLogger } from '../log.ts';
-import { explainStatus, networkError, normalizeEndpoint, parseDetail } from './explain.ts';
+import {
+  abortedError,
+  answerTooLargeError,
+  deadlineError,
+  explainStatus,
+  networkError,
+  normalizeEndpoint,
+  parseDetail,
+} from './explain.ts';
+import { type AnswerCheck, parseAnswer } from './parse-answer.ts';
 
 export interface RetryPolicy {
   /** Total attempts per request, the first included. */
@@ -20,8 +29,13 @@ export interface CloudforetClientOptions {
   readonly dispatcher: Dispatcher;
   /** Named in error messages (e.g. "secret 'cloudforet/app'"); never the token itself. */
   readonly credentialSource?: string;
+  /** The deadline of one attempt, headers and body together (default 60 s). */
+  readonly requestTimeoutMs?: number;
+  /** Finer limits on the wait for headers and between body chunks; the deadline covers both. */
   readonly headersTimeoutMs?: number;
   readonly bodyTimeoutMs?: number;
+  /** Longest answer body taken (default 64 MiB): checked against content-length, then as it comes. */
+  readonly maxAnswerBytes?: number;
   readonly retry?: Partial<RetryPolicy>;
   readonly log?: Logger;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -31,6 +45,8 @@ export interface CloudforetClientOptions {
 /** Per-request options: an abort signal ends the request and any retry of it at once. */
 export interface CallOptions {
   readonly signal?: AbortSignal;
+  /** What this verb's answer must hold; an answer that fails it is retried as a 5xx would be. */
+  readonly check?: AnswerCheck;
 }
 
 /** An answer that came whole and is not parsed yet; read() parses it, once. */
@@ -39,6 +55,10 @@ export interface PendingAnswer<T> {
 }
 
 export const defaultRetry: RetryPolicy = { attempts: 5, baseDelayMs: 250, maxDelayMs: 10_000 };
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+/** undici's own limits sit this far behind the deadline unless set: the deadline speaks first. */
+const BACKSTOP_MS = 1_000;
 
 /** A pooled keep-alive dispatcher with explicit timeouts, well under a Lambda timeout. */
 export function createDispatcher(opts: { connectTimeoutMs?: number; connections?: number } = {}): Agent {
@@ -49,11 +69,19 @@ export function createDispatcher(opts: { connectTimeoutMs?: number; connections?
   });
 }
 
+/** A 2xx answer's status and body, not parsed yet. */
+interface Success {
+  readonly status: number;
+  readonly bytes: BodyBytes;
+}
+
 export class CloudforetClient {
   readonly endpoint: string;
   private readonly opts: CloudforetClientOptions;
   private readonly retry: RetryPolicy;
   private readonly log: Logger;
+  private readonly deadlineMs: number;
+  private readonly maxAnswerBytes: number;
   /** Requests that were retried; for summaries and the soak. */
   retries = 0;
 
@@ -63,6 +91,8 @@ export class CloudforetClient {
     this.retry = { ...defaultRetry, ...opts.retry };
     this.log = opts.log ?? silentLogger;
     this.log.addSecret(opts.token);
+    this.deadlineMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.maxAnswerBytes = opts.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
   }
 
   /** POST one verb, e.g. call('/cost-analysis/cost/list', {...}), retrying transient failures. */
@@ -85,22 +115,22 @@ export class CloudforetClient {
     body: Record<string, unknown>,
     opts: CallOptions = {},
   ): Promise<PendingAnswer<T>> {
-    return this.receiveFrom<T>(path, body, 1, opts.signal);
+    return this.receiveFrom<T>(path, body, 1, opts);
   }
 
   private async receiveFrom<T>(
     path: string,
     body: Record<string, unknown>,
     first: number,
-    signal: AbortSignal | undefined,
+    opts: CallOptions,
   ): Promise<PendingAnswer<T>> {
     for (let attempt = first; ; attempt++) {
       try {
-        signal?.throwIfAborted();
-        const bytes = await this.callOnce(path, body, signal);
-        return { read: () => this.read<T>(path, body, bytes, attempt, signal) };
+        opts.signal?.throwIfAborted();
+        const success = await this.callOnce(path, body, opts.signal);
+        return { read: () => this.read<T>(path, body, success, attempt, opts) };
       } catch (error) {
-        await this.beforeRetry(path, attempt, error, signal);
+        await this.beforeRetry(path, attempt, error, opts.signal);
       }
     }
   }
@@ -108,15 +138,15 @@ export class CloudforetClient {
   private async read<T>(
     path: string,
     body: Record<string, unknown>,
-    bytes: BodyBytes,
+    success: Success,
     attempt: number,
-    signal: AbortSignal | undefined,
+    opts: CallOptions,
   ): Promise<T> {
     try {
-      return parseSuccess(path, bytes.text()) as T;
+      return parseAnswer(path, success.status, success.bytes.text(), opts.check) as T;
     } catch (error) {
-      await this.beforeRetry(path, attempt, error, signal);
-      return (await this.receiveFrom<T>(path, body, attempt + 1, signal)).read();
+      await this.beforeRetry(path, attempt, error, opts.signal);
+      return (await this.receiveFrom<T>(path, body, attempt + 1, opts)).read();
     }
   }
 
@@ -141,34 +171,46 @@ export class CloudforetClient {
     if (signal?.aborted) throw abortedError(path, signal);
   }
 
-  /** One request; a success's body comes back as bytes, anything else as a typed error. */
+  /**
+   * One attempt, bounded as a whole by the deadline and in size by maxAnswerBytes; a success's
+   * body comes back as bytes, anything else as a typed error. The caller's abort is not ours to
+   * explain: beforeRetry sees it and says the request was abandoned.
+   */
   private async callOnce(
     path: string,
     body: Record<string, unknown>,
     signal: AbortSignal | undefined,
-  ): Promise<BodyBytes> {
+  ): Promise<Success> {
+    const deadline = AbortSignal.timeout(this.deadlineMs);
+    const failure = (error: unknown, timeoutMs: number | undefined) =>
+      deadline.aborted && !signal?.aborted
+        ? deadlineError(path, this.deadlineMs, error)
+        : networkError(path, error, timeoutMs ?? this.deadlineMs);
     let response: Dispatcher.ResponseData;
     try {
       response = await request(`${this.endpoint}${path}`, {
         method: 'POST',
         dispatcher: this.opts.dispatcher,
-        signal,
+        signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
         headers: { authorization: `Bearer ${this.opts.token}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
-        headersTimeout: this.opts.headersTimeoutMs ?? 60_000,
-        bodyTimeout: this.opts.bodyTimeoutMs ?? 60_000,
+        headersTimeout: this.opts.headersTimeoutMs ?? this.deadlineMs + BACKSTOP_MS,
+        bodyTimeout: this.opts.bodyTimeoutMs ?? this.deadlineMs + BACKSTOP_MS,
       });
     } catch (error) {
-      throw networkError(path, error, this.opts.headersTimeoutMs ?? 60_000);
+      throw failure(error, this.opts.headersTimeoutMs);
     }
     let bytes: BodyBytes;
     try {
-      bytes = await readBody(response.body, response.headers['content-length']);
+      bytes = await readBody(response.body, response.headers['content-length'], this.maxAnswerBytes);
     } catch (error) {
-      throw networkError(path, error, this.opts.bodyTimeoutMs ?? 60_000);
+      response.body.destroy(); // the rest of an answer too large is never read; the socket goes
+      if (!(error instanceof BodyTooLargeError)) throw failure(error, this.opts.bodyTimeoutMs);
+      throw answerTooLargeError(path, this.maxAnswerBytes, error.declared, error);
     }
-    if (response.statusCode >= 200 && response.statusCode < 300) return bytes;
-    throw this.httpError(path, response.statusCode, bytes.text(), response.headers['retry-after']);
+    const status = response.statusCode;
+    if (status >= 200 && status < 300) return { status, bytes };
+    throw this.httpError(path, status, bytes.text(), response.headers['retry-after']);
   }
 
   private httpError(path: string, status: number, text: string, retryAfter: unknown): CloudforetApiError {
@@ -195,35 +237,6 @@ export class CloudforetClient {
   }
 }
 
-function parseSuccess(path: string, text: string): unknown {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    // A 200 that is not JSON is a proxy page or a cut connection: transient as far as we can tell.
-    throw new CloudforetApiError(
-      {
-        status: 200,
-        path,
-        retryable: true,
-        message:
-          `cloudforet: ${path} answered 200 with a body that is not JSON (${text.length} bytes, starts '${text.slice(0, 40).replace(/\s+/g, ' ')}'): ` +
-          "check that the endpoint is Cloudforet's HTTP API (the console's CONSOLE_API_V2.ENDPOINT), not the console's web address",
-      },
-      { cause: error },
-    );
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new CloudforetApiError({
-      status: 200,
-      path,
-      retryable: true,
-      message: `cloudforet: ${path} answered 200 with JSON that is not an object`,
-    });
-  }
-  return parsed;
-}
-
 function parseRetryAfter(value: string): number | undefined {
   const seconds = Number(value);
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
@@ -242,12 +255,4 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     const timer = setTimeout(done, ms);
     signal?.addEventListener('abort', done, { once: true });
   });
-}
-
-/** The request was abandoned by its caller (its unit ended); never retried. */
-function abortedError(path: string, signal: AbortSignal): CloudforetApiError {
-  return new CloudforetApiError(
-    { path, retryable: false, message: `cloudforet: ${path} abandoned: its unit ended` },
-    { cause: signal.reason },
-  );
 }

@@ -65,6 +65,59 @@ export function explainStatus(
   }
 }
 
+/** The request was abandoned by its caller (its unit ended); never retried. */
+export function abortedError(path: string, signal: AbortSignal): CloudforetApiError {
+  return new CloudforetApiError(
+    { path, retryable: false, message: `cloudforet: ${path} abandoned: its unit ended` },
+    { cause: signal.reason },
+  );
+}
+
+export const DEADLINE = 'CLOUDFORET_DEADLINE';
+export const ANSWER_TOO_LARGE = 'CLOUDFORET_ANSWER_TOO_LARGE';
+const MiB = 1024 * 1024;
+
+/** The whole request, headers and body, outlasted its deadline: a silent or trickling server. */
+export function deadlineError(path: string, deadlineMs: number, cause: unknown): CloudforetApiError {
+  return new CloudforetApiError(
+    {
+      code: DEADLINE,
+      path,
+      retryable: true,
+      message:
+        `cloudforet: no answer for ${path} within ${duration(deadlineMs)} (the deadline for the whole request, headers and body): ` +
+        'the endpoint may be down, unreachable from here, or sending its answer too slowly; ' +
+        'a slow API may need a longer timeout (--timeout or CLOUDFORET_TIMEOUT_MS; cloudforetTimeoutMs in the stack)',
+    },
+    { cause },
+  );
+}
+
+/** An answer longer than the client takes; dropped unread past the limit. */
+export function answerTooLargeError(
+  path: string,
+  maxBytes: number,
+  declared: number | undefined,
+  cause: unknown,
+): CloudforetApiError {
+  const came = declared === undefined ? 'more than that arrived' : `its content-length is ${declared} bytes`;
+  return new CloudforetApiError(
+    {
+      code: ANSWER_TOO_LARGE,
+      path,
+      retryable: true,
+      message:
+        `cloudforet: the answer for ${path} exceeded ${mebibytes(maxBytes)} MiB (${came}) and was dropped: ` +
+        'a page of 1000 rows is about 1 MiB, so check what the endpoint sends; if answers this large are expected, ' +
+        'raise the limit (--max-answer-mb or CLOUDFORET_MAX_ANSWER_MB, 1-1024; cloudforetMaxAnswerMb in the stack)',
+    },
+    { cause },
+  );
+}
+
+const duration = (ms: number) => (ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`);
+const mebibytes = (bytes: number) => Math.round((bytes / MiB) * 100) / 100;
+
 const TLS_MISMATCH = /^(ERR_SSL_|EPROTO$)/;
 const CERTIFICATE =
   /^(CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(VERIFY|GET)_|ERR_TLS_CERT_ALTNAME_INVALID)/;

@@ -5,6 +5,7 @@
 // has settled or been aborted before it returns, and no retry of one starts after.
 import type { CloudforetClient, PendingAnswer } from './client.ts';
 import { PagingDriftError } from '../errors.ts';
+import type { AnswerCheck } from './parse-answer.ts';
 import { checkIds, SeenIds } from './seen-ids.ts';
 
 export const PAGE_LIMIT = 1000;
@@ -61,7 +62,10 @@ export async function* listPages(
   const unsettled = new Set<Promise<void>>();
   let nextStart = 1;
   const request = () => {
-    const answer = client.receive<ListAnswer>(req.path, pageBody(req, nextStart, pageSize), opts);
+    const answer = client.receive<ListAnswer>(req.path, pageBody(req, nextStart, pageSize), {
+      ...opts,
+      check: rowsFrom(nextStart),
+    });
     const settled = answer.then(
       () => undefined,
       () => undefined, // a page asked ahead may be dropped when the listing fails
@@ -138,7 +142,10 @@ async function* listKeysetPages(
   const opts = { signal: signal ? AbortSignal.any([signal, own.signal]) : own.signal };
   const unsettled = new Set<Promise<void>>();
   const ask = (after: string | undefined) => {
-    const answer = client.receive<ListAnswer>(req.path, keysetBody(req, after, limit), opts);
+    const answer = client.receive<ListAnswer>(req.path, keysetBody(req, after, limit), {
+      ...opts,
+      check: rowsFrom(1),
+    });
     const settled = answer.then(
       () => undefined,
       () => undefined,
@@ -187,6 +194,18 @@ async function* listKeysetPages(
     own.abort();
     await Promise.all(unsettled);
   }
+}
+
+/**
+ * A page whose offset the answer's own total_count reaches must hold results: `{}` is an empty
+ * list and `{"total_count": N}` a page past the end, but total_count 5 with no results at row 1
+ * is no answer, and taking it for an empty page would publish a day without its rows.
+ */
+export function rowsFrom(start: number): AnswerCheck {
+  return ({ results, total_count: total }) =>
+    results === undefined && typeof total === 'number' && total >= start
+      ? `"total_count": ${total} and no "results" for rows from ${start}`
+      : undefined;
 }
 
 /** Every id above the one before it (and above the last id asked after); the last id. */

@@ -9,7 +9,10 @@ export interface SessionOptions {
   readonly endpoint: string;
   readonly secrets: SecretSource;
   readonly log: Logger;
+  /** The deadline of each request, headers and body together. */
   readonly requestTimeoutMs?: number;
+  /** The longest answer body taken, in bytes. */
+  readonly maxAnswerBytes?: number;
   readonly dispatcher?: Dispatcher;
 }
 
@@ -31,8 +34,8 @@ export async function openSession(opts: SessionOptions): Promise<CloudforetSessi
     token: credential.token,
     dispatcher: opts.dispatcher ?? sharedDispatcher,
     credentialSource: credential.source,
-    headersTimeoutMs: opts.requestTimeoutMs,
-    bodyTimeoutMs: opts.requestTimeoutMs,
+    requestTimeoutMs: opts.requestTimeoutMs,
+    maxAnswerBytes: opts.maxAnswerBytes,
     log: opts.log,
   });
   return { client, credential, scope: scopeLabel(credential) };

@@ -29,6 +29,7 @@ export async function connectCloudforet({ config, log }: EntryContext): Promise<
     secrets: secrets.source,
     log,
     requestTimeoutMs: config.requestTimeoutMs,
+    maxAnswerBytes: config.maxAnswerBytes,
   });
   return { session, sink: (await connectSink({ config })).sink };
 }
