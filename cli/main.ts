@@ -16,6 +16,7 @@ import {
 import { runCheck } from './check-command.ts';
 import type { CliIo, CommandContext, Env, Values } from './command-context.ts';
 import { options } from './command-context.ts';
+import { DestinationClaimError } from '../functions/lib/storage/destination-claim.ts';
 import { commandContext, usageError } from './connection.ts';
 import { runCosts } from './costs-command.ts';
 import { runInventory } from './inventory-command.ts';
@@ -95,7 +96,8 @@ function isUsageOrConfiguration(error: unknown): boolean {
     error instanceof EventError ||
     error instanceof ConfigError ||
     error instanceof SecretError ||
-    error instanceof SinkError
+    error instanceof SinkError ||
+    error instanceof DestinationClaimError
   );
 }
 

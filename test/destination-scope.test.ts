@@ -84,7 +84,7 @@ describe('one destination, two scopes', () => {
       .dataSourceIds()
       .flatMap((ds) => daysBetween(FROM, TO).map((d) => sim.costTruth(ds, d).rows))
       .reduce((a, b) => a + b, 0);
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(io.err()).toContain('DESTINATION_SCOPE_MISMATCH');
     expect(io.err()).toContain(`the domain app of ${sim.domainId}`);
     expect(io.err()).toContain(`workspace ${sim.workspaceIds()[0]}`);
@@ -100,7 +100,7 @@ describe('one destination, two scopes', () => {
 
     const code = await costs(workspaceApp, out);
 
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(sim.requests.length).toBe(requestsBefore);
   });
 

@@ -1,7 +1,7 @@
-// The sweep of temporary files killed runs left: a dead process's old files go (also those older
-// versions left inside partition folders), a live process's and newer ones stay.
+// The sweep of temporary files killed runs left: a dead process's old files in _tmp/ go, a live
+// process's and newer ones stay, and nothing outside _tmp/ is ever touched, whatever its name.
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -31,16 +31,31 @@ describe('stale temporary files', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it("removes a dead process's files older than the run, in _tmp and inside partitions", async () => {
+  it("removes a dead process's files older than the run from _tmp", async () => {
     const dead = deadPid();
     await make(join(dir, '_tmp', `.ds-1.parquet.${dead}-0a1b2c3d.tmp`), 60_000);
-    await make(join(partition(), `ds-2.parquet.tmp-${dead}-0a1b2c3d`), 60_000);
 
     const removed = await dirSink(dir).removeStaleTemporaries!(new Date());
 
-    expect(removed).toBe(2);
-    expect(await readdir(partition())).toEqual([]);
+    expect(removed).toBe(1);
     expect(await readdir(join(dir, '_tmp'))).toEqual([]);
+  });
+
+  it('leaves user files that look like temporaries untouched, outside _tmp and in it', async () => {
+    const dead = deadPid();
+    const lookAlikes = [
+      join(partition(), `ds-2.parquet.tmp-${dead}-0a1b2c3d`),
+      join(partition(), `.ds-3.parquet.${dead}-0a1b2c3d.tmp`),
+      join(dir, `.notes.${dead}-0a1b2c3d.tmp`),
+      join(dir, '_tmp', `.mine.${dead}-abc.tmp`),
+      join(dir, '_tmp', `report.${dead}.tmp`),
+    ];
+    for (const path of lookAlikes) await make(path, 60_000);
+
+    const removed = await dirSink(dir).removeStaleTemporaries!(new Date());
+
+    expect(removed).toBe(0);
+    for (const path of lookAlikes) expect(await readFile(path, 'utf8')).toBe('half a parquet file');
   });
 
   it("keeps a live process's files and files newer than the run", async () => {

@@ -59,8 +59,28 @@ export class ConfigError extends ExportError {}
 export class EventError extends ExportError {}
 export class SinkError extends ExportError {}
 
+/**
+ * A listing answered empty where something is published, and nothing proves the period empty
+ * (another verb counts rows in it, or there are no figures to ask): the object is kept and the
+ * unit fails. Retryable when another verb contradicts the empty answer: it may pass.
+ */
+export class UnprovenRemovalError extends ExportError {
+  constructor(
+    code: 'EMPTY_ANSWER_CONTRADICTED' | 'REMOVAL_UNPROVEN',
+    message: string,
+    readonly retryable = code === 'EMPTY_ANSWER_CONTRADICTED',
+  ) {
+    super(code, message);
+  }
+}
+
 export function isRetryable(error: unknown): boolean {
-  return (error instanceof CloudforetApiError || error instanceof PagingDriftError) && error.retryable;
+  return (
+    (error instanceof CloudforetApiError ||
+      error instanceof PagingDriftError ||
+      error instanceof UnprovenRemovalError) &&
+    error.retryable
+  );
 }
 
 export function errorMessage(error: unknown): string {

@@ -13,6 +13,40 @@ const server = new S3rver({
   configureBuckets: buckets.map((name) => ({ name })),
 });
 
+// s3rver ignores If-None-Match on PUT. S3 honours it (conditional writes: "If-None-Match: *" makes
+// PutObject fail with 412 Precondition Failed when the key exists; Amazon S3 User Guide,
+// "Add preconditions to S3 operations with conditional requests"), and the exporter's destination
+// claim depends on it. This middleware gives s3rver that behaviour: the existence check and the
+// write are serialised per key, so of two racing creates exactly one succeeds, as on S3.
+const writes = new Map();
+server.middleware.unshift(async (ctx, next) => {
+  if (ctx.method !== 'PUT' || ctx.get('if-none-match') !== '*' || 'uploadId' in ctx.query) return next();
+  const [bucket, ...rest] = ctx.path.slice(1).split('/');
+  const key = decodeURIComponent(rest.join('/'));
+  const id = `${bucket}/${key}`;
+  const before = writes.get(id) ?? Promise.resolve();
+  let release;
+  const mine = new Promise((resolve) => {
+    release = resolve;
+  });
+  writes.set(id, before.then(() => mine));
+  await before;
+  try {
+    if (await server.store.existsObject(bucket, key)) {
+      ctx.status = 412;
+      ctx.type = 'application/xml';
+      ctx.body =
+        '<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code>' +
+        '<Message>At least one of the pre-conditions you specified did not hold</Message>' +
+        '<Condition>If-None-Match</Condition></Error>';
+      return;
+    }
+    await next();
+  } finally {
+    release();
+  }
+});
+
 const { port } = await server.run();
 process.send?.({ port });
 process.on('disconnect', () => process.exit(0));

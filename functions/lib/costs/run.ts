@@ -23,7 +23,7 @@ import { clampToRetention } from './planning/retention.ts';
 import {
   changedDaysByMonth,
   exportUnifiedMonths,
-  monthsBetween,
+  retainedMonths,
   scopeObjectName,
 } from './unified/export-months.ts';
 
@@ -62,15 +62,11 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
   const exec = await unitExecutor({ ...deps, runId, log }, dataSources);
   let rows = 0;
   const notStarted: PlannedUnit[] = [];
-  let claimed: Promise<void> | undefined;
   await forEachLimit(plan.units, deps.concurrency ?? 4, async (unit) => {
     if (notStarted.length > 0 || deps.shouldStartUnit?.() === false || deps.signal?.aborted) {
       notStarted.push(unit);
       return;
     }
-    // Claimed when the first unit starts: a run that writes nothing leaves nothing behind.
-    claimed ??= destination.claim();
-    await claimed;
     const outcome = await exec.run(unit);
     if ('code' in outcome) failures.push(outcome);
     else {
@@ -84,7 +80,7 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
   const unifiedCosts = await exportUnifiedMonths(
     { ...deps, runId, log, scope: scopeObjectName(deps.credential) },
     // Past the deadline the months wait for the rerun that `left` asks for, with the days.
-    deps.unifiedCosts === false || notStarted.length > 0 ? [] : monthsBetween(req.from, req.to),
+    deps.unifiedCosts === false || notStarted.length > 0 ? [] : retainedMonths(window, req.to),
     changedDaysByMonth(plan.units, results),
   );
   const summary = costRunSummary({

@@ -11,6 +11,7 @@ import type { Compression } from '../parquet/compression.ts';
 import { ParquetRowWriter } from '../parquet/row-writer.ts';
 
 export type { Compression };
+import { parseManifest } from '../storage/manifest.ts';
 import type { ObjectUpload, Sink } from '../storage/sink.ts';
 import { recordExportUnit } from './ledger.ts';
 
@@ -49,8 +50,10 @@ export interface ListingExport<C> {
   /** Proves, after the last page and before anything is published, that the pages are one version. */
   readonly beforePublish?: (pages: number, signal: AbortSignal) => Promise<void>;
   /**
-   * An empty listing: 'remove' the object (the default), or 'keep' what is there and write no
-   * manifest (an archive Cloudforet no longer holds rows for).
+   * An empty listing where an object is published: 'remove' it, with proof the period is empty
+   * (throw when there is none), or 'keep' it and write no manifest. An empty answer alone proves
+   * nothing (Cloudforet answers an empty list as `{}`, and so can a broken gateway): without this,
+   * a published object is kept and the outcome says so.
    */
   readonly whenEmpty?: (signal: AbortSignal) => Promise<'remove' | 'keep'>;
   /** The manifest written after the object: its own fields plus what was published. */
@@ -71,10 +74,12 @@ export async function exportListing<C>(
   const signal = deps.signal ? AbortSignal.any([deps.signal, unit.signal]) : unit.signal;
   try {
     const { rows, bytes } = await writeObject(deps, spec, signal);
-    if (rows === 0 && (await (spec.whenEmpty?.(signal) ?? 'remove')) === 'keep') {
-      return { outcome: 'kept', key: null, rows: 0, bytes: 0 };
+    if (rows === 0 && (await isPublished(deps.sink, spec.manifestKey, spec.key))) {
+      if ((await (spec.whenEmpty?.(signal) ?? 'keep')) === 'keep') {
+        return { outcome: 'kept', key: null, rows: 0, bytes: 0 };
+      }
+      await deps.sink.remove(spec.key);
     }
-    if (rows === 0) await deps.sink.remove(spec.key);
     const published: Published = { key: rows > 0 ? spec.key : null, rows, bytes };
     const manifest = { ...spec.manifest(published), ...published };
     // The ledger row first: every manifest then has its row, and a failure between them re-exports.
@@ -84,6 +89,14 @@ export async function exportListing<C>(
   } finally {
     unit.abort(); // whatever the unit started and did not wait for ends here
   }
+}
+
+/** Whether the unit has an object out: its manifest names one, or (no manifest) the key is listed. */
+async function isPublished(sink: Sink, manifestKey: string, key: string): Promise<boolean> {
+  const manifest = parseManifest(await sink.read(manifestKey));
+  if (manifest) return manifest.key !== null;
+  const folder = key.slice(0, key.lastIndexOf('/') + 1);
+  return (await sink.list(folder)).includes(key);
 }
 
 /** Streams the listing into a pending upload and commits it; aborts it on any failure. */

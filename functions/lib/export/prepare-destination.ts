@@ -1,8 +1,8 @@
 // What every run does to its destination before its first Cloudforet request: remove what killed
-// runs left, prove it writable without writing (so a bad --out fails at once, not after every
-// listing was paged), and refuse another domain's or cost scope's destination. The claim itself
-// is written only when the run is about to write data: a refused or failed run writes nothing.
-import { type Claim, checkClaim, type DestinationOwner, writeClaim } from '../storage/destination-claim.ts';
+// runs left, prove it writable (so a bad --out fails at once, not after every listing was
+// paged), and claim it for the app's domain and cost scope, atomically, before anything is
+// planned: of two scopes started together into one destination, one wins and the other writes nothing.
+import { claimDestination, type DestinationOwner } from '../storage/destination-claim.ts';
 import type { Sink } from '../storage/sink.ts';
 
 export interface PrepareOptions {
@@ -15,13 +15,11 @@ export interface PrepareOptions {
 
 export interface PreparedDestination {
   readonly staleTemporariesRemoved: number;
-  /** Writes the destination's claim; call before the first data write. */
-  claim(): Promise<void>;
 }
 
 export async function prepareDestination(sink: Sink, opts: PrepareOptions): Promise<PreparedDestination> {
   await sink.checkWritable();
   const staleTemporariesRemoved = (await sink.removeStaleTemporaries?.(opts.startedAt)) ?? 0;
-  const claim: Claim | undefined = opts.owner ? await checkClaim(sink, opts.owner, opts.costs) : undefined;
-  return { staleTemporariesRemoved, claim: async () => (claim ? writeClaim(sink, claim) : undefined) };
+  if (opts.owner) await claimDestination(sink, opts.owner, opts.costs);
+  return { staleTemporariesRemoved };
 }

@@ -54,10 +54,11 @@ export interface InventoryRunDeps extends ExportRunDeps {
 
 export interface InventoryTableResult {
   /**
-   * written: a new object; removed: nothing listed, so no object; failed: left as it was;
+   * written: a new object; removed: nothing listed and nothing published, so no object; kept:
+   * nothing listed where a snapshot is published, which is kept (an empty answer proves nothing); failed: left as it was;
    * skipped: this app may not list it (a workspace app and workspace/list), nothing touched.
    */
-  readonly outcome: 'written' | 'removed' | 'failed' | 'skipped';
+  readonly outcome: 'written' | 'removed' | 'kept' | 'failed' | 'skipped';
   readonly rows: number;
   readonly bytes: number;
   readonly key: string | null;
@@ -117,7 +118,6 @@ export async function runInventoryExport(
     owner: deps.credential,
     costs: false,
   });
-  await destination.claim();
   const outcomes = new Map<string, TableOutcome>();
   let rowsRead = 0;
   const progress = () =>
@@ -244,7 +244,14 @@ async function exportSnapshot(
       exportedAt: now.toISOString(),
     }),
   });
-  deps.log.info('inventory table exported', { table: table.name, rows: result.rows, bytes: result.bytes });
-  const { rows, bytes, key } = result;
-  return { outcome: result.outcome === 'written' ? 'written' : 'removed', rows, bytes, key };
+  const { outcome, rows, bytes, key } = result;
+  if (outcome === 'kept') {
+    deps.log.warn('inventory listing answered empty where a snapshot is published; it is kept', {
+      table: table.name,
+      snapshotDate: req.snapshotDate,
+    });
+    return { outcome, rows, bytes, key };
+  }
+  deps.log.info('inventory table exported', { table: table.name, rows, bytes });
+  return { outcome, rows, bytes, key };
 }

@@ -1,10 +1,12 @@
 // Which Cloudforet domain and cost scope a destination belongs to. Cost object keys carry no
 // scope (costs/billed_date=D/<data_source_id>.parquet), so a workspace app's run into a domain
-// app's destination would replace the domain's objects with its own subset. The first export
-// records its owner; another domain, or another cost scope, is refused before anything is written.
+// app's destination would replace the domain's objects with its own subset. Every run claims the
+// destination before it plans anything, with a create that succeeds for one writer only (S3
+// If-None-Match: *, a hard link locally): of two runs started together exactly one owns it, and
+// the other is refused before it writes a byte.
 import { ExportError } from '../errors.ts';
 import { type AppScope, scopeName } from '../scope.ts';
-import { CLAIM_KEY } from './layout.ts';
+import { CLAIM_KEY, COST_CLAIM_KEY } from './layout.ts';
 import type { Sink } from './sink.ts';
 
 export type DestinationOwner = AppScope;
@@ -21,31 +23,42 @@ const describe = (scope: string, domainId: string) =>
   scope === 'domain' ? `the domain app of ${domainId}` : `workspace ${scope} of ${domainId}`;
 
 /**
- * Refuses a destination that belongs to another domain or cost scope (a read, no write); returns
- * the claim to write once the run is about to write data (writeClaim), so a refused or failed
- * run writes nothing.
+ * Claims the destination for the app's domain and, for a cost run, its cost scope; or proves it
+ * already belongs to them. Throws DestinationClaimError (nothing written) when another domain or
+ * another cost scope holds it. The domain claim of a destination's first run names its cost scope
+ * too when that run exports costs; otherwise the cost scope is claimed in an object of its own.
  */
-export async function checkClaim(sink: Sink, owner: DestinationOwner, costs: boolean): Promise<Claim> {
-  const found = parseClaim(await sink.read(CLAIM_KEY));
+export async function claimDestination(sink: Sink, owner: DestinationOwner, costs: boolean): Promise<void> {
   const scope = scopeName(owner);
-  if (found && found.domainId !== owner.domainId) {
-    throw refusal(
-      sink,
-      `it holds exports of domain ${found.domainId}, this app belongs to ${owner.domainId}`,
-    );
+  const domain = await claimOnce(sink, CLAIM_KEY, { domainId: owner.domainId, ...(costs && { costScope: scope }) });
+  if (domain.domainId !== owner.domainId) {
+    throw refusal(sink, `it holds exports of domain ${domain.domainId}, this app belongs to ${owner.domainId}`);
   }
-  if (costs && found?.costScope !== undefined && found.costScope !== scope) {
+  if (!costs) return;
+  const holder =
+    domain.costScope ?? (await claimOnce(sink, COST_CLAIM_KEY, { domainId: owner.domainId, costScope: scope })).costScope;
+  if (holder !== scope) {
     throw refusal(
       sink,
-      `its costs were exported by ${describe(found.costScope, found.domainId)}; this run is ${describe(scope, owner.domainId)}, ` +
+      `its costs were exported by ${describe(holder ?? '?', owner.domainId)}; this run is ${describe(scope, owner.domainId)}, ` +
         'and cost objects of two scopes would replace each other',
     );
   }
-  return { domainId: owner.domainId, costScope: costs ? scope : found?.costScope };
 }
 
-export async function writeClaim(sink: Sink, claim: Claim): Promise<void> {
-  await sink.put(CLAIM_KEY, `${JSON.stringify(claim, null, 2)}\n`, 'application/json');
+/** Creates the claim if there is none; returns the claim that holds, ours or the earlier one. */
+async function claimOnce(sink: Sink, key: string, mine: Claim): Promise<Claim> {
+  await sink.createIfAbsent(key, `${JSON.stringify(mine, null, 2)}\n`, 'application/json');
+  // Read back whether or not we created it: only what is stored says who holds the destination.
+  const held = parseClaim(await sink.read(key));
+  if (!held) {
+    throw new DestinationClaimError(
+      'DESTINATION_CLAIM_UNREADABLE',
+      `destination ${sink.location}: ${key} is not a claim this tool wrote; move it away if it is yours, ` +
+        'or restore it from a previous version; nothing was written',
+    );
+  }
+  return held;
 }
 
 function refusal(sink: Sink, why: string): DestinationClaimError {

@@ -5,6 +5,7 @@ import { constants } from 'node:fs';
 import {
   access,
   type FileHandle,
+  link,
   mkdir,
   open,
   readdir,
@@ -19,7 +20,7 @@ import { SinkError } from '../errors.ts';
 import { localCause } from './local-errors.ts';
 import type { ObjectUpload, Sink } from './sink.ts';
 import { TEMP_DIR, temporaryName } from './layout.ts';
-import { isTemporaryName, removeStaleTemporaries } from './temp-files.ts';
+import { removeStaleTemporaries } from './temp-files.ts';
 
 export function dirSink(root: string): Sink {
   const base = resolve(root);
@@ -38,6 +39,23 @@ export function dirSink(root: string): Sink {
       } catch (error) {
         await rm(temp, { force: true }).catch(() => {});
         throw sinkError('write', target, error);
+      }
+    },
+    createIfAbsent: async (key, body) => {
+      const target = pathOf(key);
+      const temp = join(base, TEMP_DIR, temporaryName(target));
+      try {
+        await mkdir(dirname(target), { recursive: true });
+        await mkdir(dirname(temp), { recursive: true });
+        await writeFile(temp, body);
+        // link() fails with EEXIST when the target exists: the whole file appears, or nothing.
+        await link(temp, target);
+        return true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+        throw sinkError('write', target, error);
+      } finally {
+        await rm(temp, { force: true }).catch(() => {});
       }
     },
     read: async (key) => {
@@ -89,7 +107,7 @@ async function listFiles(base: string, dir: string): Promise<Map<string, string>
   const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
   const files = new Map<string, string>();
   for (const e of entries) {
-    if (!e.isFile() || isTemporaryName(e.name)) continue;
+    if (!e.isFile()) continue;
     const path = join(e.parentPath, e.name);
     const key = relative(base, path).split(sep).join('/');
     if (!key.startsWith(`${TEMP_DIR}/`)) files.set(key, path);

@@ -4,7 +4,7 @@
 //   _manifests/cost-jobs/<data source>.json                 the job history a run saw
 //   _runs/costs/<run id>/units.json                         a backfill's units (Step Functions)
 //   ledger/<table>/<day key>=YYYY-MM-DD/<unit>~<ms>-<tag>.json  append-only ledgers
-//   _destination.json                                       which domain and scope own it
+//   _destination.json, _destination-costs.json              which domain and cost scope own it
 //   _tmp/.<name>.<pid>-<hex>.tmp                            the directory sink's temporaries
 // A leading `_` keeps Athena, Spark and Hive from reading bookkeeping as data.
 import { randomBytes } from 'node:crypto';
@@ -21,6 +21,8 @@ export const MANIFESTS_DIR = '_manifests';
 export const RUNS_DIR = '_runs';
 export const LEDGER_DIR = 'ledger';
 export const CLAIM_KEY = '_destination.json';
+/** The cost scope's claim, when the destination's first run exported no costs. */
+export const COST_CLAIM_KEY = '_destination-costs.json';
 export const TEMP_DIR = '_tmp';
 export const JOB_MARKS_PREFIX = `${MANIFESTS_DIR}/cost-jobs/`;
 
@@ -71,12 +73,10 @@ export function temporaryName(target: string): string {
   return `.${basename(target)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
 }
 
-const CURRENT = /^\..+\.(\d+)-[0-9a-f]+\.tmp$/;
-/** What versions before the _tmp folder left beside the target: `<name>.tmp-<pid>-<hex>`. */
-const LEGACY = /\.tmp-(\d+)-[0-9a-f]+$/;
+const TEMPORARY = /^\..+\.(\d+)-[0-9a-f]{8}\.tmp$/;
 
 /** The pid of the process that made a temporary of this name; undefined for any other name. */
 export function temporaryPid(name: string): number | undefined {
-  const match = CURRENT.exec(name) ?? LEGACY.exec(name);
+  const match = TEMPORARY.exec(name);
   return match ? Number(match[1]) : undefined;
 }

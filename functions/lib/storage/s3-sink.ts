@@ -39,6 +39,18 @@ export function s3Sink(opts: S3SinkOptions): Sink {
         .send(new PutObjectCommand({ Bucket: bucket, Key: keyOf(key), Body: body, ContentType: contentType }))
         .catch((e) => Promise.reject(fail('write', key, e)));
     },
+    createIfAbsent: async (key, body, contentType) => {
+      const put = { Bucket: bucket, Key: keyOf(key), Body: body, ContentType: contentType, IfNoneMatch: '*' };
+      try {
+        await client.send(new PutObjectCommand(put));
+        return true;
+      } catch (error) {
+        // 412: the key exists. 409: a conditional write to it was in flight; the read after says who won.
+        const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+        if (status === 412 || status === 409) return false;
+        throw fail('write', key, error);
+      }
+    },
     read: async (key) => {
       try {
         const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(key) }));

@@ -20,6 +20,11 @@ export interface Sink {
   begin(key: string, contentType: string): ObjectUpload;
   /** Write a small object whole (manifests). */
   put(key: string, body: string, contentType: string): Promise<void>;
+  /**
+   * Write a small object whole unless one exists, atomically: of writers racing for one key,
+   * exactly one creates it (S3: If-None-Match: *; a directory: a hard link). True when this one did.
+   */
+  createIfAbsent(key: string, body: string, contentType: string): Promise<boolean>;
   /** A small object's text, or undefined when there is none. */
   read(key: string): Promise<string | undefined>;
   remove(key: string): Promise<void>;

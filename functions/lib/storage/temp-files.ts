@@ -2,11 +2,7 @@
 // removes what a killed run left (a SIGKILL runs no cleanup, so the next run has to).
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { temporaryPid } from './layout.ts';
-
-export function isTemporaryName(name: string): boolean {
-  return temporaryPid(name) !== undefined;
-}
+import { TEMP_DIR, temporaryPid } from './layout.ts';
 
 /**
  * Removes temporary files older than `startedAt` whose process is gone. A live process's files
@@ -15,7 +11,8 @@ export function isTemporaryName(name: string): boolean {
  * Returns how many were removed.
  */
 export async function removeStaleTemporaries(root: string, startedAt: Date): Promise<number> {
-  const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
+  // Only the tool's own folder, only names it makes: a user's file elsewhere is never touched.
+  const entries = await readdir(join(root, TEMP_DIR), { withFileTypes: true }).catch(() => []);
   let removed = 0;
   for (const e of entries) {
     const pid = e.isFile() ? temporaryPid(e.name) : undefined;

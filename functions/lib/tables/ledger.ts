@@ -76,6 +76,11 @@ export const costRestatementsTable: LedgerTableDef = {
     col('new_cost_sum', 'double', 'Cost sum published now'),
     col('run_id', 'string', 'The run that restated the day'),
     col('restated_at', 'string', 'When, ISO 8601 UTC'),
+    col(
+      'evidence',
+      'string',
+      'What proved it: the figures that differ, or what confirmed a removed day empty',
+    ),
   ],
 };
 

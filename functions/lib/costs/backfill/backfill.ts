@@ -20,7 +20,7 @@ import { jobMarksOf, warnAboutSources } from '../planning/plan-reports.ts';
 import {
   changedDaysByMonth,
   exportUnifiedMonths,
-  monthsBetween,
+  retainedMonths,
   scopeObjectName,
   type UnifiedRunSummary,
 } from '../unified/export-months.ts';
@@ -94,12 +94,11 @@ export async function planBackfill(
   warnAboutSources(deps.log, plan);
   const items: BackfillItem[] = plan.units.map((u) => ({ runId: deps.runId, ...u }));
   const key = unitsKey(deps.runId);
-  await destination.claim();
   await deps.sink.put(key, JSON.stringify(items), 'application/json');
   // Unified costs come from Cloudforet, not from the day units: the plan step exports them.
   const unified = await exportUnifiedMonths(
     { ...deps, scope: scopeObjectName(deps.credential) },
-    monthsBetween(req.from, req.to),
+    retainedMonths(window, req.to),
     changedDaysByMonth(plan.units, plan.units),
   );
   const summary: BackfillPlan = {
@@ -130,7 +129,10 @@ export async function planBackfill(
   return summary;
 }
 
-export async function runBackfillUnit(deps: BackfillDeps, item: BackfillItem): Promise<CostUnitResult> {
+/** A unit's result as the Distributed Map records it: its figures, not its per-attribution groups. */
+export type BackfillUnitResult = Omit<CostUnitResult, 'groups'>;
+
+export async function runBackfillUnit(deps: BackfillDeps, item: BackfillItem): Promise<BackfillUnitResult> {
   const dataSources = selectDataSources(await listDataSources(deps.client), [item.dataSourceId]);
   const exec = await unitExecutor(
     {
@@ -144,7 +146,10 @@ export async function runBackfillUnit(deps: BackfillDeps, item: BackfillItem): P
     dataSources,
   );
   const outcome = await exec.run(item);
-  if (!('code' in outcome)) return outcome;
+  if (!('code' in outcome)) {
+    const { groups: _, ...figures } = outcome;
+    return figures;
+  }
   const message = `${item.dataSourceId} ${item.date}: ${outcome.message} [${outcome.code}]`;
   throw outcome.retryable
     ? new UnitRetryableError(outcome.code, message)

@@ -3,14 +3,15 @@
 import type { CloudforetClient } from '../../cloudforet/client.ts';
 import type { ListRequest } from '../../cloudforet/pager.ts';
 import { dayCount, utcDay } from '../../dates.ts';
-import { PagingDriftError } from '../../errors.ts';
+import { PagingDriftError, UnprovenRemovalError } from '../../errors.ts';
 import { type Compression, confirmEmpty, exportListing } from '../../export/listing-export.ts';
 import { type Logger, silentLogger } from '../../log.ts';
 import { markKept, type UnitManifest } from '../../storage/manifest.ts';
 import type { Sink } from '../../storage/sink.ts';
 import { type CostContext, costTable } from '../../tables/costs.ts';
 import type { DataSourceInfo } from '../sources/data-sources.ts';
-import { FingerprintBuilder } from '../sources/fingerprint.ts';
+import { FingerprintBuilder, type GroupStat } from '../sources/fingerprint.ts';
+import { publishedCostDay } from './restatements.ts';
 import { costManifestKey, costObjectKey } from '../sources/day-keys.ts';
 import type { AnalyzeTotals } from '../planning/plan-units.ts';
 
@@ -58,6 +59,10 @@ export interface CostUnitResult {
   readonly rows: number;
   readonly costSum: number;
   readonly bytes: number;
+  /** Row count and cost sum per attribution of what was written (what restatements compare). */
+  readonly groups: readonly GroupStat[];
+  /** A removal's proof that the day has no rows (the restatement line records it). */
+  readonly evidence?: string;
 }
 
 /** Cloudforet keeps about 12 months; past ~11 an empty day means purged, not restated to zero. */
@@ -79,12 +84,12 @@ export function costDayRequest(dataSourceId: string, date: string, jobId?: strin
 
 export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promise<CostUnitResult> {
   const { dataSource: ds, date } = unit;
-  const { client } = deps;
   const now = deps.now?.() ?? new Date();
   const list = costDayRequest(ds.id, date, unit.jobId);
   const syncedBefore = deps.syncStamps.has(ds.id) ? deps.syncStamps.get(ds.id) : ds.lastSynchronizedAt;
   const pastRetention = dayCount(date, utcDay(now)) > (deps.archiveAfterDays ?? DEFAULT_ARCHIVE_AFTER_DAYS);
   let costSum = 0;
+  let evidence: string | undefined;
   const fingerprint = new FingerprintBuilder();
   const context: CostContext = {
     currency: ds.currency,
@@ -116,7 +121,7 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
           await markKept(deps.sink, costManifestKey(ds.id, date), now);
           return 'keep';
         }
-        await confirmEmpty(client, list, `${ds.id} ${date}`, signal);
+        evidence = await proveEmptyDay(deps, unit, list, signal);
         return 'remove';
       },
       manifest: (published): UnitManifest => ({
@@ -145,7 +150,50 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
   if (result.outcome === 'kept') log.warn('no rows past retention; archived object kept', fields);
   else log.info('cost unit exported', { ...fields, rows: result.rows, bytes: result.bytes });
   const { outcome, rows, bytes } = result;
-  return { dataSourceId: ds.id, date, outcome, rows, costSum: rows > 0 ? costSum : 0, bytes };
+  const sum = rows > 0 ? costSum : 0;
+  const groups = rows > 0 ? fingerprint.build() : [];
+  return {
+    dataSourceId: ds.id,
+    date,
+    outcome,
+    rows,
+    costSum: sum,
+    bytes,
+    groups,
+    ...(evidence && { evidence }),
+  };
+}
+
+/**
+ * An empty cost/list removes a published day only with proof: Cloudforet answers an empty list as
+ * `{}`, and so can a broken gateway. The proof is cost/analyze's count for the day, read when the
+ * unit was planned, being zero, and a second look at the listing agreeing. A day analyze counts
+ * rows in fails the unit (retryable); a day without figures is kept, unless nothing is published.
+ */
+async function proveEmptyDay(
+  deps: CostUnitDeps,
+  unit: CostUnit,
+  list: ListRequest,
+  signal: AbortSignal,
+): Promise<string> {
+  const what = `${unit.dataSource.id} ${unit.date}`;
+  const counted = unit.analyzed?.rows;
+  if (counted !== undefined && counted > 0) {
+    throw new UnprovenRemovalError(
+      'EMPTY_ANSWER_CONTRADICTED',
+      `${list.path} answered no rows for ${what}, but cost/analyze counted ${counted} when the run was planned: ` +
+        'the published day is kept; rerun, and check the endpoint (a proxy answering {}?) if it persists',
+    );
+  }
+  if (counted === undefined && (await publishedCostDay(deps.sink, unit.dataSource.id, unit.date))) {
+    throw new UnprovenRemovalError(
+      'REMOVAL_UNPROVEN',
+      `${list.path} answered no rows for ${what} and the unit carries no cost/analyze figures to confirm it: ` +
+        'the published day is kept; run a plan (the CLI or the cost function) rather than a bare unit',
+    );
+  }
+  await confirmEmpty(deps.client, list, what, signal);
+  return `${list.path} empty twice; cost/analyze counted 0 rows when planned; inside retention`;
 }
 
 /**

@@ -7,6 +7,7 @@ import { parseManifest, type UnitManifest } from '../../storage/manifest.ts';
 import type { Sink } from '../../storage/sink.ts';
 import { costRestatementsTable } from '../../tables/ledger.ts';
 import { costManifestKey } from '../sources/day-keys.ts';
+import { type GroupStat, sameGroups, sameSum } from '../sources/fingerprint.ts';
 
 /** One row of the cost_restatements table; its column names are the Glue table's. */
 export interface CostRestatement {
@@ -23,6 +24,8 @@ export interface CostRestatement {
   readonly new_cost_sum: number;
   readonly run_id: string;
   readonly restated_at: string;
+  /** What proved the change: the figures that differ, or for a removal what confirmed the day empty. */
+  readonly evidence: string;
 }
 
 /**
@@ -46,6 +49,25 @@ export interface NewFigures {
   readonly outcome: 'written' | 'removed' | 'kept';
   readonly rows: number;
   readonly costSum: number;
+  /** Row count and cost sum per attribution of what was written. */
+  readonly groups?: readonly GroupStat[];
+  /** A removal's proof that the day has no rows. */
+  readonly evidence?: string;
+}
+
+/**
+ * What differs between the published figures and the new ones; undefined when nothing does (the
+ * same rows, sum and split re-exported: a forced run, a repair, a re-insert by a sync).
+ */
+export function differences(old: UnitManifest, next: NewFigures): string | undefined {
+  if (next.outcome === 'removed') return next.evidence ?? 'the day has no rows any more';
+  const found: string[] = [];
+  if (old.rows !== next.rows) found.push(`rows ${old.rows} -> ${next.rows}`);
+  if (!sameSum(old.costSum ?? 0, next.costSum)) found.push(`cost sum ${old.costSum ?? 0} -> ${next.costSum}`);
+  if (found.length === 0 && old.groups && next.groups && !sameGroups(old.groups, next.groups)) {
+    found.push(`split across attributions changed (${old.groups.length} -> ${next.groups.length} groups)`);
+  }
+  return found.length > 0 ? found.join('; ') : undefined;
 }
 
 /** Appends the restatement of a published day, when this export replaced or removed it. */
@@ -56,6 +78,8 @@ export async function recordCostRestatement(
   by: { readonly reason: string; readonly runId: string; readonly now?: Date },
 ): Promise<CostRestatement | undefined> {
   if (!old?.dataSourceId || next.outcome === 'kept') return undefined;
+  const evidence = differences(old, next);
+  if (evidence === undefined) return undefined;
   const restatedAt = (by.now ?? new Date()).toISOString();
   const row: CostRestatement = {
     data_source_id: old.dataSourceId,
@@ -70,6 +94,7 @@ export async function recordCostRestatement(
     new_cost_sum: next.costSum,
     run_id: by.runId,
     restated_at: restatedAt,
+    evidence,
   };
   const unitPath = costManifestKey(old.dataSourceId, old.partition);
   await appendLedger(sink, ledgerKey(costRestatementsTable, restatedAt, unitPath), row);

@@ -3,7 +3,7 @@
 // keeps the month's confirmation and per-currency totals, so a later run can tell a restatement.
 import type { CloudforetClient } from '../../cloudforet/client.ts';
 import type { ApiRecord, ListRequest } from '../../cloudforet/pager.ts';
-import { type Compression, confirmEmpty, exportListing } from '../../export/listing-export.ts';
+import { type Compression, exportListing } from '../../export/listing-export.ts';
 import { manifestKey, objectKey } from '../../storage/layout.ts';
 import { parseManifest, type UnitManifest } from '../../storage/manifest.ts';
 import type { Sink } from '../../storage/sink.ts';
@@ -34,7 +34,8 @@ export interface UnifiedMonthManifest extends UnitManifest {
 
 export interface UnifiedMonthResult {
   readonly month: string;
-  readonly outcome: 'written' | 'removed';
+  /** kept: the listing came back empty where a month is published; nothing proves it empty. */
+  readonly outcome: 'written' | 'removed' | 'kept';
   readonly rows: number;
   readonly bytes: number;
   readonly isConfirmed: boolean;
@@ -78,10 +79,6 @@ export async function exportUnifiedCostMonth(
     kvMetadata: { billed_month: month, scope: deps.scope, run_id: deps.runId },
     rowGroupRows: deps.rowGroupRows,
     onPage: (page) => tally.add(page),
-    whenEmpty: async (signal) => {
-      await confirmEmpty(deps.client, list, `unified costs of ${month}`, signal);
-      return 'remove';
-    },
     manifest: (published): UnifiedMonthManifest => ({
       table: TABLE.name,
       partition: month,
@@ -97,7 +94,7 @@ export async function exportUnifiedCostMonth(
     }),
   });
   const { rows, bytes } = result;
-  const outcome = result.outcome === 'written' ? 'written' : 'removed';
+  const { outcome } = result;
   const before = previous && { isConfirmed: previous.isConfirmed === true, totals: previous.totals ?? {} };
   return {
     month,

@@ -24,6 +24,15 @@ export interface UnifiedRunSummary {
 }
 
 /** The months (YYYY-MM) of an inclusive day range, oldest first. */
+/**
+ * The months of a range that Cloudforet still holds: a month before its retention is never
+ * planned, so its archived object is never replaced by an empty answer. `window` is the range
+ * clamped to retention (planning/retention.ts).
+ */
+export function retainedMonths(window: { readonly from: string }, to: string): string[] {
+  return window.from > to ? [] : monthsBetween(window.from, to);
+}
+
 export function monthsBetween(from: string, to: string): string[] {
   const months: string[] = [];
   let [year, month] = [Number(from.slice(0, 4)), Number(from.slice(5, 7))];
@@ -60,6 +69,10 @@ export async function exportUnifiedMonths(
       continue;
     }
     months.push(outcome.value);
+    if (outcome.value.outcome === 'kept') {
+      deps.log.warn('unified costs answered empty for a published month; its object is kept', fields);
+      continue;
+    }
     deps.log.info('unified cost month exported', {
       ...fields,
       rows: outcome.value.rows,
@@ -77,7 +90,7 @@ export async function exportUnifiedMonths(
 /** Why a month counts as a confirmed month restated by this run, or undefined. */
 export function restatement(m: UnifiedMonthResult, changedDays: number): string | undefined {
   const wasConfirmed = m.previous?.isConfirmed === true;
-  if (!m.isConfirmed && !wasConfirmed) return undefined;
+  if (m.outcome === 'kept' || (!m.isConfirmed && !wasConfirmed)) return undefined;
   if (changedDays > 0) return `${changedDays} cost day(s) changed after Cloudforet confirmed the month`;
   if (!wasConfirmed || !m.previous) return undefined;
   const moved = Object.keys({ ...m.totals, ...m.previous.totals }).filter((currency) => {
