@@ -20,6 +20,7 @@ export const options = {
   to: { type: 'string' },
   'data-source': { type: 'string', multiple: true },
   force: { type: 'boolean' },
+  verify: { type: 'boolean' },
   'snapshot-date': { type: 'string' },
   'include-inactive': { type: 'boolean' },
   concurrency: { type: 'string' },

@@ -17,6 +17,7 @@ export async function runCosts(ctx: CommandContext): Promise<number> {
     new Date(),
     { maxDays: Number.POSITIVE_INFINITY, windowMonths: 2 },
   );
+  const verify = values.verify === true;
   const sink = ctx.openSink();
   announceDestination(io.stderr, 'costs', sink.location);
   const session = await ctx.openSession();
@@ -31,7 +32,7 @@ export async function runCosts(ctx: CommandContext): Promise<number> {
       log: ctx.log,
       onProgress: progress.update,
     },
-    request,
+    { ...request, verify },
   );
   progress.done();
   if (values.json) io.stdout.write(`${JSON.stringify({ ...summary, scope: session.scope })}\n`);

@@ -29,7 +29,7 @@ const commands: Record<CommandName, (ctx: CommandContext) => Promise<number>> = 
   check: runCheck,
 };
 const ownOptions: Record<CommandName, ReadonlyArray<keyof Values>> = {
-  costs: ['date', 'from', 'to', 'data-source', 'force', 'concurrency', 'json'],
+  costs: ['date', 'from', 'to', 'data-source', 'force', 'verify', 'concurrency', 'json'],
   inventory: ['snapshot-date', 'include-inactive', 'concurrency', 'json'],
   check: [],
 };

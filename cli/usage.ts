@@ -15,11 +15,13 @@ export const EXIT_CODES = `Exit codes: 0 every unit exported; 1 a unit or table 
 
 export const commandUsage = {
   costs: `Usage: cloudforet-export costs [connection] [--date YYYY-MM-DD | --from YYYY-MM-DD --to YYYY-MM-DD]
-                              [--data-source ID]... [--force] [--concurrency N] [--json]
+                              [--data-source ID]... [--force] [--verify] [--concurrency N] [--json]
 Exports cost rows per data source and day, and the unified-cost months they cover. Without a
 date: this month and the previous one (UTC) plus every month a Cloudforet sync changed since the
 last export, only the days that are new or changed (row count and cost sum per project, workspace
-and service account); --force exports them all.
+and service account); --force exports them all. A published object that is not what its manifest
+says (missing, resized, a new ETag, a file changed since) is exported again; --verify also reads
+every published file of a local destination and compares its SHA-256 with the manifest's.
 ${CONNECTION}
 ${EXIT_CODES}`,
   inventory: `Usage: cloudforet-export inventory [connection] [--snapshot-date YYYY-MM-DD] [--include-inactive]

@@ -149,21 +149,40 @@ describe('runInventoryExport', () => {
     expect(metadata.row_groups.map((g) => Number(g.num_rows))).toEqual([10_000, 10_000, 5_000]);
   });
 
-  it('removes the object of a table that lists nothing and says so in its manifest', async () => {
+  it('keeps the published snapshot of a table that then lists nothing: an empty answer proves nothing', async () => {
     await runInventoryExport(
       deps((await listSource({ [REGIONS]: [{ region_id: 'region-000000000001' }] })).client),
       {
         snapshotDate: DAY,
       },
     );
+    const object = join(dir, `regions/snapshot_date=${DAY}/domain.parquet`);
+    const before = await readFile(object);
 
     const summary = await runInventoryExport(deps((await listSource({})).client), { snapshotDate: DAY });
     const manifest = JSON.parse(
       await readFile(join(dir, `_manifests/regions/snapshot_date=${DAY}/domain.json`), 'utf8'),
     );
 
+    expect(summary.tables.regions).toEqual({ outcome: 'kept', rows: 0, bytes: 0, key: null });
+    expect(await readFile(object)).toEqual(before);
+    expect(manifest).toMatchObject({
+      table: 'regions',
+      key: `regions/snapshot_date=${DAY}/domain.parquet`,
+      rows: 1,
+    });
+  });
+
+  it('writes no object for a table that lists nothing where none is published, and says so in its manifest', async () => {
+    const day = '2026-10-09';
+
+    const summary = await runInventoryExport(deps((await listSource({})).client), { snapshotDate: day });
+    const manifest = JSON.parse(
+      await readFile(join(dir, `_manifests/regions/snapshot_date=${day}/domain.json`), 'utf8'),
+    );
+
     expect(summary.tables.regions).toEqual({ outcome: 'removed', rows: 0, bytes: 0, key: null });
-    await expect(readFile(join(dir, `regions/snapshot_date=${DAY}/domain.parquet`))).rejects.toThrow(
+    await expect(readFile(join(dir, `regions/snapshot_date=${day}/domain.parquet`))).rejects.toThrow(
       /ENOENT/,
     );
     expect(manifest).toMatchObject({ table: 'regions', key: null, rows: 0 });

@@ -212,9 +212,10 @@ describe('unified costs and the money views', () => {
   });
 
   it('a month without unified costs yet takes the latest known rate, flagged', async () => {
-    // A destination of its own: this run removes October's unified costs from it.
+    // A destination of its own, exported up to September: October's unified costs were never
+    // published there (an empty answer would not remove a published month: issue 24).
     const ownOut = join(dir, 'october-missing');
-    await costsInto(ownOut, FROM, TO);
+    await costsInto(ownOut, FROM, '2026-09-30');
     sim.setUnifiedCostsMissing('2026-10', true);
 
     const { code } = await costsInto(ownOut, '2026-10-01', '2026-10-10').finally(() =>

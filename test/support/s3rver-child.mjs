@@ -29,7 +29,10 @@ server.middleware.unshift(async (ctx, next) => {
   const mine = new Promise((resolve) => {
     release = resolve;
   });
-  writes.set(id, before.then(() => mine));
+  writes.set(
+    id,
+    before.then(() => mine),
+  );
   await before;
   try {
     if (await server.store.existsObject(bucket, key)) {

@@ -10,6 +10,8 @@ export type FaultKind =
   | 'badjson'
   | 'truncated'
   | 'empty'
+  | 'detail'
+  | 'null-results'
   | '401'
   | '403'
   | '429';
@@ -134,6 +136,11 @@ export function faultAnswer(kind: FaultKind): FaultAnswer | undefined {
       return { status: 200, contentType: 'text/html', body: HTML_PAGE };
     case 'empty':
       return { status: 200, contentType: json, body: '{}' };
+    // What a gateway in front of the API may answer with a 200: no answer of any verb.
+    case 'detail':
+      return { status: 200, contentType: json, body: JSON.stringify({ detail: 'upstream connect error' }) };
+    case 'null-results':
+      return { status: 200, contentType: json, body: JSON.stringify({ results: null, total_count: 0 }) };
     default:
       return undefined;
   }

@@ -49,6 +49,8 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     costs: true,
   });
   const dataSources = selectDataSources(await listDataSources(deps.client), req.dataSourceIds);
+  // Claimed once Cloudforet has answered and before planning: of two scopes racing, one plans.
+  await destination.claim();
   const window = clampToRetention(req, deps.now?.() ?? new Date());
   const plan = await planCostExport(deps.client, deps.sink, dataSources, {
     ...req,

@@ -3,6 +3,7 @@
 // order: nothing is published on failure (the previous object and manifest stay as they were),
 // and a manifest never names an object that is not there. Every table goes through here, so every
 // table's units get their run-ledger row (export/ledger.ts), written just before the manifest.
+import { createHash } from 'node:crypto';
 import type { CloudforetClient } from '../cloudforet/client.ts';
 import { type ApiRecord, type ListRequest, listPages, nextPage, pageBody } from '../cloudforet/pager.ts';
 import { PagingDriftError } from '../errors.ts';
@@ -31,6 +32,12 @@ export interface Published {
   readonly key: string | null;
   readonly rows: number;
   readonly bytes: number;
+  /** The object's SHA-256 (hex), computed as it was written; what a later check compares with. */
+  readonly sha256?: string;
+  /** S3: the object's ETag, which a listing gives back for the cheap check. */
+  readonly etag?: string;
+  /** A directory: the file's modification time; when it moved, the checksum is compared. */
+  readonly mtimeMs?: number;
 }
 
 export interface ListingExport<C> {
@@ -73,14 +80,15 @@ export async function exportListing<C>(
   const unit = new AbortController();
   const signal = deps.signal ? AbortSignal.any([deps.signal, unit.signal]) : unit.signal;
   try {
-    const { rows, bytes } = await writeObject(deps, spec, signal);
+    const { rows, bytes, stored } = await writeObject(deps, spec, signal);
     if (rows === 0 && (await isPublished(deps.sink, spec.manifestKey, spec.key))) {
       if ((await (spec.whenEmpty?.(signal) ?? 'keep')) === 'keep') {
         return { outcome: 'kept', key: null, rows: 0, bytes: 0 };
       }
       await deps.sink.remove(spec.key);
     }
-    const published: Published = { key: rows > 0 ? spec.key : null, rows, bytes };
+    const published: Published =
+      rows > 0 ? { key: spec.key, rows, bytes, ...stored } : { key: null, rows, bytes };
     const manifest = { ...spec.manifest(published), ...published };
     // The ledger row first: every manifest then has its row, and a failure between them re-exports.
     await recordExportUnit(deps.sink, spec.manifestKey, manifest);
@@ -104,9 +112,10 @@ async function writeObject<C>(
   deps: ListingExportDeps,
   spec: ListingExport<C>,
   signal: AbortSignal,
-): Promise<{ rows: number; bytes: number }> {
+): Promise<{ rows: number; bytes: number; stored?: Pick<Published, 'sha256' | 'etag' | 'mtimeMs'> }> {
   const pages = spec.pages ? spec.pages(signal) : listPages(deps.client, spec.list, signal);
   let upload: ObjectUpload | undefined;
+  const hash = createHash('sha256');
   let writer: ParquetRowWriter<ApiRecord, C> | undefined;
   let count = 0;
   try {
@@ -116,7 +125,14 @@ async function writeObject<C>(
       count++;
       if (!writer) {
         upload = deps.sink.begin(spec.key, PARQUET_CONTENT_TYPE);
-        writer = new ParquetRowWriter(spec.tableFor?.(page) ?? spec.table, upload, spec.context, {
+        const out = upload;
+        const hashed = {
+          write: (chunk: Uint8Array) => {
+            hash.update(chunk);
+            return out.write(chunk);
+          },
+        };
+        writer = new ParquetRowWriter(spec.tableFor?.(page) ?? spec.table, hashed, spec.context, {
           rowGroupRows: spec.rowGroupRows,
           kvMetadata: spec.kvMetadata,
           compression: deps.compression,
@@ -130,8 +146,8 @@ async function writeObject<C>(
     await spec.beforePublish?.(count, signal);
     if (!writer || !upload) return { rows: 0, bytes: 0 };
     const { bytes } = await writer.close();
-    await upload.commit();
-    return { rows: writer.rows, bytes };
+    const stored = await upload.commit();
+    return { rows: writer.rows, bytes, stored: { sha256: hash.digest('hex'), ...stored } };
   } catch (error) {
     await pages.return(undefined); // as for-await would: the listing ends, its requests with it
     await upload?.abort();

@@ -1,8 +1,10 @@
 // What every run does to its destination before its first Cloudforet request: remove what killed
-// runs left, prove it writable (so a bad --out fails at once, not after every listing was
-// paged), and claim it for the app's domain and cost scope, atomically, before anything is
-// planned: of two scopes started together into one destination, one wins and the other writes nothing.
-import { claimDestination, type DestinationOwner } from '../storage/destination-claim.ts';
+// runs left, prove it writable without writing (so a bad --out fails at once, not after every
+// listing was paged), and refuse a destination another domain or cost scope already holds. The
+// claim itself (claim()) is an atomic create that the run makes once Cloudforet has answered
+// (so a bad secret or endpoint writes nothing) and before it plans: of two scopes started
+// together into one destination, one wins and the other writes nothing.
+import { checkClaim, claimDestination, type DestinationOwner } from '../storage/destination-claim.ts';
 import type { Sink } from '../storage/sink.ts';
 
 export interface PrepareOptions {
@@ -15,11 +17,16 @@ export interface PrepareOptions {
 
 export interface PreparedDestination {
   readonly staleTemporariesRemoved: number;
+  /** Claims the destination (atomic; once per run); call before planning and any write. */
+  claim(): Promise<void>;
 }
 
 export async function prepareDestination(sink: Sink, opts: PrepareOptions): Promise<PreparedDestination> {
   await sink.checkWritable();
   const staleTemporariesRemoved = (await sink.removeStaleTemporaries?.(opts.startedAt)) ?? 0;
-  if (opts.owner) await claimDestination(sink, opts.owner, opts.costs);
-  return { staleTemporariesRemoved };
+  const { owner } = opts;
+  if (!owner) return { staleTemporariesRemoved, claim: async () => {} };
+  await checkClaim(sink, owner, opts.costs);
+  let claimed: Promise<void> | undefined;
+  return { staleTemporariesRemoved, claim: () => (claimed ??= claimDestination(sink, owner, opts.costs)) };
 }

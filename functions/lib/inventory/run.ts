@@ -118,6 +118,7 @@ export async function runInventoryExport(
     owner: deps.credential,
     costs: false,
   });
+  await destination.claim();
   const outcomes = new Map<string, TableOutcome>();
   let rowsRead = 0;
   const progress = () =>

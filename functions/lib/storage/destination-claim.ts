@@ -22,6 +22,38 @@ export class DestinationClaimError extends ExportError {}
 const describe = (scope: string, domainId: string) =>
   scope === 'domain' ? `the domain app of ${domainId}` : `workspace ${scope} of ${domainId}`;
 
+/** Refuses, reading only, a destination another domain or cost scope already holds. */
+export async function checkClaim(sink: Sink, owner: DestinationOwner, costs: boolean): Promise<void> {
+  const domain = parseClaim(await sink.read(CLAIM_KEY));
+  if (!domain) return;
+  const costScope =
+    domain.costScope ?? (costs ? parseClaim(await sink.read(COST_CLAIM_KEY))?.costScope : undefined);
+  verify(sink, owner, costs, domain, costScope);
+}
+
+function verify(
+  sink: Sink,
+  owner: DestinationOwner,
+  costs: boolean,
+  domain: Claim,
+  costScope: string | undefined,
+) {
+  const scope = scopeName(owner);
+  if (domain.domainId !== owner.domainId) {
+    throw refusal(
+      sink,
+      `it holds exports of domain ${domain.domainId}, this app belongs to ${owner.domainId}`,
+    );
+  }
+  if (costs && costScope !== undefined && costScope !== scope) {
+    throw refusal(
+      sink,
+      `its costs were exported by ${describe(costScope, owner.domainId)}; this run is ${describe(scope, owner.domainId)}, ` +
+        'and cost objects of two scopes would replace each other',
+    );
+  }
+}
+
 /**
  * Claims the destination for the app's domain and, for a cost run, its cost scope; or proves it
  * already belongs to them. Throws DestinationClaimError (nothing written) when another domain or
@@ -30,20 +62,16 @@ const describe = (scope: string, domainId: string) =>
  */
 export async function claimDestination(sink: Sink, owner: DestinationOwner, costs: boolean): Promise<void> {
   const scope = scopeName(owner);
-  const domain = await claimOnce(sink, CLAIM_KEY, { domainId: owner.domainId, ...(costs && { costScope: scope }) });
-  if (domain.domainId !== owner.domainId) {
-    throw refusal(sink, `it holds exports of domain ${domain.domainId}, this app belongs to ${owner.domainId}`);
-  }
+  const domain = await claimOnce(sink, CLAIM_KEY, {
+    domainId: owner.domainId,
+    ...(costs && { costScope: scope }),
+  });
+  verify(sink, owner, false, domain, undefined);
   if (!costs) return;
   const holder =
-    domain.costScope ?? (await claimOnce(sink, COST_CLAIM_KEY, { domainId: owner.domainId, costScope: scope })).costScope;
-  if (holder !== scope) {
-    throw refusal(
-      sink,
-      `its costs were exported by ${describe(holder ?? '?', owner.domainId)}; this run is ${describe(scope, owner.domainId)}, ` +
-        'and cost objects of two scopes would replace each other',
-    );
-  }
+    domain.costScope ??
+    (await claimOnce(sink, COST_CLAIM_KEY, { domainId: owner.domainId, costScope: scope })).costScope;
+  verify(sink, owner, true, domain, holder ?? '?');
 }
 
 /** Creates the claim if there is none; returns the claim that holds, ours or the earlier one. */

@@ -1,7 +1,8 @@
 // A local directory as a sink: write to a temporary file under <root>/_tmp/, then rename it into
 // place. Temporary files never sit inside a table folder, where a glob (DuckDB's `*`) would read
 // them, and their folder and names start with `_` and `.`, which Athena and Spark skip.
-import { constants } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { constants, createReadStream } from 'node:fs';
 import {
   access,
   type FileHandle,
@@ -18,7 +19,7 @@ import {
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { SinkError } from '../errors.ts';
 import { localCause } from './local-errors.ts';
-import type { ObjectUpload, Sink } from './sink.ts';
+import type { ObjectUpload, Sink, StoredObject } from './sink.ts';
 import { TEMP_DIR, temporaryName } from './layout.ts';
 import { removeStaleTemporaries } from './temp-files.ts';
 
@@ -72,14 +73,24 @@ export function dirSink(root: string): Sink {
       });
     },
     list: async (prefix) => [...(await listFiles(base, pathOf(prefix))).keys()],
-    listSizes: async (prefix) => {
+    listObjects: async (prefix) => {
       const files = await listFiles(base, pathOf(prefix));
-      const sizes = new Map<string, number>();
+      const objects = new Map<string, StoredObject>();
       for (const [key, path] of files) {
         const info = await stat(path).catch(() => undefined);
-        if (info) sizes.set(key, info.size);
+        if (info) objects.set(key, { size: info.size, mtimeMs: Math.round(info.mtimeMs) });
       }
-      return sizes;
+      return objects;
+    },
+    sha256: async (key) => {
+      const hash = createHash('sha256');
+      try {
+        for await (const chunk of createReadStream(pathOf(key))) hash.update(chunk as Buffer);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw sinkError('read', pathOf(key), error);
+      }
+      return hash.digest('hex');
     },
     checkWritable: async () => {
       const { path, error } = await writableAncestor(base);
@@ -146,6 +157,7 @@ function beginFile(target: string, tempDir: string): ObjectUpload {
         await file.sync();
         await file.close();
         await rename(temp, target);
+        return { mtimeMs: Math.round((await stat(target)).mtimeMs) };
       } catch (error) {
         await discard();
         throw sinkError('write', target, error);

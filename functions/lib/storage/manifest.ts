@@ -20,6 +20,12 @@ export interface UnitManifest {
   readonly analyzeRows?: number;
   readonly analyzeCostSum?: number;
   readonly bytes: number;
+  /** The object's SHA-256 (hex) as written; absent in manifests of versions before 0.2. */
+  readonly sha256?: string;
+  /** S3: the object's ETag when written. */
+  readonly etag?: string;
+  /** A directory: the file's modification time when written. */
+  readonly mtimeMs?: number;
   readonly schemaVersion: number;
   readonly lastSynchronizedAt?: string;
   readonly runId: string;

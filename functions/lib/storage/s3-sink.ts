@@ -13,7 +13,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { SinkError } from '../errors.ts';
 import { s3Cause } from './s3-errors.ts';
-import { joinKey, type ObjectUpload, type Sink } from './sink.ts';
+import { joinKey, type ObjectUpload, type Sink, type StoredObject } from './sink.ts';
 
 export interface S3SinkOptions {
   readonly client: S3Client;
@@ -66,7 +66,7 @@ export function s3Sink(opts: S3SinkOptions): Sink {
         .catch((e) => Promise.reject(fail('delete', key, e)));
     },
     list: async (under) => [...(await listKeys(opts, keyOf(under))).keys()],
-    listSizes: (under) => listKeys(opts, keyOf(under)),
+    listObjects: (under) => listKeys(opts, keyOf(under)),
     checkWritable: async () => {
       await client
         .send(new ListObjectsV2Command({ Bucket: bucket, Prefix: keyOf(''), MaxKeys: 1 }))
@@ -79,7 +79,14 @@ function beginUpload(opts: S3SinkOptions, key: string, contentType: string): Obj
   const body = new PassThrough({ highWaterMark: 1 << 20 });
   const upload = new Upload({
     client: opts.client,
-    params: { Bucket: opts.bucket, Key: key, Body: body, ContentType: contentType },
+    // S3 checks each part's SHA-256 as it arrives; the manifest keeps the object's ETag.
+    params: {
+      Bucket: opts.bucket,
+      Key: key,
+      Body: body,
+      ContentType: contentType,
+      ChecksumAlgorithm: 'SHA256',
+    },
     partSize: opts.partSize ?? DEFAULT_PART_SIZE,
     queueSize: opts.queueSize ?? 2,
     leavePartsOnError: false,
@@ -87,9 +94,12 @@ function beginUpload(opts: S3SinkOptions, key: string, contentType: string): Obj
   // lib-storage destroys the body when a part fails; the upload's own rejection is what we report.
   body.on('error', () => {});
   let failure: unknown;
+  let etag: string | undefined;
   const done = upload.done();
   const settled = done.then(
-    () => undefined,
+    (result) => {
+      etag = unquote(result.ETag);
+    },
     (error) => {
       failure = error;
     },
@@ -104,6 +114,7 @@ function beginUpload(opts: S3SinkOptions, key: string, contentType: string): Obj
       body.end();
       await settled;
       if (failure !== undefined) throw s3Error('upload', opts.bucket, key, failure);
+      return { etag };
     },
     abort: async () => {
       // A body that fails makes lib-storage send AbortMultipartUpload before done() settles;
@@ -114,16 +125,21 @@ function beginUpload(opts: S3SinkOptions, key: string, contentType: string): Obj
   };
 }
 
-/** key (relative to the sink's prefix) -> size, 1000 keys per request. */
-async function listKeys(opts: S3SinkOptions, prefix: string): Promise<Map<string, number>> {
-  const keys = new Map<string, number>();
+/** S3 quotes ETags; the manifest and the listing compare them bare. */
+const unquote = (etag: string | undefined) => etag?.replace(/^"|"$/g, '');
+
+/** key (relative to the sink's prefix) -> size and ETag, 1000 keys per request. */
+async function listKeys(opts: S3SinkOptions, prefix: string): Promise<Map<string, StoredObject>> {
+  const keys = new Map<string, StoredObject>();
   const strip = opts.prefix ? opts.prefix.length + 1 : 0;
   let token: string | undefined;
   do {
     const page = await opts.client
       .send(new ListObjectsV2Command({ Bucket: opts.bucket, Prefix: prefix, ContinuationToken: token }))
       .catch((e) => Promise.reject(s3Error('list', opts.bucket, prefix, e)));
-    for (const o of page.Contents ?? []) if (o.Key) keys.set(o.Key.slice(strip), o.Size ?? 0);
+    for (const o of page.Contents ?? []) {
+      if (o.Key) keys.set(o.Key.slice(strip), { size: o.Size ?? 0, etag: unquote(o.ETag) });
+    }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
   return keys;

@@ -7,9 +7,19 @@ export interface ByteOut {
   write(chunk: Uint8Array): Promise<void>;
 }
 
+/**
+ * What the store says of an object, cheaply (from a listing): enough to tell whether it is still
+ * the one a manifest describes. S3 gives its ETag; a directory its modification time.
+ */
+export interface StoredObject {
+  readonly size: number;
+  readonly etag?: string;
+  readonly mtimeMs?: number;
+}
+
 export interface ObjectUpload extends ByteOut {
-  /** Make the object visible under its key, replacing any previous one. */
-  commit(): Promise<void>;
+  /** Make the object visible under its key, replacing any previous one; says what was stored. */
+  commit(): Promise<Omit<StoredObject, 'size'>>;
   /** Drop everything written; the previous object, if any, stays as it was. */
   abort(): Promise<void>;
 }
@@ -30,8 +40,10 @@ export interface Sink {
   remove(key: string): Promise<void>;
   /** Keys under a prefix (relative to the sink's root), in any order. */
   list(prefix: string): Promise<string[]>;
-  /** Data objects under a prefix with their sizes, from one listing (no request per object). */
-  listSizes(prefix: string): Promise<ReadonlyMap<string, number>>;
+  /** Data objects under a prefix with their size and ETag or mtime, from one listing (no request per object). */
+  listObjects(prefix: string): Promise<ReadonlyMap<string, StoredObject>>;
+  /** The object's SHA-256, hex, read whole (a directory's files; S3 objects are checked by ETag). */
+  sha256?(key: string): Promise<string | undefined>;
   /**
    * Proves, without writing, that the destination can be reached and written to as far as can be
    * told (S3: bucket, credentials and endpoint answer a listing; a directory: no file in the way,

@@ -89,6 +89,7 @@ export async function planBackfill(
     costs: true,
   });
   const dataSources = selectDataSources(await listDataSources(deps.client), req.dataSourceIds);
+  await destination.claim();
   const window = clampToRetention(req, now);
   const plan = await planCostExport(deps.client, deps.sink, dataSources, { ...req, ...window, now });
   warnAboutSources(deps.log, plan);

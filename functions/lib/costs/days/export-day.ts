@@ -11,6 +11,7 @@ import type { Sink } from '../../storage/sink.ts';
 import { type CostContext, costTable } from '../../tables/costs.ts';
 import type { DataSourceInfo } from '../sources/data-sources.ts';
 import { FingerprintBuilder, type GroupStat } from '../sources/fingerprint.ts';
+import { dayStats } from '../sources/source-state.ts';
 import { publishedCostDay } from './restatements.ts';
 import { costManifestKey, costObjectKey } from '../sources/day-keys.ts';
 import type { AnalyzeTotals } from '../planning/plan-units.ts';
@@ -166,9 +167,10 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
 
 /**
  * An empty cost/list removes a published day only with proof: Cloudforet answers an empty list as
- * `{}`, and so can a broken gateway. The proof is cost/analyze's count for the day, read when the
- * unit was planned, being zero, and a second look at the listing agreeing. A day analyze counts
- * rows in fails the unit (retryable); a day without figures is kept, unless nothing is published.
+ * `{}`, and so can a broken gateway. The proof is cost/analyze counting no rows for the day (when
+ * the unit was planned, or asked again now: a sync may have emptied the day since), and a second
+ * look at the listing agreeing. A day analyze counts rows in fails the unit (retryable); a unit
+ * without figures keeps a published day.
  */
 async function proveEmptyDay(
   deps: CostUnitDeps,
@@ -177,15 +179,21 @@ async function proveEmptyDay(
   signal: AbortSignal,
 ): Promise<string> {
   const what = `${unit.dataSource.id} ${unit.date}`;
-  const counted = unit.analyzed?.rows;
-  if (counted !== undefined && counted > 0) {
-    throw new UnprovenRemovalError(
-      'EMPTY_ANSWER_CONTRADICTED',
-      `${list.path} answered no rows for ${what}, but cost/analyze counted ${counted} when the run was planned: ` +
-        'the published day is kept; rerun, and check the endpoint (a proxy answering {}?) if it persists',
-    );
+  const planned = unit.analyzed?.rows;
+  let evidence = 'cost/analyze counted 0 rows when planned';
+  if (planned !== undefined && planned > 0) {
+    const month = unit.date.slice(0, 7);
+    const now = (await dayStats(deps.client, unit.dataSource.id, [month])).get(unit.date)?.rows ?? 0;
+    if (now > 0) {
+      throw new UnprovenRemovalError(
+        'EMPTY_ANSWER_CONTRADICTED',
+        `${list.path} answered no rows for ${what}, but cost/analyze counts ${now}: the published day is kept; ` +
+          'rerun, and check what stands before the API (a proxy answering {}?) if it persists',
+      );
+    }
+    evidence = `cost/analyze counted ${planned} rows when planned and 0 when asked again`;
   }
-  if (counted === undefined && (await publishedCostDay(deps.sink, unit.dataSource.id, unit.date))) {
+  if (planned === undefined && (await publishedCostDay(deps.sink, unit.dataSource.id, unit.date))) {
     throw new UnprovenRemovalError(
       'REMOVAL_UNPROVEN',
       `${list.path} answered no rows for ${what} and the unit carries no cost/analyze figures to confirm it: ` +
@@ -193,7 +201,7 @@ async function proveEmptyDay(
     );
   }
   await confirmEmpty(deps.client, list, what, signal);
-  return `${list.path} empty twice; cost/analyze counted 0 rows when planned; inside retention`;
+  return `${list.path} empty twice; ${evidence}; inside retention`;
 }
 
 /**

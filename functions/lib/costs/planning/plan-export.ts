@@ -9,7 +9,13 @@ import type { DataSourceInfo } from '../sources/data-sources.ts';
 import { DEFAULT_STALE_JOB_AFTER_MS, retentionStart, type SourceJobs, sourceJobs } from './job-history.ts';
 import { newJobsAfter, readJobMarks } from './job-marks.ts';
 import { type CostPlan, type PlannedUnit, planCostUnits } from './plan-units.ts';
-import { damagedUnits, type ReadManifest, withoutKept, withRepairs } from './published-objects.ts';
+import {
+  type DamagedUnit,
+  damagedUnits,
+  type ReadManifest,
+  withoutKept,
+  withRepairs,
+} from './published-objects.ts';
 import { type DayStat, dayStats, listSyncJobs, type SyncJob } from '../sources/source-state.ts';
 import { costManifestKey, costManifestPrefix } from '../sources/day-keys.ts';
 
@@ -27,6 +33,8 @@ export interface CostRunRequest {
   readonly followJobs?: boolean;
   /** An IN_PROGRESS sync job older than this is stale (default 4 h): export anyway, and warn. */
   readonly staleJobAfterMs?: number;
+  /** Read every published object of the range and compare its SHA-256 with its manifest's. */
+  readonly verify?: boolean;
 }
 
 export interface CostPlanRequest {
@@ -37,6 +45,8 @@ export interface CostPlanRequest {
   readonly followJobs?: boolean;
   /** An IN_PROGRESS job older than this is stale: export anyway and warn. */
   readonly staleJobAfterMs?: number;
+  /** Compare every published object's SHA-256 with its manifest's, not only those that moved. */
+  readonly verify?: boolean;
   readonly now?: Date;
 }
 
@@ -48,6 +58,8 @@ export interface CostExportPlan extends CostPlan {
   readonly staleJobs: readonly SyncJob[];
   /** dataSourceId -> months outside the window re-examined because a sync replaced them. */
   readonly reexamined: ReadonlyMap<string, readonly string[]>;
+  /** Published objects that are not what their manifest describes: re-exported as repairs. */
+  readonly damaged: readonly DamagedUnit[];
 }
 
 export async function planCostExport(
@@ -93,9 +105,11 @@ export async function planCostExport(
     successes,
     unsettled,
   });
-  const plan = withRepairs(withoutKept(planned, manifests, source), await damagedUnits(sink, manifests));
+  const damaged = await damagedUnits(sink, manifests, { verify: req.verify });
+  const plan = withRepairs(withoutKept(planned, manifests, source), damaged);
   return {
     ...plan,
+    damaged,
     units: plan.units.map((u) => withAnalyzed(u, source)),
     jobsReadAt: now.toISOString(),
     jobs,

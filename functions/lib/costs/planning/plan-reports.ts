@@ -30,6 +30,13 @@ export function warnAboutSources(log: Logger, plan: CostExportPlan): void {
       { dataSourceId: job.dataSourceId, jobId: job.jobId },
     );
   }
+  for (const d of plan.damaged) {
+    log.warn(`published object is not what its manifest describes (${d.why}): the day is exported again`, {
+      dataSourceId: d.dataSourceId,
+      billedDate: d.date,
+      why: d.why,
+    });
+  }
   for (const day of plan.mixed) {
     const fields = { dataSourceId: day.dataSourceId, billedDate: day.date, jobIds: day.jobIds };
     if (day.publishedJobId) {

@@ -1,9 +1,12 @@
-// Manifests say what was published; the objects may say otherwise (deleted or truncated behind
-// the exporter's back). One listing of the table, with sizes, finds every unit whose object is
-// missing or of another size, and planning re-exports it as a repair.
+// Manifests say what was published; the objects may say otherwise (deleted, truncated or
+// overwritten behind the exporter's back). One listing of the table finds every unit whose object
+// is missing, of another size, or (S3) of another ETag; in a directory, a file whose modification
+// time moved (every file with `verify`) is read and its SHA-256 compared with the manifest's.
+// Planning re-exports each as a repair. A size that matches is never taken as proof alone.
 import { costTable } from '../../tables/costs.ts';
+import { forEachLimit } from '../../pool.ts';
 import type { UnitManifest } from '../../storage/manifest.ts';
-import type { Sink } from '../../storage/sink.ts';
+import type { Sink, StoredObject } from '../../storage/sink.ts';
 import type { CostPlan, PlannedUnit } from './plan-units.ts';
 
 export interface ReadManifest {
@@ -12,16 +15,44 @@ export interface ReadManifest {
   readonly manifest: UnitManifest;
 }
 
-/** Units whose manifest names an object that is not there, or not of the published size. */
+export interface DamagedUnit {
+  readonly dataSourceId: string;
+  readonly date: string;
+  /** What differs: 'missing', 'size', 'etag' or 'checksum'. */
+  readonly why: string;
+}
+
+/** Units whose manifest names an object that is not there, or not the one it describes. */
 export async function damagedUnits(
   sink: Sink,
   manifests: readonly ReadManifest[],
-): Promise<Array<{ dataSourceId: string; date: string }>> {
+  opts: { readonly verify?: boolean } = {},
+): Promise<DamagedUnit[]> {
   if (manifests.length === 0) return [];
-  const sizes = await sink.listSizes(`${costTable.name}/`);
-  return manifests
-    .filter(({ manifest: m }) => m.key !== null && sizes.get(m.key) !== m.bytes)
-    .map(({ dataSourceId, date }) => ({ dataSourceId, date }));
+  const stored = await sink.listObjects(`${costTable.name}/`);
+  const found: Array<DamagedUnit | undefined> = manifests.map(() => undefined);
+  await forEachLimit([...manifests.keys()], 8, async (i) => {
+    const { dataSourceId, date, manifest: m } = manifests[i]!;
+    if (m.key === null) return;
+    const why = await difference(sink, m, m.key, stored.get(m.key), opts.verify === true);
+    if (why) found[i] = { dataSourceId, date, why };
+  });
+  return found.filter((d): d is DamagedUnit => d !== undefined);
+}
+
+async function difference(
+  sink: Sink,
+  m: UnitManifest,
+  key: string,
+  object: StoredObject | undefined,
+  verify: boolean,
+): Promise<string | undefined> {
+  if (!object) return 'missing';
+  if (object.size !== m.bytes) return 'size';
+  if (m.etag !== undefined && object.etag !== undefined && object.etag !== m.etag) return 'etag';
+  const moved = m.mtimeMs !== undefined && object.mtimeMs !== undefined && object.mtimeMs !== m.mtimeMs;
+  if (m.sha256 === undefined || !sink.sha256 || !(verify || moved)) return undefined;
+  return (await sink.sha256(key)) === m.sha256 ? undefined : 'checksum';
 }
 
 /** The plan with every damaged unit in it, marked 'repair', and no longer counted unchanged. */
