@@ -53,6 +53,12 @@ function describeCosts(s: CostRunSummary & { scope: string }): string {
         ]
       : []),
     ...(s.interrupted ? [`  INTERRUPTED: ${s.notStarted} units not started; rerun to finish`] : []),
+    ...(s.notSynced.length > 0
+      ? [
+          `  ${s.notSynced.length} days not synced yet by Cloudforet (sync job ${[...new Set(s.notSynced.map((d) => d.jobId))].join(', ')} ` +
+            'failed or hangs): what is published for them is kept',
+        ]
+      : []),
     ...(s.skippedSyncInProgress.length > 0
       ? [`  skipped, sync in progress: ${s.skippedSyncInProgress.join(', ')}`]
       : []),

@@ -152,6 +152,45 @@ describe('planCostUnits', () => {
     ]);
   });
 
+  it('reports a day a stale job began before it was synced as not synced yet, not as a unit', () => {
+    const job = (jobId: string, status: string, createdAt: string) => ({
+      jobId,
+      dataSourceId: 'ds-a',
+      status,
+      changedFrom: ['2026-03'],
+      createdAt,
+      updatedAt: undefined,
+      finishedAt: status === 'IN_PROGRESS' ? undefined : createdAt,
+    });
+    const good = job('job-good', 'SUCCESS', '2026-03-02T16:00:00.000Z');
+    const stale = job('job-stale', 'IN_PROGRESS', '2026-03-03T16:00:00.000Z');
+    const day = (rows: number, jobs: string[]) => ({ rows, costSum: rows, groups: [], jobs });
+    // 03-01 holds the good job's rows; 03-02 (the good job's own day) only the stale job's.
+    const source = new Map([
+      [
+        'ds-a',
+        new Map([
+          ['2026-03-01', day(11, ['job-good'])],
+          ['2026-03-02', day(2, ['job-stale'])],
+        ]),
+      ],
+    ]);
+
+    const plan = planCostUnits({
+      ...base,
+      source,
+      successes: new Map([['ds-a', [good]]]),
+      unsettled: new Map([['ds-a', [stale]]]),
+    });
+
+    expect(plan.units).toEqual([
+      { dataSourceId: 'ds-a', date: '2026-03-01', reason: 'rows-changed', jobId: 'job-good' },
+    ]);
+    expect(plan.notSynced).toEqual([{ dataSourceId: 'ds-a', date: '2026-03-02', jobId: 'job-stale' }]);
+    // 03-03 had no rows and has none: unchanged.
+    expect(plan.unchanged.get('ds-a')).toBe(1);
+  });
+
   it('treats sums differing only by float rounding as equal', () => {
     expect(sameSum(0.1 + 0.2, 0.3)).toBe(true);
     expect(sameSum(1234567.891234, 1234567.891235)).toBe(true);

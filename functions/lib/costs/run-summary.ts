@@ -1,7 +1,7 @@
 // What a cost run reports: its summary type and how it is assembled from the run's parts.
 import type { DataSourceInfo } from './sources/data-sources.ts';
 import type { CostExportPlan } from './planning/plan-export.ts';
-import type { MixedDay, PlannedUnit } from './planning/plan-units.ts';
+import type { MixedDay, NotSyncedDay, PlannedUnit } from './planning/plan-units.ts';
 import type { RetainedWindow } from './planning/retention.ts';
 import { skipReason } from './planning/plan-reports.ts';
 import type { UnifiedRunSummary } from './unified/export-months.ts';
@@ -62,6 +62,8 @@ export interface CostRunSummary {
   readonly staleJobs: readonly StaleJobReport[];
   /** Days holding rows of several sync jobs; `publishedJobId` undefined: the previous object kept. */
   readonly mixed: readonly MixedDay[];
+  /** Days a failed or stale sync began before they were synced: published objects kept, exit 0. */
+  readonly notSynced: readonly NotSyncedDay[];
   /** Months outside the window re-examined because a sync job replaced them. */
   readonly reexamined: ReadonlyArray<{ readonly dataSourceId: string; readonly months: readonly string[] }>;
   readonly rows: number;
@@ -125,6 +127,7 @@ export function costRunSummary(r: CostRunParts): CostRunSummary {
       since: j.createdAt,
     })),
     mixed: r.plan.mixed,
+    notSynced: r.plan.notSynced,
     reexamined: [...r.plan.reexamined].map(([dataSourceId, months]) => ({ dataSourceId, months })),
     rows: r.results.reduce((n, x) => n + x.rows, 0),
     bytes: r.results.reduce((n, x) => n + x.bytes, 0),

@@ -4,6 +4,7 @@ import type { Logger } from '../../log.ts';
 import type { DataSourceInfo } from '../sources/data-sources.ts';
 import { type JobMark, markOf } from './job-marks.ts';
 import type { CostExportPlan } from './plan-export.ts';
+import type { NotSyncedDay } from './plan-units.ts';
 
 export function skipReason(
   plan: CostExportPlan,
@@ -28,6 +29,15 @@ export function warnAboutSources(log: Logger, plan: CostExportPlan): void {
       `sync job ${job.jobId} has been IN_PROGRESS since ${job.createdAt}: it is stale, so the data source was ` +
         'exported anyway; it will not sync again until the job is cancelled in Cloudforet',
       { dataSourceId: job.dataSourceId, jobId: job.jobId },
+    );
+  }
+  const unsynced = new Map<string, NotSyncedDay[]>();
+  for (const day of plan.notSynced) unsynced.set(day.jobId, [...(unsynced.get(day.jobId) ?? []), day]);
+  for (const [jobId, days] of unsynced) {
+    log.warn(
+      `${days.length} day(s) not synced yet: sync job ${jobId} began before Cloudforet had them and did not ` +
+        'finish; what is published for them is kept, and they are exported once a sync succeeds',
+      { dataSourceId: days[0]!.dataSourceId, jobId, billedDates: days.map((d) => d.date) },
     );
   }
   for (const d of plan.damaged) {

@@ -61,6 +61,18 @@ export interface MixedDay {
   readonly publishedJobId: string | undefined;
 }
 
+/**
+ * A day after a failed or stale job began that holds no row of the last successful job: Cloudforet
+ * never synced it (the job that would have is the one that failed or hangs). Not drift and not a
+ * failure: what is published stays, and the run reports the day and the job.
+ */
+export interface NotSyncedDay {
+  readonly dataSourceId: string;
+  readonly date: string;
+  /** The failed or stale job that began before the day was synced. */
+  readonly jobId: string;
+}
+
 export interface CostPlan {
   readonly units: readonly PlannedUnit[];
   /** dataSourceId -> days skipped because they match what was published. */
@@ -70,6 +82,7 @@ export interface CostPlan {
   /** WAREHOUSE data sources: Cloudforet cannot list their costs. */
   readonly skippedWarehouse: readonly string[];
   readonly mixed: readonly MixedDay[];
+  readonly notSynced: readonly NotSyncedDay[];
 }
 
 export function planCostUnits(input: PlanInput): CostPlan {
@@ -77,25 +90,29 @@ export function planCostUnits(input: PlanInput): CostPlan {
   const unchanged = new Map<string, number>();
   const [skippedSyncing, skippedWarehouse]: [string[], string[]] = [[], []];
   const mixed: MixedDay[] = [];
+  const notSynced: NotSyncedDay[] = [];
   for (const ds of input.dataSources) {
     if (ds.type === 'WAREHOUSE') skippedWarehouse.push(ds.id);
     else if (input.syncing.has(ds.id)) skippedSyncing.push(ds.id);
     if (ds.type === 'WAREHOUSE' || input.syncing.has(ds.id)) continue;
     const days = [...(input.reexamine?.get(ds.id) ?? []), ...daysBetween(input.from, input.to)];
     for (const date of [...new Set(days)].sort()) {
-      const { reason, jobId, mixedDay } = decide(input, ds.id, date);
+      const { reason, jobId, mixedDay, unsynced } = decide(input, ds.id, date);
       if (mixedDay) mixed.push(mixedDay);
+      if (unsynced) notSynced.push(unsynced);
       if (reason) units.push({ dataSourceId: ds.id, date, reason, ...(jobId && { jobId }) });
-      else if (!mixedDay || mixedDay.publishedJobId) unchanged.set(ds.id, (unchanged.get(ds.id) ?? 0) + 1);
+      else if (!unsynced && (!mixedDay || mixedDay.publishedJobId))
+        unchanged.set(ds.id, (unchanged.get(ds.id) ?? 0) + 1);
     }
   }
-  return { units, unchanged, skippedSyncing, skippedWarehouse, mixed };
+  return { units, unchanged, skippedSyncing, skippedWarehouse, mixed, notSynced };
 }
 
 interface Decision {
   readonly reason?: UnitReason;
   readonly jobId?: string;
   readonly mixedDay?: MixedDay;
+  readonly unsynced?: NotSyncedDay;
 }
 
 const EMPTY: DayStat = { rows: 0, costSum: 0, groups: [], jobs: [] };
@@ -123,10 +140,14 @@ function afterUnsettledJob(
   reason: UnitReason,
 ): Decision {
   const good = lastSuccessfulJobOf(input.successes?.get(dataSourceId) ?? [], date);
-  const after = (input.unsettled?.get(dataSourceId) ?? []).some(
+  const after = (input.unsettled?.get(dataSourceId) ?? []).find(
     (j) => replaced(j, date) && (!good || j.createdAt > good.createdAt),
   );
   if (!after) return { reason };
+  // The day holds no row of the last good job: the job after it began before the day was synced.
+  if (good && now.jobs !== undefined && !now.jobs.includes(good.jobId)) {
+    return { unsynced: { dataSourceId, date, jobId: after.jobId } };
+  }
   if (good) return { reason, jobId: good.jobId };
   return { mixedDay: { dataSourceId, date, jobIds: now.jobs ?? [], publishedJobId: undefined } };
 }
