@@ -88,10 +88,26 @@ export function analyzeCosts(
     if (wholeDays && !store.mixed(ds, day)) results.push(truthRow(store.truth(ds, day), date, fields));
     else results.push(...aggregateDay(store.records(ds, day), date, predicate, fields, groupBy));
   }
+  if (groupBy.includes('workspace_id')) linkedWorkspaces(ds, results);
   const sorted = query.sort.length > 0 ? sortRecords(results, query.sort) : results;
   const end = query.limit ? query.start - 1 + query.limit : undefined;
   const page = sorted.slice(query.start - 1, end);
   return page.length === 0 ? '{}' : JSON.stringify({ results: page });
+}
+
+/**
+ * As cost-analysis' CostManager._change_response_workspace_group_by does, after grouping: a
+ * result's virtual workspace id becomes the workspace its account is linked to, or null when it
+ * is unlinked. Results are not merged afterwards, so two may share one (project, workspace,
+ * service account) key. cost/list returns the stored virtual ids (../shared/cloudforet-wire.md,
+ * "Virtual workspaces").
+ */
+function linkedWorkspaces(ds: DataSource, results: ApiRecord[]): void {
+  const linked = new Map(ds.accounts.map((a) => [a.vWorkspaceId, a.linked ? a.workspaceId : null]));
+  for (const result of results) {
+    const id = result['workspace_id'];
+    if (typeof id === 'string' && linked.has(id)) result['workspace_id'] = linked.get(id) ?? null;
+  }
 }
 
 const TRUTH_KEYS = ['cost', 'usage_quantity'];

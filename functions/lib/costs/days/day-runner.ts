@@ -35,7 +35,9 @@ export async function unitExecutor(
     const fields = { dataSourceId, billedDate: date, reason: planned.reason };
     const outcome = await attemptUnit(
       { what: 'cost unit', log: deps.log, fields, attempts: deps.unitAttempts, signal: deps.signal },
-      restating(deps.sink, { ...planned, runId: deps.runId }, () => exportCostUnit(unitDeps, unit)),
+      restating(deps.sink, { ...planned, runId: deps.runId, workspaceOf: workspaceOfVirtual }, () =>
+        exportCostUnit(unitDeps, unit),
+      ),
     );
     retries += outcome.retries;
     return outcome.ok ? outcome.value : { dataSourceId, date, ...outcome.failure };

@@ -91,7 +91,7 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
   const pastRetention = dayCount(date, utcDay(now)) > (deps.archiveAfterDays ?? DEFAULT_ARCHIVE_AFTER_DAYS);
   let costSum = 0;
   let evidence: string | undefined;
-  const fingerprint = new FingerprintBuilder();
+  const fingerprint = new FingerprintBuilder(deps.workspaceOfVirtual);
   const context: CostContext = {
     currency: ds.currency,
     workspaceOfVirtual: deps.workspaceOfVirtual,

@@ -7,7 +7,13 @@ import { parseManifest, type UnitManifest } from '../../storage/manifest.ts';
 import type { Sink } from '../../storage/sink.ts';
 import { costRestatementsTable } from '../../tables/ledger.ts';
 import { costManifestKey } from '../sources/day-keys.ts';
-import { type GroupStat, sameGroups, sameSum } from '../sources/fingerprint.ts';
+import {
+  canonicalGroups,
+  type GroupStat,
+  sameGroups,
+  sameSum,
+  type WorkspaceOfVirtual,
+} from '../sources/fingerprint.ts';
 
 /** One row of the cost_restatements table; its column names are the Glue table's. */
 export interface CostRestatement {
@@ -59,13 +65,18 @@ export interface NewFigures {
  * What differs between the published figures and the new ones; undefined when nothing does (the
  * same rows, sum and split re-exported: a forced run, a repair, a re-insert by a sync).
  */
-export function differences(old: UnitManifest, next: NewFigures): string | undefined {
+export function differences(
+  old: UnitManifest,
+  next: NewFigures,
+  workspaceOf: WorkspaceOfVirtual = new Map(),
+): string | undefined {
   if (next.outcome === 'removed') return next.evidence ?? 'the day has no rows any more';
   const found: string[] = [];
   if (old.rows !== next.rows) found.push(`rows ${old.rows} -> ${next.rows}`);
   if (!sameSum(old.costSum ?? 0, next.costSum)) found.push(`cost sum ${old.costSum ?? 0} -> ${next.costSum}`);
-  if (found.length === 0 && old.groups && next.groups && !sameGroups(old.groups, next.groups)) {
-    found.push(`split across attributions changed (${old.groups.length} -> ${next.groups.length} groups)`);
+  const before = old.groups && canonicalGroups(old.groups, workspaceOf);
+  if (found.length === 0 && before && next.groups && !sameGroups(before, next.groups)) {
+    found.push(`split across attributions changed (${before.length} -> ${next.groups.length} groups)`);
   }
   return found.length > 0 ? found.join('; ') : undefined;
 }
@@ -75,10 +86,16 @@ export async function recordCostRestatement(
   sink: Sink,
   old: UnitManifest | undefined,
   next: NewFigures,
-  by: { readonly reason: string; readonly runId: string; readonly now?: Date },
+  by: {
+    readonly reason: string;
+    readonly runId: string;
+    readonly now?: Date;
+    /** Keys older manifests' groups the way new ones are keyed (fingerprint.ts). */
+    readonly workspaceOf?: WorkspaceOfVirtual;
+  },
 ): Promise<CostRestatement | undefined> {
   if (!old?.dataSourceId || next.outcome === 'kept') return undefined;
-  const evidence = differences(old, next);
+  const evidence = differences(old, next, by.workspaceOf);
   if (evidence === undefined) return undefined;
   const restatedAt = (by.now ?? new Date()).toISOString();
   const row: CostRestatement = {
@@ -112,6 +129,7 @@ export function restating<R extends NewFigures>(
     readonly date: string;
     readonly reason: string;
     readonly runId: string;
+    readonly workspaceOf?: WorkspaceOfVirtual;
   },
   exportUnit: () => Promise<R>,
 ): () => Promise<R> {

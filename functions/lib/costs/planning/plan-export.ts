@@ -5,7 +5,8 @@ import { daysBetween } from '../../dates.ts';
 import { forEachLimit } from '../../pool.ts';
 import { parseManifest } from '../../storage/manifest.ts';
 import type { Sink } from '../../storage/sink.ts';
-import type { DataSourceInfo } from '../sources/data-sources.ts';
+import { type DataSourceInfo, virtualWorkspaceMap } from '../sources/data-sources.ts';
+import { canonicalGroups, type WorkspaceOfVirtual } from '../sources/fingerprint.ts';
 import { DEFAULT_STALE_JOB_AFTER_MS, retentionStart, type SourceJobs, sourceJobs } from './job-history.ts';
 import { newJobsAfter, readJobMarks } from './job-marks.ts';
 import { type CostPlan, type PlannedUnit, planCostUnits } from './plan-units.ts';
@@ -69,10 +70,11 @@ export async function planCostExport(
   req: CostPlanRequest,
 ): Promise<CostExportPlan> {
   const now = req.now ?? new Date();
-  const [jobs, existing, marks] = await Promise.all([
+  const [jobs, existing, marks, workspaceOf] = await Promise.all([
     listSyncJobs(client),
     listCostManifests(sink),
     readJobMarks(sink),
+    virtualWorkspaceMap(client),
   ]);
   const staleAfterMs = req.staleJobAfterMs ?? DEFAULT_STALE_JOB_AFTER_MS;
   const history = new Map<string, SourceJobs>(
@@ -87,10 +89,12 @@ export async function planCostExport(
     active.map((d) => [d.id, jobDays(d.id, history.get(d.id)?.changedFrom, req, now, existing)]),
   );
   const manifests: ReadManifest[] = [];
-  const [published, source] = await Promise.all([
+  const [asPublished, asAnalyzed] = await Promise.all([
     readPublished(sink, active, req, reexamine, existing, manifests),
     readSourceStats(client, active, req, reexamine),
   ]);
+  const published = keyedThrough(asPublished, workspaceOf);
+  const source = keyedThrough(asAnalyzed, workspaceOf);
   const successes = new Map(active.map((d) => [d.id, history.get(d.id)?.successes ?? []]));
   const unsettled = new Map(active.map((d) => [d.id, history.get(d.id)?.unsettled ?? []]));
   const force = req.force ?? false;
@@ -152,6 +156,24 @@ function jobDays(
   if (start > req.to) return [];
   return daysBetween(start, req.to).filter(
     (date) => (date < req.from || date > req.to) && existing.has(costManifestKey(dataSourceId, date)),
+  );
+}
+
+/** Every day's groups keyed through the workspace mapping and merged (fingerprint.ts: like with like). */
+function keyedThrough(
+  stats: Map<string, Map<string, DayStat>>,
+  workspaceOf: WorkspaceOfVirtual,
+): Map<string, Map<string, DayStat>> {
+  return new Map(
+    [...stats].map(([id, days]) => [
+      id,
+      new Map(
+        [...days].map(([date, d]) => [
+          date,
+          d.groups ? { ...d, groups: canonicalGroups(d.groups, workspaceOf) } : d,
+        ]),
+      ),
+    ]),
   );
 }
 

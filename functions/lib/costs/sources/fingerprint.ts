@@ -12,17 +12,48 @@ export interface GroupStat {
   readonly costSum: number;
 }
 
-export function attributionKey(record: Record<string, unknown>): string {
-  return ATTRIBUTION_KEYS.map((k) => (typeof record[k] === 'string' ? record[k] : '')).join('|');
+/**
+ * v_workspace_id -> the workspace its account is linked to (undefined: unlinked), from
+ * data-source-account/list. cost/list rows of account-routed data sources carry the virtual id;
+ * cost/analyze rewrites it through this mapping after grouping (null when unlinked) and does not
+ * merge the groups after. Fingerprints compare like with like: both sides are keyed through the
+ * mapping and merged, so a listed day and its analyze answer agree when their rows do.
+ */
+export type WorkspaceOfVirtual = ReadonlyMap<string, string | undefined>;
+
+export function attributionKey(record: Record<string, unknown>, workspaceOf?: WorkspaceOfVirtual): string {
+  return ATTRIBUTION_KEYS.map((k) => {
+    const value = typeof record[k] === 'string' ? record[k] : '';
+    return k === 'workspace_id' && workspaceOf?.has(value) ? (workspaceOf.get(value) ?? '') : value;
+  }).join('|');
 }
 
-/** Adds rows up per attribution, as the export reads them. */
+/** The groups keyed through the mapping, groups that then share a key merged, sorted by key. */
+export function canonicalGroups(groups: readonly GroupStat[], workspaceOf: WorkspaceOfVirtual): GroupStat[] {
+  const merged = new Map<string, { rows: number; costSum: number }>();
+  for (const g of groups) {
+    const [project = '', workspace = '', account = ''] = g.key.split('|');
+    const key = attributionKey(
+      { project_id: project, workspace_id: workspace, service_account_id: account },
+      workspaceOf,
+    );
+    const into = merged.get(key) ?? { rows: 0, costSum: 0 };
+    into.rows += g.rows;
+    into.costSum += g.costSum;
+    merged.set(key, into);
+  }
+  return sortGroups([...merged].map(([key, g]) => ({ key, ...g })));
+}
+
+/** Adds rows up per attribution, as the export reads them (keyed through the mapping, when given). */
 export class FingerprintBuilder {
   private readonly groups = new Map<string, { rows: number; costSum: number }>();
 
+  constructor(private readonly workspaceOf?: WorkspaceOfVirtual) {}
+
   add(page: readonly Record<string, unknown>[]): void {
     for (const row of page) {
-      const key = attributionKey(row);
+      const key = attributionKey(row, this.workspaceOf);
       const group = this.groups.get(key) ?? { rows: 0, costSum: 0 };
       group.rows++;
       group.costSum += typeof row.cost === 'number' ? row.cost : 0;

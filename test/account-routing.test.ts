@@ -1,0 +1,89 @@
+// An account-routed data source (AWS payer accounts, Cloudforet's usual set-up): cost/list returns
+// the stored v-workspace ids, cost/analyze rewrites them to the linked workspace after grouping
+// (null when unlinked) and does not merge the groups. The change check keys both sides through the
+// data source's account links, so an unchanged source plans nothing.
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../cli/main.ts';
+import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { fakeIo } from './support/fake-io.ts';
+import { appFolder } from './support/tokens.ts';
+import { snapshotDir } from './support/unit-invariants.ts';
+
+const FROM = '2026-09-01';
+const TO = '2026-09-06';
+
+let sim: Simulator;
+let dir: string;
+let secretFile: string;
+let routed: string;
+
+beforeAll(async () => {
+  sim = await startSimulator({ seed: 71, dataSources: 3, workspaces: 3, from: FROM, to: TO, rowsPerDay: 40 });
+  ({ dir, secretFile } = await appFolder('account-routing', sim.issueToken()));
+  // The simulator routes one data source's accounts (tools/simulator/world.ts): the one whose
+  // stored rows carry virtual workspace ids.
+  routed = sim
+    .dataSourceIds()
+    .find((id) => sim.costRows(id, FROM).some((r) => String(r.workspace_id).startsWith('v-workspace-')))!;
+});
+afterAll(async () => {
+  await sim.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function costs(out: string) {
+  const io = fakeIo();
+  const argv = ['costs', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out, '--json'];
+  const code = await main([...argv, '--from', FROM, '--to', TO, '--data-source', routed], {}, io);
+  return { code, summary: JSON.parse(io.out()) };
+}
+
+describe('an account-routed data source', () => {
+  it('analyze names linked workspaces where the listed rows carry virtual ids', async () => {
+    const answer = await fetch(`${sim.url}/cost-analysis/cost/analyze`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sim.issueToken()}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        data_source_id: routed,
+        query: {
+          granularity: 'DAILY',
+          start: FROM,
+          end: FROM,
+          group_by: ['workspace_id'],
+          fields: { n: { operator: 'count' } },
+        },
+      }),
+    }).then((r) => r.json() as Promise<{ results: { workspace_id: string | null; n: number }[] }>);
+    const listed = sim.costRows(routed, FROM).map((r) => String(r.workspace_id));
+
+    expect(listed.every((id) => id.startsWith('v-workspace-'))).toBe(true);
+    expect(answer.results.length).toBeGreaterThan(1);
+    expect(
+      answer.results.every((r) => r.workspace_id === null || r.workspace_id.startsWith('workspace-')),
+    ).toBe(true);
+    expect(answer.results.reduce((n, r) => n + r.n, 0)).toBe(listed.length);
+  });
+
+  it('exported twice: the second run lists no page, rewrites nothing and appends no restatement', async () => {
+    const out = join(dir, 'twice');
+    const first = await costs(out);
+    const before = await snapshotDir(out);
+    sim.resetRequestLog();
+
+    const second = await costs(out);
+
+    const after = await snapshotDir(out);
+    expect(first.code).toBe(0);
+    expect(first.summary.written).toBe(6);
+    expect(second.code).toBe(0);
+    expect(second.summary).toMatchObject({ units: 0, written: 0, unchanged: 6 });
+    expect(sim.requests.filter((r) => r.path === '/cost-analysis/cost/list')).toEqual([]);
+    const costFiles = [...before.keys()].filter(
+      (p) => p.startsWith('costs/') || p.startsWith('_manifests/costs/'),
+    );
+    for (const path of costFiles) expect([path, after.get(path)]).toEqual([path, before.get(path)]);
+    expect(await readdir(join(out, 'ledger', 'cost_restatements')).catch(() => [])).toEqual([]);
+  });
+});
