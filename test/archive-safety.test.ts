@@ -86,6 +86,64 @@ describe('a 200 that is not an answer', () => {
   );
 });
 
+describe('a 200 that is not an answer, for the other listing verbs', () => {
+  const inventory = async (out: string) => {
+    const io = fakeIo();
+    const argv = ['inventory', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out, '--json'];
+    const code = await main([...argv, '--snapshot-date', DAY], {}, io);
+    return { code, summary: io.out() ? JSON.parse(io.out()) : undefined };
+  };
+
+  it.each([
+    ['/inventory/cloud-service/list', 'null-results', 'cloud_services'],
+    ['/identity/project/list', 'detail', 'projects'],
+    ['/cost-analysis/budget-usage/analyze', 'detail', 'budget_usage'],
+  ] as const)(
+    '%s answering %s: the snapshot is kept, the table failed, exit 1',
+    async (path, kind, table) => {
+      const out = join(dir, `inventory-${kind}-${table}`);
+      expect((await inventory(out)).code).toBe(0);
+      const before = await snapshotDir(out);
+      sim.injectFault({ path, kind, times: Number.POSITIVE_INFINITY });
+
+      const run = await inventory(out);
+
+      const after = await snapshotDir(out);
+      expect(run.code).toBe(1);
+      expect(run.summary.failures).toEqual([
+        expect.objectContaining({ table, code: 'CLOUDFORET_NOT_AN_ANSWER' }),
+      ]);
+      const kept = [...before.keys()].filter(
+        (p) => p.startsWith(`${table}/`) || p.startsWith(`_manifests/${table}/`),
+      );
+      expect(kept).toHaveLength(2);
+      for (const p of kept) expect([p, after.get(p)]).toEqual([p, before.get(p)]);
+    },
+  );
+
+  it('unified-cost/list answering {"detail": …}: the month is kept, the run fails, exit 1', async () => {
+    const out = join(dir, 'unified-detail');
+    expect((await costs(out)).code).toBe(0);
+    const before = await snapshotDir(out);
+    sim.injectFault({
+      path: '/cost-analysis/unified-cost/list',
+      kind: 'detail',
+      times: Number.POSITIVE_INFINITY,
+    });
+
+    const run = await costs(out, '--force');
+
+    const after = await snapshotDir(out);
+    expect(run.code).toBe(1);
+    expect(run.summary.unifiedCosts.failures).toEqual([
+      expect.objectContaining({ month: '2026-09', code: 'CLOUDFORET_NOT_AN_ANSWER' }),
+    ]);
+    const month = [...before.keys()].filter((p) => p.includes('unified_costs/billed_month=2026-09/'));
+    expect(month).toHaveLength(2);
+    for (const p of month) expect([p, after.get(p)]).toEqual([p, before.get(p)]);
+  });
+});
+
 describe('damage that keeps the size', () => {
   /** Overwrites 64 bytes in the middle of the day's object, keeping its size. */
   async function damage(path: string) {
