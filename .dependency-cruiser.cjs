@@ -43,12 +43,12 @@ module.exports = {
     },
     mustNotImport(
       'cloudforet',
-      ['storage', 'parquet', 'tables', 'export', 'costs', 'inventory', 'lambda'],
+      ['storage', 'parquet', 'tables', 'export', 'costs', 'inventory', 'anomalies', 'lambda'],
       'cloudforet talks HTTP only',
     ),
     mustNotImport(
       'storage',
-      ['cloudforet', 'parquet', 'tables', 'export', 'costs', 'inventory', 'lambda'],
+      ['cloudforet', 'parquet', 'tables', 'export', 'costs', 'inventory', 'anomalies', 'lambda'],
       'storage moves bytes; it knows no Parquet',
     ),
     mustNotImport(
@@ -58,7 +58,12 @@ module.exports = {
     ),
     mustNotImport('tables', ['export', 'costs', 'inventory', 'lambda', 'storage'], 'column lists are data'),
     mustNotImport('export', ['costs', 'inventory', 'lambda'], 'the shared flow knows no kind of export'),
-    mustNotImport('costs', ['inventory', 'lambda'], 'kinds of export do not share code but through export/'),
+    mustNotImport('costs', ['inventory', 'anomalies', 'lambda'], 'kinds of export do not share code but through export/'),
+    mustNotImport(
+      'anomalies',
+      ['cloudforet', 'parquet', 'export', 'costs', 'inventory', 'lambda'],
+      'anomalies read what was published (manifests), never Cloudforet',
+    ),
     mustNotImport('inventory', ['costs', 'lambda'], 'kinds of export do not share code but through export/'),
     costsMustNotImport(
       'sources',

@@ -16,6 +16,25 @@ import { parseDestination } from '../functions/lib/storage/sink.ts';
 import { parseWholeNumber, wholeNumberProblem } from '../functions/lib/whole-number.ts';
 import type { CliIo, CommandContext, Env, Values } from './command-context.ts';
 
+/** The context of a command that reads the destination only (anomalies): --out, nothing else. */
+export function destinationContext(command: string, values: Values, env: Env, io: CliIo): CommandContext {
+  const destination = values.out ?? env.EXPORT_DESTINATION;
+  if (!destination)
+    throw usageError(`missing --out (or EXPORT_DESTINATION); see cloudforet-export ${command} --help`);
+  parseDestination(destination);
+  return {
+    values,
+    io,
+    log: createLogger({
+      level: parseLogLevel(env.LOG_LEVEL ?? 'warn'),
+      write: (l) => io.stderr.write(`${l}\n`),
+    }),
+    concurrency: 4,
+    openSink: () => openSink(destination),
+    openSession: () => Promise.reject(usageError(`'${command}' reads the destination only`)),
+  };
+}
+
 export function commandContext(command: string, values: Values, env: Env, io: CliIo): CommandContext {
   const endpoint = values.endpoint ?? env.CLOUDFORET_ENDPOINT;
   const destination = values.out ?? env.EXPORT_DESTINATION;

@@ -17,7 +17,8 @@ import { runCheck } from './check-command.ts';
 import type { CliIo, CommandContext, Env, Values } from './command-context.ts';
 import { options } from './command-context.ts';
 import { DestinationClaimError } from '../functions/lib/storage/destination-claim.ts';
-import { commandContext, usageError } from './connection.ts';
+import { runAnomalies } from './anomalies-command.ts';
+import { commandContext, destinationContext, usageError } from './connection.ts';
 import { runCosts } from './costs-command.ts';
 import { runInventory } from './inventory-command.ts';
 import { interruptOnSignals } from './interrupt.ts';
@@ -27,11 +28,13 @@ const commands: Record<CommandName, (ctx: CommandContext) => Promise<number>> = 
   costs: runCosts,
   inventory: runInventory,
   check: runCheck,
+  anomalies: runAnomalies,
 };
 const ownOptions: Record<CommandName, ReadonlyArray<keyof Values>> = {
   costs: ['date', 'from', 'to', 'data-source', 'force', 'verify', 'concurrency', 'json'],
   inventory: ['snapshot-date', 'include-inactive', 'concurrency', 'json'],
   check: [],
+  anomalies: ['json'],
 };
 
 export async function main(argv: readonly string[], env: Env, io: CliIo = process): Promise<number> {
@@ -52,7 +55,7 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
     const interrupt = interruptOnSignals(io.stderr);
     try {
       const code = await commands[command]({
-        ...commandContext(command, values, env, io),
+        ...(command === 'anomalies' ? destinationContext : commandContext)(command, values, env, io),
         signal: interrupt.signal,
       });
       return interrupt.exitCode() ?? code;

@@ -34,6 +34,13 @@ Checks, in seconds and without exporting: the endpoint answers, the secret (expi
 the data sources the app can see, and that the destination takes a write (a small object, removed).
 ${CONNECTION}
 ${EXIT_CODES}`,
+  anomalies: `Usage: cloudforet-export anomalies --out (DIR | s3://bucket/prefix) [--json]
+Judges each exported cost day per data source, project, workspace and service account against the
+median of its previous 28 days (at least 14 needed): a day at 2x or more of it, far outside the
+usual swing (5 robust standard deviations), is an anomaly; finer scopes also need an increase of
+5 % of their data source's daily total. Days from the data source's last sync on are not judged.
+Reads what 'costs' exported (its manifests): no Cloudforet request. Exits 0 with or without
+anomalies; --json prints {"anomalies":[...], ...}. Method: docs/anomalies.md.`,
 } as const;
 
 export type CommandName = keyof typeof commandUsage;
@@ -44,6 +51,7 @@ Commands:
   costs       export cost rows for a day or a range
   inventory   export an inventory snapshot
   check       check the endpoint, the secret and the destination without exporting
+  anomalies   cost anomalies in what 'costs' exported (reads --out only)
 Run cloudforet-export COMMAND --help for a command's options; --version prints the version.
 ${CONNECTION}
 ${EXIT_CODES}`;

@@ -1,0 +1,115 @@
+// `cloudforet-export anomalies` over simulator exports: a trailing median baseline that one spike
+// does not move, judged per data source, project, workspace and service account.
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../cli/main.ts';
+import { detectAnomalies, type Series } from '../functions/lib/anomalies/detect.ts';
+import { addDays, daysBetween } from '../functions/lib/dates.ts';
+import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { fakeIo } from './support/fake-io.ts';
+import { monthsBack } from './support/months.ts';
+import { appFolder } from './support/tokens.ts';
+
+// 60 days that end well before today, inside Cloudforet's retention whatever the date.
+const FROM = monthsBack(4);
+const TO = addDays(FROM, 59);
+const SPIKE = addDays(FROM, 40);
+
+let sim: Simulator;
+let dir: string;
+let secretFile: string;
+
+beforeAll(async () => {
+  sim = await startSimulator({ seed: 81, dataSources: 2, workspaces: 3, from: FROM, to: TO, rowsPerDay: 30 });
+  ({ dir, secretFile } = await appFolder('anomalies', sim.issueToken()));
+});
+afterAll(async () => {
+  await sim.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function exportAndJudge(out: string) {
+  const argv = ['--endpoint', sim.url, '--secret-file', secretFile, '--out', out];
+  expect(await main(['costs', ...argv, '--from', FROM, '--to', TO], {}, fakeIo())).toBe(0);
+  const io = fakeIo();
+  const code = await main(['anomalies', '--out', out, '--json'], {}, io);
+  return { code, result: JSON.parse(io.out()) };
+}
+
+describe('anomalies', () => {
+  it('finds none at data-source scope in 60 clean days, and exits 0', async () => {
+    const { code, result } = await exportAndJudge(join(dir, 'clean'));
+
+    expect(code).toBe(0);
+    expect(result.days).toBe(60);
+    expect(result.anomalies.filter((a: { scope: string }) => a.scope === 'data_source')).toEqual([]);
+  });
+
+  it('reports a day at 4x on one data source with its true cost, and not the day after', async () => {
+    const [ds] = sim.dataSourceIds() as [string];
+    sim.resync(ds, SPIKE, { costFactor: 4 });
+
+    const { code, result } = await exportAndJudge(join(dir, 'spike'));
+
+    const atSourceScope = result.anomalies.filter((a: { scope: string }) => a.scope === 'data_source');
+    expect(code).toBe(0);
+    expect(atSourceScope).toEqual([
+      expect.objectContaining({ data_source_id: ds, billed_date: SPIKE, key: ds }),
+    ]);
+    expect(atSourceScope[0].actual).toBeCloseTo(sim.costTruth(ds, SPIKE).costSum, 6);
+    expect(atSourceScope[0].actual / atSourceScope[0].expected).toBeGreaterThan(3);
+    expect(result.anomalies.some((a: { billed_date: string }) => a.billed_date === addDays(SPIKE, 1))).toBe(
+      false,
+    );
+  });
+
+  it('needs no connection: --out alone', async () => {
+    const io = fakeIo();
+
+    const code = await main(['anomalies', '--out', join(dir, 'spike')], {}, io);
+
+    expect(code).toBe(0);
+    expect(io.out()).toMatch(/^anomalies in .*: [1-9]\d* \(60 days, \d+ series\)/);
+  });
+});
+
+describe('detectAnomalies', () => {
+  const days = daysBetween('2026-01-01', '2026-02-14');
+  const series = (
+    costs: (i: number) => number,
+    scope: Series['scope'] = 'data_source',
+    key = 'ds-1',
+  ): Series => ({
+    dataSourceId: 'ds-1',
+    scope,
+    key,
+    points: days.map((date, i) => ({ date, cost: costs(i) })),
+  });
+  const judgeAll = { judgeBefore: new Map<string, string>() };
+  // ±35 % around 100, deterministic.
+  const swinging = (i: number) => 100 * (1 + 0.35 * Math.sin(i * 2.3));
+
+  it('takes daily swings of ±35 % as normal', () => {
+    expect(detectAnomalies([series(swinging)], judgeAll)).toEqual([]);
+  });
+
+  it('flags a day at 3x its baseline, judges no day before 14 earlier days, and none a sync may still change', () => {
+    const spiked = series((i) => (i === 30 || i === 5 || i === 40 ? 300 : swinging(i)));
+
+    const found = detectAnomalies([spiked], { judgeBefore: new Map([['ds-1', days[40]!]]) });
+
+    expect(found.map((a) => a.billed_date)).toEqual([days[30]]);
+    expect(found[0]).toMatchObject({ actual: 300, scope: 'data_source' });
+  });
+
+  it('flags a project only when its increase is 5 % of its data source, so small projects page nobody', () => {
+    const source = series((i) => 10_000 + swinging(i));
+    const small = series((i) => (i === 30 ? 400 : 100), 'project', 'project-small');
+    const large = series((i) => (i === 30 ? 4_000 : 1_000), 'project', 'project-large');
+
+    const found = detectAnomalies([source, small, large], judgeAll);
+
+    expect(found.map((a) => [a.scope, a.key])).toEqual([['project', 'project-large']]);
+  });
+});
