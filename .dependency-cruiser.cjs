@@ -58,7 +58,11 @@ module.exports = {
     ),
     mustNotImport('tables', ['export', 'costs', 'inventory', 'lambda', 'storage'], 'column lists are data'),
     mustNotImport('export', ['costs', 'inventory', 'lambda'], 'the shared flow knows no kind of export'),
-    mustNotImport('costs', ['inventory', 'anomalies', 'lambda'], 'kinds of export do not share code but through export/'),
+    mustNotImport(
+      'costs',
+      ['inventory', 'anomalies', 'lambda'],
+      'kinds of export do not share code but through export/',
+    ),
     mustNotImport(
       'anomalies',
       ['cloudforet', 'parquet', 'export', 'costs', 'inventory', 'lambda'],
