@@ -9,6 +9,7 @@ import { main } from '../cli/main.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { appFolder } from './support/tokens.ts';
+import { queryDuckDB } from './support/parquet-readers.ts';
 import { snapshotDir } from './support/unit-invariants.ts';
 
 const FROM = '2026-09-01';
@@ -85,5 +86,36 @@ describe('an account-routed data source', () => {
     );
     for (const path of costFiles) expect([path, after.get(path)]).toEqual([path, before.get(path)]);
     expect(await readdir(join(out, 'ledger', 'cost_restatements')).catch(() => [])).toEqual([]);
+  });
+
+  it('re-linked to another workspace: its days are exported once more under it, restated, then settle', async () => {
+    const out = join(dir, 'relink');
+    expect((await costs(out)).code).toBe(0);
+    const rows = sim.costRows(routed, FROM);
+    const account = String(rows[0]!.account_id);
+    const moved = rows.filter((r) => r.account_id === account).length;
+    const file = join(out, 'costs', `billed_date=${FROM}`, `${routed}.parquet`);
+    const count = async (where: string) =>
+      Number(
+        (await queryDuckDB(`SELECT count(*) AS n FROM read_parquet('${file}') WHERE ${where}`)).rows[0]!.n,
+      );
+    const { rows: linked } = await queryDuckDB(
+      `SELECT DISTINCT workspace_id AS w FROM read_parquet('${file}') WHERE account_id = '${account}'`,
+    );
+    // Another account's workspace: the moved rows join it.
+    const other = sim.workspaceIds().find((w) => w !== linked[0]!.w)!;
+    const already = await count(`workspace_id = '${other}'`);
+    sim.relinkAccount(routed, account, other);
+
+    const relinked = await costs(out);
+    const settled = await costs(out);
+
+    expect(relinked.code).toBe(0);
+    expect(relinked.summary.units).toBeGreaterThan(0);
+    expect(relinked.summary.perDataSource[0]).toMatchObject({ dataSourceId: routed });
+    expect(await count(`workspace_id = '${other}'`)).toBe(already + moved);
+    const lines = await readdir(join(out, 'ledger', 'cost_restatements'), { recursive: true });
+    expect(lines.filter((f) => String(f).endsWith('.json'))).toHaveLength(relinked.summary.written);
+    expect(settled.summary).toMatchObject({ units: 0, written: 0 });
   });
 });

@@ -15,7 +15,7 @@ import { type RequestRecord, type RunningServer, startServer } from './server.ts
 import { type SimState, type SimulatorOptions, buildState } from './state.ts';
 import { type TokenRequest, TokenIssuer } from './tokens.ts';
 import { monthRates, unifiedCostRecords } from './unified-costs.ts';
-import type { ApiRecord, DataSource } from './world.ts';
+import type { ApiRecord, DataSource, DataSourceAccount } from './world.ts';
 
 interface AfterHook {
   readonly matches: (path: string) => boolean;
@@ -155,6 +155,23 @@ export class LocalSimulator implements Simulator {
     if (!inProgress) return '';
     const month = new Date().toISOString().slice(0, 7);
     return String(jobs.start(ds, month, Date.now() - (opts.startedAgoMs ?? 5 * 60_000))['job_id']);
+  }
+
+  /**
+   * Links a routed account to another workspace (undefined: unlinks it), as a data-source-account
+   * update does: no stored cost row changes (they keep the account's virtual workspace id); what
+   * data-source-account/list and cost/analyze answer does.
+   */
+  relinkAccount(dataSourceId: string, accountId: string, workspaceId: string | undefined): void {
+    const accounts = this.dataSource(dataSourceId).accounts as DataSourceAccount[];
+    const i = accounts.findIndex((a) => a.accountId === accountId);
+    if (i < 0) throw new Error(`simulator: data source ${dataSourceId} has no account ${accountId}`);
+    const account = accounts[i]!;
+    accounts[i] = {
+      ...account,
+      workspaceId: workspaceId ?? account.workspaceId,
+      linked: workspaceId !== undefined,
+    };
   }
 
   setWarehouse(dataSourceId: string): void {

@@ -68,6 +68,8 @@ export interface Simulator {
   /** Returns the running job's id ('' when none); `startedAgoMs` makes it old (stale). */
   setJobInProgress(dataSourceId: string, inProgress: boolean, opts?: { startedAgoMs?: number }): string;
   /** The data source becomes a WAREHOUSE one: its cost/list answers 500. */
+  /** Links a routed account to another workspace (undefined: unlinks it); no cost row changes. */
+  relinkAccount(dataSourceId: string, accountId: string, workspaceId: string | undefined): void;
   setWarehouse(dataSourceId: string): void;
   /** Rows a sorted cost/list or cloud-service/list may hold before it fails with ERROR_DB_QUERY; undefined: no limit. */
   setSortLimit(rows: number | undefined): void;
