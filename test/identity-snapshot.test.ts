@@ -1,6 +1,6 @@
 // The identity snapshot tables through the real CLI: every id and name the simulator holds comes
-// back exactly (awkward names included), for a domain app and for a workspace app, which may not
-// list workspaces and says so.
+// back exactly (awkward names included), for a domain app and for a workspace owner app, which
+// reads its own workspace through workspace/analyze; a workspace member app may not, and says so.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,7 +86,7 @@ describe('identity snapshots (workspaces, project groups, projects, accounts, pr
     }
   });
 
-  it('exports what a workspace app may see and skips workspaces with the reason; the run succeeds', async () => {
+  it('exports what a workspace owner app may see, its own workspace included; nothing skipped', async () => {
     const workspaceId = simulator.workspaceIds()[1]!;
     const token = simulator.issueToken({ role: 'WORKSPACE_OWNER', workspaceId });
 
@@ -94,20 +94,36 @@ describe('identity snapshots (workspaces, project groups, projects, accounts, pr
 
     expect(code).toBe(0);
     expect(summary.failed).toBe(0);
-    expect(summary.tables.workspaces).toMatchObject({ outcome: 'skipped', key: null });
-    expect(summary.skipped).toEqual([
-      {
-        table: 'workspaces',
-        reason: expect.stringContaining('/identity/workspace/list answered 403 to workspace workspace-'),
-      },
-    ]);
-    for (const table of TABLES.filter((t) => t !== 'workspaces')) {
+    expect(summary.skipped).toEqual([]);
+    for (const table of TABLES) {
       const rows = await rowsOf('workspace', table, workspaceId);
       const truth = simulator.records(table, workspaceId);
       expect(idNames(rows, ID_KEYS[table]), table).toEqual(idNames(truth, ID_KEYS[table]));
     }
     const projects = await rowsOf('workspace', 'projects', workspaceId);
     expect(new Set(projects.map((p) => p.workspace_id))).toEqual(new Set([workspaceId]));
+  });
+
+  it("reads a workspace owner app's own workspace row through workspace/analyze", async () => {
+    const workspaceId = simulator.workspaceIds()[0]!;
+    const token = simulator.issueToken({ role: 'WORKSPACE_OWNER', workspaceId });
+    simulator.resetRequestLog();
+
+    await exportAs(token, 'own-workspace');
+    const [row, ...others] = await rowsOf('own-workspace', 'workspaces', workspaceId);
+
+    expect(others).toEqual([]);
+    expect(row).toMatchObject({
+      workspace_id: workspaceId,
+      name: 'Platform',
+      state: 'ENABLED',
+      domain_id: simulator.domainId,
+      tags: null,
+      created_at: null,
+    });
+    const paths = simulator.requests.map((r) => r.path);
+    expect(paths).toContain('/identity/workspace/analyze');
+    expect(paths).not.toContain('/identity/workspace/list');
   });
 
   it('fails loudly when a domain app is refused, and skips for a workspace app refused trusted accounts', async () => {
@@ -126,9 +142,12 @@ describe('identity snapshots (workspaces, project groups, projects, accounts, pr
     ]);
     expect(workspace.summary.failures).toEqual([]);
     expect(workspace.code).toBe(0);
-    expect(workspace.summary.skipped.map((s: { table: string }) => s.table)).toEqual([
-      'workspaces',
-      'trusted_accounts',
+    expect(workspace.summary.skipped).toEqual([
+      {
+        table: 'workspaces',
+        reason: `/identity/workspace/analyze answered 403 to workspace ${workspaceId}: this app's role may not read it; nothing written`,
+      },
+      expect.objectContaining({ table: 'trusted_accounts' }),
     ]);
   });
 });

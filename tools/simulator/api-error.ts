@@ -1,6 +1,7 @@
 // Cloudforet-shaped errors: `{"detail":{"code","message"}}`, messages with the leading space
 // the Python services produce.
 
+// python-core core/error.py: ERROR_* codes and their message templates.
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -40,7 +41,7 @@ export const permissionDenied = (): ApiError =>
   new ApiError(403, 'ERROR_PERMISSION_DENIED', 'Permission denied.');
 
 export const unsupportedApi = (path: string): ApiError =>
-  new ApiError(500, 'ERROR_UNSUPPORTED_API', `Unsupported API. (path = ${path})`);
+  new ApiError(500, 'ERROR_UNSUPPORTED_API', `Call Unsupported API. (reason = ${path})`);
 
 export const unknownField = (where: string, field: string): ApiError =>
   unknownError(`Message type "${where}" has no field named "${field}".`);

@@ -45,6 +45,7 @@ export class JobBook {
     return job;
   }
 
+  // cost-analysis manager/job_manager.py change_*_status: status, finished_at (updated_at by auto_now).
   finish(job: ApiRecord, status: Exclude<JobStatus, 'IN_PROGRESS'>, atMs = Date.now()): void {
     job['status'] = status;
     job['updated_at'] = iso(atMs);

@@ -57,6 +57,7 @@ function walkOrder(sort: readonly SortKey[], dayCount: number): 'asc' | 'desc' |
 const restatesSource = (ds: DataSource) => (c: Condition) =>
   c.key === 'data_source_id' && c.operator === 'eq' && c.value === ds.id;
 
+// cost-analysis service/cost_service.py CostService.list: page limit 1000, total_count of every match.
 export function listCosts(store: CostStore, req: CostListRequest): string {
   const { ds, query } = req;
   const keyset = query.filter.find(isKeyset);

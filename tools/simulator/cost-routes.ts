@@ -112,6 +112,7 @@ const dataSourceGet: Route = {
 
 const ACCOUNT_FILTERS = ['data_source_id', 'account_id', 'name', 'v_workspace_id', 'project_id'];
 
+// cost-analysis service/data_source_account_service.py list (DOMAIN_ADMIN, WORKSPACE_OWNER in Cloudforet).
 const dataSourceAccountList: Route = {
   fields: ['query', ...ACCOUNT_FILTERS, 'workspace_id', 'domain_id'],
   handle(ctx) {
@@ -129,6 +130,7 @@ const dataSourceAccountList: Route = {
 
 const JOB_FILTERS = ['job_id', 'status', 'data_source_id'];
 
+// cost-analysis service/job_service.py list; statuses from model/job_model.py Job.
 const jobList: Route = {
   fields: ['query', ...JOB_FILTERS, 'workspace_id', 'domain_id'],
   handle(ctx) {

@@ -16,6 +16,7 @@ export interface SyncOptions {
   readonly leftoverRows?: Readonly<Record<string, number>>;
 }
 
+// cost-analysis service/job_service.py _close_job: success deletes changed months, FAILURE keeps rows.
 export function runSync(store: CostStore, ds: DataSource, opts: SyncOptions): string {
   const job = store.jobs.start(ds, opts.start, Date.now() - 60_000);
   const jobId = String(job['job_id']);

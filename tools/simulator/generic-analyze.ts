@@ -6,7 +6,10 @@ import { readPath } from './filters.ts';
 import { buildPredicate, type ParsedQuery, parseQuery, sortRecords } from './query.ts';
 import type { ApiRecord } from './world.ts';
 
-const ANALYZE_FIELDS = ['group_by', 'fields', 'granularity', 'start', 'end', 'select', 'field_group'];
+/** api's core.v2 AnalyzeQuery fields beyond the common ones (identity's workspace/analyze). */
+export const ANALYZE_QUERY_FIELDS = ['group_by', 'fields', 'select', 'field_group'];
+/** TimeSeriesAnalyzeQuery adds a granularity and a date range (budget-usage/analyze). */
+export const TIME_SERIES_QUERY_FIELDS = [...ANALYZE_QUERY_FIELDS, 'granularity', 'start', 'end'];
 const OPERATORS = new Set(['sum', 'max', 'min', 'count', 'average']);
 
 interface FieldSpec {
@@ -15,9 +18,14 @@ interface FieldSpec {
   readonly operator: string;
 }
 
-export function analyzeRecords(records: readonly ApiRecord[], rawQuery: unknown): string {
+// python-core model/mongo_model MongoModel.analyze: group, sort, page with limit + 1 to set `more`.
+export function analyzeRecords(
+  records: readonly ApiRecord[],
+  rawQuery: unknown,
+  queryFields: readonly string[] = TIME_SERIES_QUERY_FIELDS,
+): string {
   if (rawQuery === undefined) throw requiredParameter('query');
-  const query = parseQuery(rawQuery, ANALYZE_FIELDS);
+  const query = parseQuery(rawQuery, queryFields);
   const granularity = query.extra['granularity'];
   if (granularity !== undefined && granularity !== 'MONTHLY') {
     throw unknownError(`granularity ${String(granularity)} is not supported.`);

@@ -23,6 +23,7 @@ const domainOrWorkspace = (ctx: RouteContext): Predicate[] => {
   return [(r) => r['resource_group'] === 'DOMAIN' || r['workspace_id'] === workspaceId];
 };
 
+// identity service/*_service.py list: every role; append_query_filter of the token's workspace_id.
 function identityRoute(verb: IdentityVerb): Route {
   return {
     fields: ['query', ...verb.filters, 'workspace_id', 'domain_id'],

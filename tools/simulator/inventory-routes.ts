@@ -1,6 +1,6 @@
-// The inventory verbs: cloud-service list/get and region/list; plus identity/workspace/list.
+// The inventory verbs: cloud-service list/get and region/list.
 
-import { notFound, permissionDenied, requiredParameter } from './api-error.ts';
+import { notFound, requiredParameter } from './api-error.ts';
 import type { Condition } from './filters.ts';
 import { parseQuery, runQuery } from './query.ts';
 import { fieldConditions, inWorkspace, workspaceScope } from './scope.ts';
@@ -102,24 +102,8 @@ const regionList: Route = {
   },
 };
 
-const WORKSPACE_FILTERS = ['workspace_id', 'name', 'state'];
-
-const workspaceList: Route = {
-  fields: ['query', ...WORKSPACE_FILTERS, 'created_by', 'is_dormant', 'domain_id'],
-  handle(ctx) {
-    if (ctx.claims.rol !== 'DOMAIN_ADMIN') throw permissionDenied();
-    return runQuery(ctx.state.world.workspaces, parseQuery(ctx.body['query']), {
-      idKey: 'workspace_id',
-      capped: false,
-      keywordFields: ['workspace_id', 'name'],
-      extra: fieldConditions(ctx.body, Object.fromEntries(WORKSPACE_FILTERS.map((f) => [f, f]))).predicates,
-    });
-  },
-};
-
 export const inventoryRoutes: Record<string, Route> = {
   '/inventory/cloud-service/list': cloudServiceList,
   '/inventory/cloud-service/get': cloudServiceGet,
   '/inventory/region/list': regionList,
-  '/identity/workspace/list': workspaceList,
 };

@@ -63,6 +63,7 @@ const budgetUsageList: Route = {
   },
 };
 
+// cost-analysis service/budget_usage_service.py analyze: python-core MongoModel.analyze, page cap 1000.
 const budgetUsageAnalyze: Route = {
   fields: ['query', ...USAGE_FILTERS, 'workspace_id', 'domain_id', 'user_projects'],
   handle(ctx) {

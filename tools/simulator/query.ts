@@ -140,6 +140,7 @@ export function compareValues(a: unknown, b: unknown): number {
 }
 
 /** The sort the server really applies: the requested keys, then the record id. */
+// python-core MongoModel.query: any sort gets the record id appended as a tiebreaker.
 export function effectiveSort(sort: readonly SortKey[], idKey: string): SortKey[] {
   return sort.some((s) => s.key === idKey) ? [...sort] : [...sort, { key: idKey, desc: false }];
 }
@@ -173,6 +174,7 @@ export const arraySource = (rows: readonly ApiRecord[]): PageSource => ({
 });
 
 /** The JSON answer for `total` sorted matches. */
+// python-core MongoModel.query + proto3 JSON: total_count ignores the page; empty fields omitted.
 export function answer(query: ParsedQuery, total: number, source: PageSource, opts: AnswerOptions): string {
   if (total === 0) return '{}';
   if (query.countOnly) return `{"total_count":${total}}`;

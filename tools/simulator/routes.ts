@@ -9,12 +9,14 @@ import { inventoryRoutes } from './inventory-routes.ts';
 import { moneyRoutes } from './money-routes.ts';
 import type { Route, SimState } from './state.ts';
 import type { TokenIssuer } from './tokens.ts';
+import { workspaceRoutes } from './workspace-routes.ts';
 
 const ROUTES: Record<string, Route> = {
   ...costRoutes,
   ...inventoryRoutes,
   ...identityRoutes,
   ...moneyRoutes,
+  ...workspaceRoutes,
 };
 const THREE_SEGMENTS = /^\/[^/]+\/[^/]+\/[^/]+$/;
 

@@ -7,6 +7,7 @@ import type { RouteContext } from './state.ts';
 import type { ApiRecord, DataSource } from './world.ts';
 
 /** The workspace a request is limited to, or undefined for the whole domain. */
+// python-core handler/mutation_handler.py: a workspace role's params get the token's workspace_id.
 export function workspaceScope({ claims, body }: RouteContext): string | undefined {
   const asked =
     typeof body['workspace_id'] === 'string' && body['workspace_id'] !== ''
@@ -22,6 +23,7 @@ export function inWorkspace(workspaceId: string | undefined): Predicate[] {
 }
 
 /** Cost rows of routed data sources carry virtual workspace ids; map them to real ones. */
+// cost-analysis manager/cost_manager.py change_filter_v_workspace_id: a workspace filter covers linked v-ids.
 export function costInWorkspace(ds: DataSource, workspaceId: string | undefined): Predicate[] {
   if (workspaceId === undefined) return [];
   const virtual = new Set(

@@ -58,6 +58,7 @@ interface Group {
 }
 
 /** Every unified cost row of every month, built from the live cost rows. */
+// cost-analysis service/unified_cost_service.py list (DOMAIN_ADMIN, WORKSPACE_OWNER in Cloudforet).
 export function unifiedCostRecords(state: SimState): ApiRecord[] {
   return costMonths(state.world)
     .filter((m) => !state.missingUnifiedMonths.has(m))

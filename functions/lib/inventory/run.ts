@@ -3,7 +3,7 @@
 // for a domain app, the workspace id for a workspace app) keeps scopes from overwriting each other.
 import type { ExportRunDeps } from '../export/run-deps.ts';
 import { randomUUID } from 'node:crypto';
-import { analyzePages } from '../cloudforet/analyze-pages.ts';
+import { type AnalyzeRequest, analyzePages } from '../cloudforet/analyze-pages.ts';
 import { CloudforetApiError } from '../errors.ts';
 import { exportListing } from '../export/listing-export.ts';
 import { prepareDestination } from '../export/prepare-destination.ts';
@@ -56,7 +56,7 @@ export interface InventoryTableResult {
   /**
    * written: a new object; removed: nothing listed and nothing published, so no object; kept:
    * nothing listed where a snapshot is published, which is kept (an empty answer proves nothing); failed: left as it was;
-   * skipped: this app may not list it (a workspace app and workspace/list), nothing touched.
+   * skipped: this app's role may not read it (a workspace member and workspace/analyze), nothing touched.
    */
   readonly outcome: 'written' | 'removed' | 'kept' | 'failed' | 'skipped';
   readonly rows: number;
@@ -195,7 +195,14 @@ function notStarted(table: string): TableOutcome {
   return { result: { outcome: 'failed', rows: 0, bytes: 0, key: null }, failure, retries: 0 };
 }
 
-/** A workspace app is refused what only a domain app may list: skip it and say why, not fail. */
+const isWorkspaceApp = (credential: InventoryRunDeps['credential']) => credential.workspaceId !== '*';
+
+/** The analyze verb a table is read through, if any: a workspace app's own where the table has one. */
+function analyzeFor(deps: UnitDeps, source: InventorySource): AnalyzeRequest | undefined {
+  return (isWorkspaceApp(deps.credential) && source.workspaceAppAnalyze) || source.analyze;
+}
+
+/** A workspace app is refused what its role may not read: skip it and say why, not fail. */
 async function exportInventoryTable(
   deps: UnitDeps,
   source: InventorySource,
@@ -205,8 +212,9 @@ async function exportInventoryTable(
     return await exportSnapshot(deps, source, req);
   } catch (error) {
     const refused = error instanceof CloudforetApiError && error.status === 403;
-    if (!(refused && source.workspaceAppMayBeRefused && deps.credential.workspaceId !== '*')) throw error;
-    const reason = `${source.list.path} answered 403 to ${deps.scope.label}: only a domain app may list it; nothing written`;
+    if (!(refused && source.workspaceAppMayBeRefused && isWorkspaceApp(deps.credential))) throw error;
+    const path = analyzeFor(deps, source)?.path ?? source.list.path;
+    const reason = `${path} answered 403 to ${deps.scope.label}: this app's role may not read it; nothing written`;
     deps.log.info('inventory table skipped', { table: source.table.name, reason });
     return { outcome: 'skipped', rows: 0, bytes: 0, key: null, reason };
   }
@@ -223,9 +231,10 @@ async function exportSnapshot(
   const filter =
     source.hidesInactive && req.includeInactive ? [{ k: 'state', v: INACTIVE_STATES, o: 'in' }] : [];
   const context: InventoryContext = { exportedAtMs: now.getTime() };
+  const analyze = analyzeFor(deps, source);
   const result = await exportListing(deps, {
-    list: { ...source.list, filter },
-    pages: source.analyze && ((signal) => analyzePages(deps.client, source.analyze!, signal)),
+    list: { ...source.list, ...(analyze && { path: analyze.path }), filter },
+    pages: analyze && ((signal) => analyzePages(deps.client, analyze, signal)),
     table,
     context,
     key: inventoryObjectKey(table, req.snapshotDate, deps.scope),

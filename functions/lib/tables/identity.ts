@@ -9,6 +9,7 @@ import {
   textColumn,
   timestampColumn,
 } from '../parquet/columns.ts';
+import type { AnalyzeRequest } from '../cloudforet/analyze-pages.ts';
 import type { ApiRecord } from '../cloudforet/pager.ts';
 import type { InventoryContext, InventorySource, InventoryTableDef } from './inventory-table.ts';
 
@@ -34,7 +35,10 @@ export const workspaceTable: InventoryTableDef = {
   name: 'workspaces',
   partitionKey: 'snapshot_date',
   schemaVersion: 1,
-  description: `Cloudforet workspaces (a domain app only: workspace apps may not list them). ${SNAPSHOT}`,
+  description:
+    'Cloudforet workspaces: every one for a domain app (workspace/list); for a workspace owner app its ' +
+    'own one, read through workspace/analyze (workspace_id, name, state, domain_id; tags and created_at ' +
+    `null). ${SNAPSHOT}`,
   columns: [
     text('workspace_id', 'Cloudforet workspace id'),
     text('name', 'Display name (any characters)'),
@@ -136,10 +140,25 @@ export const providerTable: InventoryTableDef = {
   ],
 };
 
+/**
+ * A workspace app's own workspace: workspace/list is DOMAIN_ADMIN only, workspace/analyze also admits
+ * WORKSPACE_OWNER and answers for the token's workspace alone (identity's WorkspaceService.analyze
+ * appends a workspace_id filter from the token). Grouping by the record's fields gives one row per
+ * workspace; a WORKSPACE_MEMBER app is refused it too (403), and the table is skipped.
+ */
+export const ownWorkspaceAnalyze: AnalyzeRequest = {
+  path: '/identity/workspace/analyze',
+  groupBy: ['workspace_id', 'name', 'state', 'domain_id'],
+  fields: { records: { key: 'workspace_id', operator: 'count' } },
+  sort: ['workspace_id'],
+  identify: (r) => String(r.workspace_id),
+};
+
 export const identitySources: readonly InventorySource[] = [
   {
     table: workspaceTable,
     list: { path: '/identity/workspace/list', idKey: 'workspace_id' },
+    workspaceAppAnalyze: ownWorkspaceAnalyze,
     workspaceAppMayBeRefused: true,
   },
   { table: projectGroupTable, list: { path: '/identity/project-group/list', idKey: 'project_group_id' } },

@@ -16,6 +16,11 @@ export interface InventorySource {
   readonly list: Omit<ListRequest, 'filter' | 'pageLimit'>;
   /** Read through this analyze verb instead of the list verb. */
   readonly analyze?: AnalyzeRequest;
+  /**
+   * What a workspace app reads instead of the list verb it may not call (workspace/list): an
+   * analyze verb its role may call, answering for its own workspace only.
+   */
+  readonly workspaceAppAnalyze?: AnalyzeRequest;
   /** Cloudforet hides non-ACTIVE records unless the query filters on state. */
   readonly hidesInactive?: boolean;
   /**
