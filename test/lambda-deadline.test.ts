@@ -50,22 +50,7 @@ const parquetKeys = async (prefix: string) =>
   (await listKeys(local.s3.client, BUCKET, `${prefix}/`)).filter((k) => k.endsWith('.parquet'));
 
 describe('the inventory function at its deadline', () => {
-  it('fails every table still listing as UNIT_INTERRUPTED and writes no snapshot', async () => {
-    const restore = local.applyEnv({ SECRET_TTL_SECONDS: '0', EXPORT_PREFIX: 'inventory-stopped' });
-    holdRequests();
-
-    const error = await inventory({ snapshotDate: DAY }, contextStoppingIn(300))
-      .catch((e: Error) => e)
-      .finally(restore);
-
-    expect(error).toBeInstanceOf(Error);
-    expect((error as Error).message).toMatch(/^\d+ of (\d+) inventory tables failed: /);
-    const failures = JSON.parse((error as Error).message.replace(/^[^:]+: /, '')) as { code: string }[];
-    expect(failures.length).toBeGreaterThan(5);
-    expect(new Set(failures.map((f) => f.code))).toEqual(new Set(['UNIT_INTERRUPTED']));
-    expect(await parquetKeys('inventory-stopped')).toEqual([]);
-  });
-
+  // First: the held requests of the next test end (and are logged) after it returns.
   it('starts no table when it is invoked with less time left than a unit needs', async () => {
     const restore = local.applyEnv({ SECRET_TTL_SECONDS: '0', EXPORT_PREFIX: 'inventory-late' });
     local.simulator.resetRequestLog();
@@ -82,6 +67,22 @@ describe('the inventory function at its deadline', () => {
     expect((error as Error).message).toContain("not started: the function's time ran short");
     expect(local.simulator.requests).toEqual([]);
     expect(await parquetKeys('inventory-late')).toEqual([]);
+  });
+
+  it('fails every table still listing as UNIT_INTERRUPTED and writes no snapshot', async () => {
+    const restore = local.applyEnv({ SECRET_TTL_SECONDS: '0', EXPORT_PREFIX: 'inventory-stopped' });
+    holdRequests();
+
+    const error = await inventory({ snapshotDate: DAY }, contextStoppingIn(300))
+      .catch((e: Error) => e)
+      .finally(restore);
+
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toMatch(/^\d+ of (\d+) inventory tables failed: /);
+    const failures = JSON.parse((error as Error).message.replace(/^[^:]+: /, '')) as { code: string }[];
+    expect(failures.length).toBeGreaterThan(5);
+    expect(new Set(failures.map((f) => f.code))).toEqual(new Set(['UNIT_INTERRUPTED']));
+    expect(await parquetKeys('inventory-stopped')).toEqual([]);
   });
 });
 
