@@ -62,9 +62,8 @@ function parseGroupBy(raw: unknown): string[] {
   return raw as string[];
 }
 
-// cost-analysis manager/cost_manager.py analyze_costs_by_granularity. KNOWN DIFFERENCE: Cloudforet
-// then rewrites grouped v-workspace ids to linked workspaces (_change_response_workspace_group_by);
-// this does not yet, as the product's fingerprints rely on it (docs/cloudforet-behaviour.md, seam 1).
+// cost-analysis manager/cost_manager.py analyze_costs_by_granularity, then
+// _change_response_workspace_group_by (linkedWorkspaces below; docs/cloudforet-behaviour.md, seam 1).
 export function analyzeCosts(
   store: CostStore,
   ds: DataSource,
