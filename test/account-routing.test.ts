@@ -118,4 +118,18 @@ describe('an account-routed data source', () => {
     expect(lines.filter((f) => String(f).endsWith('.json'))).toHaveLength(relinked.summary.written);
     expect(settled.summary).toMatchObject({ units: 0, written: 0 });
   });
+
+  it('an app refused the account links (a workspace member in Cloudforet) still exports, exit 0', async () => {
+    const out = join(dir, 'refused-links');
+    sim.injectFault({
+      path: '/cost-analysis/data-source-account/list',
+      kind: '403',
+      times: Number.POSITIVE_INFINITY,
+    });
+
+    const run = await costs(out).finally(() => sim.clearFaults());
+
+    expect(run.code).toBe(0);
+    expect(run.summary).toMatchObject({ written: 6, failed: 0 });
+  });
 });

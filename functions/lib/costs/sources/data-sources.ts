@@ -1,6 +1,6 @@
 // Cost data sources as the exporter needs them: id, currency, last sync, account routing.
 import type { CloudforetClient } from '../../cloudforet/client.ts';
-import { EventError } from '../../errors.ts';
+import { CloudforetApiError, EventError } from '../../errors.ts';
 import { type ApiRecord, listPages } from '../../cloudforet/pager.ts';
 
 export interface DataSourceInfo {
@@ -42,11 +42,29 @@ export function selectDataSources(
   return wanted.map((id) => byId.get(id)!);
 }
 
-/** v_workspace_id -> real workspace_id (undefined when the account is not linked). */
+/**
+ * v_workspace_id -> real workspace_id (undefined when the account is not linked). Cloudforet lets
+ * DOMAIN_ADMIN and WORKSPACE_OWNER list data-source accounts, not a WORKSPACE_MEMBER
+ * (docs/cloudforet-behaviour.md): a member app gets no mapping rather than a failed run, and its
+ * rows of routed accounts keep no workspace.
+ */
 export async function virtualWorkspaceMap(
   client: CloudforetClient,
 ): Promise<Map<string, string | undefined>> {
   const map = new Map<string, string | undefined>();
+  try {
+    await readAccountLinks(client, map);
+  } catch (error) {
+    if (error instanceof CloudforetApiError && error.status === 403) return new Map();
+    throw error;
+  }
+  return map;
+}
+
+async function readAccountLinks(
+  client: CloudforetClient,
+  map: Map<string, string | undefined>,
+): Promise<void> {
   const req = {
     path: '/cost-analysis/data-source-account/list',
     sort: ['data_source_id'],
@@ -60,7 +78,6 @@ export async function virtualWorkspaceMap(
       }
     }
   }
-  return map;
 }
 
 function toInfo(r: ApiRecord): DataSourceInfo {
