@@ -57,12 +57,13 @@ export interface ListingExport<C> {
   /** Proves, after the last page and before anything is published, that the pages are one version. */
   readonly beforePublish?: (pages: number, signal: AbortSignal) => Promise<void>;
   /**
-   * An empty listing where an object is published: 'remove' it, with proof the period is empty
-   * (throw when there is none), or 'keep' it and write no manifest. An empty answer alone proves
-   * nothing (Cloudforet answers an empty list as `{}`, and so can a broken gateway): without this,
-   * a published object is kept and the outcome says so.
+   * An empty listing: 'remove' what is published (only with proof the period is empty: throw when
+   * there is none), or 'keep' it and write no manifest. An empty answer alone proves nothing
+   * (Cloudforet answers an empty list as `{}`, and so can a broken gateway): without this, a
+   * published object is kept and the outcome says so; with nothing published, 'remove' writes
+   * the manifest of an empty unit.
    */
-  readonly whenEmpty?: (signal: AbortSignal) => Promise<'remove' | 'keep'>;
+  readonly whenEmpty?: (signal: AbortSignal, published: boolean) => Promise<'remove' | 'keep'>;
   /** The manifest written after the object: its own fields plus what was published. */
   readonly manifest: (published: Published) => object;
 }
@@ -81,11 +82,15 @@ export async function exportListing<C>(
   const signal = deps.signal ? AbortSignal.any([deps.signal, unit.signal]) : unit.signal;
   try {
     const { rows, bytes, stored } = await writeObject(deps, spec, signal);
-    if (rows === 0 && (await isPublished(deps.sink, spec.manifestKey, spec.key))) {
-      if ((await (spec.whenEmpty?.(signal) ?? 'keep')) === 'keep') {
-        return { outcome: 'kept', key: null, rows: 0, bytes: 0 };
-      }
-      await deps.sink.remove(spec.key);
+    if (rows === 0) {
+      const published = await isPublished(deps.sink, spec.manifestKey, spec.key);
+      const verdict = spec.whenEmpty
+        ? await spec.whenEmpty(signal, published)
+        : published
+          ? 'keep'
+          : 'remove';
+      if (verdict === 'keep') return { outcome: 'kept', key: null, rows: 0, bytes: 0 };
+      if (published) await deps.sink.remove(spec.key);
     }
     const published: Published =
       rows > 0 ? { key: spec.key, rows, bytes, ...stored } : { key: null, rows, bytes };

@@ -12,7 +12,6 @@ import { type CostContext, costTable } from '../../tables/costs.ts';
 import type { DataSourceInfo } from '../sources/data-sources.ts';
 import { FingerprintBuilder, type GroupStat } from '../sources/fingerprint.ts';
 import { dayStats } from '../sources/source-state.ts';
-import { publishedCostDay } from './restatements.ts';
 import { costManifestKey, costObjectKey } from '../sources/day-keys.ts';
 import type { AnalyzeTotals } from '../planning/plan-units.ts';
 
@@ -114,7 +113,7 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
       beforePublish: async (pages, signal) => {
         if (pages > 1) await expectNoSyncFinished(deps, ds, syncedBefore, date, signal);
       },
-      whenEmpty: async (signal) => {
+      whenEmpty: async (signal, published) => {
         // The job's rows went (a sync succeeded since the plan): the day has other rows now.
         if (unit.jobId)
           throw new PagingDriftError(`${ds.id} ${date}: job ${unit.jobId} has no rows of it any more`);
@@ -122,7 +121,7 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
           await markKept(deps.sink, costManifestKey(ds.id, date), now);
           return 'keep';
         }
-        evidence = await proveEmptyDay(deps, unit, list, signal);
+        evidence = await proveEmptyDay(deps, unit, list, signal, published);
         return 'remove';
       },
       manifest: (published): UnitManifest => ({
@@ -177,6 +176,7 @@ async function proveEmptyDay(
   unit: CostUnit,
   list: ListRequest,
   signal: AbortSignal,
+  published: boolean,
 ): Promise<string> {
   const what = `${unit.dataSource.id} ${unit.date}`;
   const planned = unit.analyzed?.rows;
@@ -193,7 +193,7 @@ async function proveEmptyDay(
     }
     evidence = `cost/analyze counted ${planned} rows when planned and 0 when asked again`;
   }
-  if (planned === undefined && (await publishedCostDay(deps.sink, unit.dataSource.id, unit.date))) {
+  if (planned === undefined && published) {
     throw new UnprovenRemovalError(
       'REMOVAL_UNPROVEN',
       `${list.path} answered no rows for ${what} and the unit carries no cost/analyze figures to confirm it: ` +
