@@ -1,6 +1,8 @@
-// Offset paging over a Cloudforet list verb, as an async generator of pages.
-// page.start is a 1-based ROW offset and the server caps a page at 1000 rows, silently.
-// Paging live data can skip or repeat rows, so any sign of drift aborts the whole unit.
+// Paging over a Cloudforet list verb, as an async generator of pages: by keyset (`idKey gt` the
+// last id seen, sorted by the id, from row 1: what costs and cloud services use, so the server's
+// sort never holds more than a page) or by offset (page.start, a 1-based ROW offset, for the small
+// listings). The server caps a page at 1000 rows, silently. Paging live data can skip or repeat
+// rows, so any sign of drift aborts the whole unit.
 // However the listing ends (its end, a failure, the caller letting go), every request it started
 // has settled or been aborted before it returns, and no retry of one starts after.
 import type { CloudforetClient, PendingAnswer } from './client.ts';
