@@ -5,11 +5,17 @@ import { ANOMALY_PARAMETERS, detectAnomalies } from '../functions/lib/anomalies/
 import { readPublishedCosts } from '../functions/lib/anomalies/series.ts';
 import { utcDay } from '../functions/lib/dates.ts';
 import type { CommandContext } from './command-context.ts';
+import { usageError } from './connection.ts';
 
 export async function runAnomalies(ctx: CommandContext): Promise<number> {
   const { values, io } = ctx;
   const sink = ctx.openSink();
   const published = await readPublishedCosts(sink, utcDay(new Date()));
+  if (published.days === 0) {
+    throw usageError(
+      `no cost day exported under ${sink.location}: run 'cloudforet-export costs' into it first`,
+    );
+  }
   const anomalies = detectAnomalies(published.series, { judgeBefore: published.judgeBefore });
   const result = {
     anomalies,

@@ -64,6 +64,16 @@ describe('anomalies', () => {
     );
   });
 
+  it('says what to do, exit 2, where nothing was exported', async () => {
+    const io = fakeIo();
+
+    const code = await main(['anomalies', '--out', join(dir, 'empty')], {}, io);
+
+    expect(code).toBe(2);
+    expect(io.err()).toContain('no cost day exported under');
+    expect(io.err()).toContain("run 'cloudforet-export costs' into it first");
+  });
+
   it('needs no connection: --out alone', async () => {
     const io = fakeIo();
 
