@@ -130,14 +130,14 @@ describe('Athena workgroup and saved queries', () => {
     t = synth({ bucketName: 'my-exports', athenaBytesScannedLimit: '5GiB', workgroupName: 'finops' });
   });
 
-  it('enforces its configuration: scan limit, results location outside every table folder, automatic engine', () => {
+  it('enforces its configuration: scan limit, results location outside every table folder, engine version 3', () => {
     t.hasResourceProperties('AWS::Athena::WorkGroup', {
       Name: 'finops',
       RecursiveDeleteOption: true,
       WorkGroupConfiguration: {
         EnforceWorkGroupConfiguration: true,
         BytesScannedCutoffPerQuery: 5 * 1024 ** 3,
-        EngineVersion: { SelectedEngineVersion: 'AUTO' },
+        EngineVersion: { SelectedEngineVersion: 'Athena engine version 3' },
         ResultConfiguration: {
           OutputLocation: 's3://my-exports/athena-results/',
           EncryptionConfiguration: { EncryptionOption: 'SSE_S3' },

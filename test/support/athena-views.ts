@@ -1,9 +1,11 @@
 // A DuckDB session over an export directory with each table as Athena would see it (partition
-// folders as VARCHAR columns), and the saved create_view_ queries run against it.
+// folders as VARCHAR columns), and the saved create_view_ queries run against it, translated and
+// answered as Athena would (tools/duckdb-athena.ts).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { loadNamedQueries } from '../../infra/named-queries.ts';
+import { prepareSession, trinoToDuckDb } from '../../tools/duckdb-athena.ts';
 import type { Row } from './parquet-readers.ts';
 
 export interface AthenaLike {
@@ -22,7 +24,9 @@ const PARTITIONS: Record<string, string> = {
 export async function athenaLike(dir: string): Promise<AthenaLike> {
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
-  const run = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS() as Row[];
+  await prepareSession(connection);
+  const run = async (sql: string) =>
+    (await connection.runAndReadAll(trinoToDuckDb(sql))).getRowObjectsJS() as Row[];
   for (const [table, key] of Object.entries(PARTITIONS)) {
     if (!existsSync(join(dir, table))) continue;
     // A table, not a view: DuckDB 1.5.5 fails max(partition) answered from one file's statistics.
