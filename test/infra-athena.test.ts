@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { exportTables } from '../functions/lib/tables/all-tables.ts';
 import { ledgerTables } from '../functions/lib/tables/ledger.ts';
 import { loadNamedQueries } from '../infra/named-queries.ts';
-import { trinoToDuckDb } from '../tools/duckdb-athena.ts';
+import { prepareSession, trinoToDuckDb } from '../tools/duckdb-athena.ts';
 import { type Json, synth } from './support/synth-stack.ts';
 
 function tableInputs(template: Template): Map<string, Json> {
@@ -179,6 +179,7 @@ describe('the saved queries against the tables the functions write', () => {
   beforeAll(async () => {
     const instance = await DuckDBInstance.create(':memory:');
     const connection = await instance.connect();
+    await prepareSession(connection);
     run = async (sql) => (await connection.runAndReadAll(trinoToDuckDb(sql))).getRowObjectsJS() as Json[];
     close = () => {
       connection.closeSync();
