@@ -16,7 +16,15 @@ const LEDGER_TYPES = { string: 'VARCHAR', bigint: 'BIGINT', double: 'DOUBLE' } a
 /** A date-typed operand as the shipped SQL writes one (no nesting beyond date_trunc of one). */
 const DATE_OPERAND =
   String.raw`(?:current_date|DATE '\d{4}-\d\d-\d\d'|CAST\([\w.'-]+ AS date\)` +
-  String.raw`|CAST\(date_trunc\('\w+', (?:current_date|CAST\([\w.'-]+ AS date\))\) AS date\))`;
+  String.raw`|CAST\(date_trunc\('\w+', (?:current_date|DATE '[\d-]+'|CAST\([\w.'-]+ AS date\))\) AS date\))`;
+
+/** current_date and current_timestamp as literals of one instant (UTC). */
+function atClock(sql: string, now: Date): string {
+  const iso = now.toISOString();
+  return sql
+    .replace(/\bcurrent_date\b/gi, `DATE '${iso.slice(0, 10)}'`)
+    .replace(/\bcurrent_timestamp\b/gi, `TIMESTAMPTZ '${iso.slice(0, 10)} ${iso.slice(11, 23)}+00'`);
+}
 
 /**
  * Trino's SQL as DuckDB answers it the same way:
@@ -29,18 +37,22 @@ const DATE_OPERAND =
  *   (Trino casts JSON to VARCHAR only from scalars), where DuckDB keeps the JSON text as the value;
  * - date_diff counts whole units elapsed ("Returns timestamp2 - timestamp1 expressed in terms of
  *   unit"): DuckDB's date_sub; DuckDB's date_diff counts unit boundaries crossed;
- * - json_parse is json, sequence is generate_series, '$["key"]' paths are '$."key"'.
+ * - json_parse is json, sequence is generate_series, last_day_of_month is last_day, '$["key"]'
+ *   paths are '$."key"'.
+ * With `now`, current_date and current_timestamp are that instant's (UTC): a test's fixed clock.
  */
-export function trinoToDuckDb(sql: string): string {
-  let out = sql
+export function trinoToDuckDb(sql: string, now?: Date): string {
+  let out = now ? atClock(sql, now) : sql;
+  out = out
     .replace(/TRY_CAST\(json_parse\(([\w.]+)\) AS map\(varchar, varchar\)\)/gi, 'trino_json_varchar_map($1)')
     .replace(/\bjson_extract_scalar\(/g, 'trino_json_extract_scalar(')
     .replace(/'\$\["([^"]*)"\]'/g, `'$."$1"'`)
     .replace(/\bjson_parse\(/g, 'json(')
     .replace(/\bsequence\(/g, 'generate_series(')
     .replace(/\bdate_diff\(/g, 'date_sub(')
+    .replace(/\blast_day_of_month\(/g, 'last_day(')
     .replace(
-      /date_trunc\('(\w+)', (current_date|CAST\([\w.'-]+ AS date\))\)/g,
+      /date_trunc\('(\w+)', (current_date|DATE '[\d-]+'|CAST\([\w.'-]+ AS date\))\)/gi,
       "CAST(date_trunc('$1', $2) AS date)",
     );
   const arithmetic = new RegExp(
@@ -75,8 +87,13 @@ export interface AthenaLike {
   close(): void;
 }
 
+export interface AthenaOptions {
+  /** Athena's clock for current_date and current_timestamp; the machine's (in UTC) by default. */
+  readonly now?: Date;
+}
+
 /** A DuckDB database with one view per exported table found under `dir`. */
-export async function athenaOver(dir: string): Promise<AthenaLike> {
+export async function athenaOver(dir: string, options: AthenaOptions = {}): Promise<AthenaLike> {
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   await prepareSession(connection);
@@ -89,7 +106,7 @@ export async function athenaOver(dir: string): Promise<AthenaLike> {
   }
   for (const table of ledgerTables) await connection.run(ledgerView(dir, table));
   const run = async (sql: string) =>
-    (await connection.runAndReadAll(trinoToDuckDb(sql))).getRowObjectsJS() as Record<string, unknown>[];
+    (await connection.runAndReadAll(trinoToDuckDb(sql, options.now))).getRowObjectsJS() as Record<string, unknown>[];
   return {
     connection,
     run,
