@@ -105,8 +105,9 @@ export async function athenaOver(dir: string, options: AthenaOptions = {}): Prom
     );
   }
   for (const table of ledgerTables) await connection.run(ledgerView(dir, table));
+  type Row = Record<string, unknown>;
   const run = async (sql: string) =>
-    (await connection.runAndReadAll(trinoToDuckDb(sql, options.now))).getRowObjectsJS() as Record<string, unknown>[];
+    (await connection.runAndReadAll(trinoToDuckDb(sql, options.now))).getRowObjectsJS() as Row[];
   return {
     connection,
     run,
