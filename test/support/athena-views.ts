@@ -36,7 +36,10 @@ export async function athenaLike(dir: string): Promise<AthenaLike> {
     );
   }
   // The views stand on costs and unified_costs; an inventory-only export has neither.
-  const views = loadNamedQueries().filter((q) => q.name.startsWith('create_view_'));
+  // The money views; costs_named_converted also needs the inventory's names (costs_named).
+  const views = loadNamedQueries().filter(
+    (q) => q.name.startsWith('create_view_') && !/\bcosts_named\b/.test(q.sql),
+  );
   if (existsSync(join(dir, 'unified_costs'))) for (const query of views) await run(query.sql);
   return {
     run,
