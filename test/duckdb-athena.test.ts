@@ -123,6 +123,28 @@ describe('the DuckDB stand-in answers as Trino documents', () => {
     expect(now).toBeLessThanOrEqual(after + 1000);
   });
 
+  // functions/datetime.md: "last_day_of_month(x) -> date Returns the last day of the month."
+  it('gives last_day_of_month as a date', async () => {
+    const row = await one(
+      `SELECT CAST(last_day_of_month(DATE '2024-02-10') AS varchar) AS leap, CAST(last_day_of_month(DATE '2026-04-30') AS varchar) AS april`,
+    );
+
+    expect(row).toEqual({ leap: '2024-02-29', april: '2026-04-30' });
+  });
+
+  it("answers current_date and current_timestamp from a test's fixed clock when given one", async () => {
+    const fixed = await athenaOver(dir, { now: new Date('2026-03-31T23:30:00.000Z') });
+
+    const [row] = await fixed
+      .run(
+        `SELECT CAST(current_date AS varchar) AS today, CAST(current_date - INTERVAL '30' DAY AS varchar) AS start,
+                CAST(CAST(current_timestamp AS timestamp) AS varchar) AS now`,
+      )
+      .finally(() => fixed.close());
+
+    expect(row).toEqual({ today: '2026-03-31', start: '2026-03-01', now: '2026-03-31 23:30:00' });
+  });
+
   it('leaves no date arithmetic of the shipped SQL a DuckDB timestamp', () => {
     const unwrapped = /(current_date|AS date\)) [+-] INTERVAL '\d+' \w+\b(?! AS date\))/i;
 
