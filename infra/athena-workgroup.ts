@@ -1,9 +1,12 @@
-// The Athena workgroup the exported tables are queried in: engine version chosen by Athena,
-// a per-query scan limit, results kept in the export bucket outside every table folder, and
+// The Athena workgroup the exported tables are queried in: Athena engine version 3 (the Trino
+// dialect the saved queries are written and tested for), a per-query scan limit, results kept in the export bucket outside every table folder, and
 // the saved queries.
 import { CfnNamedQuery, CfnWorkGroup } from 'aws-cdk-lib/aws-athena';
 import { Construct } from 'constructs';
 import { type NamedQuerySql, loadNamedQueries } from './named-queries.ts';
+
+/** The engine the saved queries are written for (Trino; test/duckdb-athena.test.ts). */
+export const ATHENA_ENGINE_VERSION = 'Athena engine version 3';
 
 export interface AthenaWorkgroupProps {
   readonly name: string;
@@ -29,7 +32,9 @@ export class AthenaWorkgroup extends Construct {
         enforceWorkGroupConfiguration: true,
         publishCloudWatchMetricsEnabled: true,
         bytesScannedCutoffPerQuery: props.bytesScannedCutoffPerQuery,
-        engineVersion: { selectedEngineVersion: 'AUTO' },
+        // Pinned, not AUTO: the saved SQL is checked against Trino's grammar and semantics, and an
+        // engine Athena chose later could answer it differently.
+        engineVersion: { selectedEngineVersion: ATHENA_ENGINE_VERSION },
         resultConfiguration: {
           outputLocation: props.resultsLocation,
           encryptionConfiguration: { encryptionOption: 'SSE_S3' },

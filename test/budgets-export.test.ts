@@ -81,21 +81,52 @@ describe('budgets and budget usage', () => {
     }
   });
 
-  it('budget vs actual: a linear month-end forecast from the month-to-date cost', async () => {
+  it('budget vs actual: MONTHLY budgets against the month to date, with a month-end forecast', async () => {
     const db = await athenaLike(out);
     const answer = await db.run(savedQuery('budget_vs_actual_forecast')).finally(() => db.close());
 
     const month = TODAY.slice(0, 7);
     const daysComplete = Math.max(Number(TODAY.slice(8)) - 1, 1);
     const daysInMonth = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5)), 0)).getUTCDate();
-    const current = sim.budgetUsageRecords().filter((u) => u.date === month);
-    expect(answer).toHaveLength(current.length);
-    for (const u of current) {
+    const totals = new Set(
+      (await read('budgets')).filter((b) => b.time_unit === 'TOTAL').map((b) => b.budget_id),
+    );
+    const monthly = sim.budgetUsageRecords().filter((u) => u.date === month && !totals.has(u.budget_id));
+    expect(answer).toHaveLength(new Set(sim.budgetUsageRecords().map((u) => u.budget_id)).size);
+    expect(monthly.length).toBeGreaterThan(0);
+    for (const u of monthly) {
       const row = answer.find((r) => r.budget_id === u.budget_id)!;
       const cost = (u.cost as number | undefined) ?? 0;
+      expect(row.time_unit).toBe('MONTHLY');
       expect(row.actual).toBeCloseTo(cost, 2);
-      expect(row.month_limit).toBe(u.limit);
-      expect(Number(row.forecast_month_end)).toBeCloseTo((cost / daysComplete) * daysInMonth, 2);
+      expect(row.budget_limit).toBe(u.limit);
+      expect(Number(row.utilization_rate)).toBeCloseTo((100 * cost) / (u.limit as number), 2);
+      expect(Number(row.forecast)).toBeCloseTo((cost / daysComplete) * daysInMonth, 2);
+    }
+  });
+
+  it('budget vs actual: TOTAL budgets against every month since their start, utilization filled', async () => {
+    const db = await athenaLike(out);
+    const answer = await db.run(savedQuery('budget_vs_actual_forecast')).finally(() => db.close());
+
+    const month = TODAY.slice(0, 7);
+    const totals = (await read('budgets')).filter((b) => b.time_unit === 'TOTAL');
+    expect(totals).toHaveLength(2);
+    for (const budget of totals) {
+      const row = answer.find((r) => r.budget_id === budget.budget_id)!;
+      const spent = sim
+        .budgetUsageRecords()
+        .filter((u) => u.budget_id === budget.budget_id && String(u.date) <= month)
+        .reduce((sum, u) => sum + ((u.cost as number | undefined) ?? 0), 0);
+      // More than one month of cost: not this month's alone.
+      expect(spent).toBeGreaterThan(
+        (sim.budgetUsageRecords().find((u) => u.budget_id === budget.budget_id && u.date === month)
+          ?.cost as number) ?? 0,
+      );
+      expect(row.budget_limit).toBe(budget.limit);
+      expect(row.actual).toBeCloseTo(spent, 2);
+      expect(row.utilization_rate).not.toBeNull();
+      expect(Number(row.utilization_rate)).toBeCloseTo((100 * spent) / (budget.limit as number), 2);
     }
   });
 });

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { exportTables } from '../functions/lib/tables/all-tables.ts';
 import { ledgerTables } from '../functions/lib/tables/ledger.ts';
 import { loadNamedQueries } from '../infra/named-queries.ts';
-import { trinoToDuckDb } from '../tools/duckdb-athena.ts';
+import { prepareSession, trinoToDuckDb } from '../tools/duckdb-athena.ts';
 import { type Json, synth } from './support/synth-stack.ts';
 
 function tableInputs(template: Template): Map<string, Json> {
@@ -19,6 +19,7 @@ const QUERY_NAMES = [
   'completeness_missing_days',
   'cost_by_inventory_resource',
   'cost_by_tag',
+  'cost_by_workspace_project_usd',
   'create_costs_named_as_of_day_view',
   'create_costs_named_view',
   'create_focus_view',
@@ -26,9 +27,11 @@ const QUERY_NAMES = [
   'create_view_1_exchange_rates',
   'create_view_2_costs_converted',
   'create_view_3_month_status',
+  'create_view_4_costs_named_converted',
   'daily_cost_by_provider',
   'freshness_by_data_source',
   'inventory_counts_by_type',
+  'last_month_spend_usd_by_provider_project',
   'month_to_date_by_workspace_project',
   'month_to_date_by_workspace_project_name',
   'month_to_date_spend_usd_by_provider_project',
@@ -130,14 +133,14 @@ describe('Athena workgroup and saved queries', () => {
     t = synth({ bucketName: 'my-exports', athenaBytesScannedLimit: '5GiB', workgroupName: 'finops' });
   });
 
-  it('enforces its configuration: scan limit, results location outside every table folder, automatic engine', () => {
+  it('enforces its configuration: scan limit, results location outside every table folder, engine version 3', () => {
     t.hasResourceProperties('AWS::Athena::WorkGroup', {
       Name: 'finops',
       RecursiveDeleteOption: true,
       WorkGroupConfiguration: {
         EnforceWorkGroupConfiguration: true,
         BytesScannedCutoffPerQuery: 5 * 1024 ** 3,
-        EngineVersion: { SelectedEngineVersion: 'AUTO' },
+        EngineVersion: { SelectedEngineVersion: 'Athena engine version 3' },
         ResultConfiguration: {
           OutputLocation: 's3://my-exports/athena-results/',
           EncryptionConfiguration: { EncryptionOption: 'SSE_S3' },
@@ -179,6 +182,7 @@ describe('the saved queries against the tables the functions write', () => {
   beforeAll(async () => {
     const instance = await DuckDBInstance.create(':memory:');
     const connection = await instance.connect();
+    await prepareSession(connection);
     run = async (sql) => (await connection.runAndReadAll(trinoToDuckDb(sql))).getRowObjectsJS() as Json[];
     close = () => {
       connection.closeSync();

@@ -25,7 +25,10 @@ describe('saved queries over the run ledger', () => {
   const query = async (name: string, over = dir) => {
     const db = await athenaOver(over);
     try {
-      for (const view of loadNamedQueries().filter((q) => q.name.startsWith('create_view_')))
+      // The money views (costs_named_converted needs the inventory's names, not exported here).
+      for (const view of loadNamedQueries().filter(
+        (q) => q.name.startsWith('create_view_') && !/\bcosts_named\b/.test(q.sql),
+      ))
         await db.run(view.sql);
       return await db.run(sql(name));
     } finally {

@@ -1,6 +1,6 @@
 // The shipped views and saved queries run over real exported files (costs and an inventory snapshot
-// written by the CLI from the simulator), in DuckDB with the light dialect changes of
-// support/duckdb-athena.ts; results are checked against the simulator's own truth.
+// written by the CLI from the simulator), in DuckDB as tools/duckdb-athena.ts translates them;
+// results are checked against the simulator's own truth.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

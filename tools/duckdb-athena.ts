@@ -1,10 +1,9 @@
-// Runs the shipped Athena SQL in DuckDB over exported files. The light dialect changes are the only
-// differences the shipped SQL meets: Trino's json_extract_scalar with a '$["key"]' path is DuckDB's
-// json_extract_string with '$."key"', json_parse is json, and sequence is generate_series. Tables
-// are views over the Parquet files (the run ledger's over its JSON lines) with the partition folder
-// as a string column, as Glue declares it. DuckDB 1.5.5 answers
-// max(snapshot_date) from one file's statistics and fails inside (index out of range), so the
-// statistics propagation optimizer is off: the queries are Athena's, not tuned for DuckDB.
+// Runs the shipped Athena SQL in DuckDB over exported files, translated where DuckDB would answer
+// differently from Athena engine 3 (Trino); each translation is pinned by a test of Trino's
+// documented result (test/duckdb-athena.test.ts). Tables are views over the Parquet files (the run
+// ledger's over its JSON lines) with the partition folder as a string column, as Glue declares it.
+// DuckDB 1.5.5 answers max(snapshot_date) from one file's statistics and fails inside (index out of
+// range), so the statistics propagation optimizer is off: the queries are Athena's, not tuned for DuckDB.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
@@ -14,12 +13,71 @@ import { ledgerTables } from '../functions/lib/tables/ledger.ts';
 
 const LEDGER_TYPES = { string: 'VARCHAR', bigint: 'BIGINT', double: 'DOUBLE' } as const;
 
-export function trinoToDuckDb(sql: string): string {
+/** A date-typed operand as the shipped SQL writes one (no nesting beyond date_trunc of one). */
+const DATE_OPERAND =
+  String.raw`(?:current_date|DATE '\d{4}-\d\d-\d\d'|CAST\([\w.'-]+ AS date\)` +
+  String.raw`|CAST\(date_trunc\('\w+', (?:current_date|DATE '[\d-]+'|CAST\([\w.'-]+ AS date\))\) AS date\))`;
+
+/** current_date and current_timestamp as literals of one instant (UTC). */
+function atClock(sql: string, now: Date): string {
+  const iso = now.toISOString();
   return sql
-    .replace(/json_extract_scalar\(/g, 'json_extract_string(')
+    .replace(/\bcurrent_date\b/gi, `DATE '${iso.slice(0, 10)}'`)
+    .replace(/\bcurrent_timestamp\b/gi, `TIMESTAMPTZ '${iso.slice(0, 10)} ${iso.slice(11, 23)}+00'`);
+}
+
+/**
+ * Trino's SQL as DuckDB answers it the same way:
+ * - date_trunc of a date and date ± a day/month/year interval stay DATE in Trino ("date_trunc(unit, x)
+ *   -> [same as input]"; "date '2012-08-08' - interval '2' day | 2012-08-06"), where DuckDB makes them
+ *   TIMESTAMP, so CAST(… AS varchar) gave 'YYYY-MM-DD 00:00:00' and a string range lost its first day;
+ * - json_extract_scalar of an object or array is NULL ("The value referenced by json_path must be a
+ *   scalar"), where DuckDB's json_extract_string gives the JSON text;
+ * - TRY_CAST(json_parse(x) AS map(varchar, varchar)) is NULL when any value is an object or array
+ *   (Trino casts JSON to VARCHAR only from scalars), where DuckDB keeps the JSON text as the value;
+ * - date_diff counts whole units elapsed ("Returns timestamp2 - timestamp1 expressed in terms of
+ *   unit"): DuckDB's date_sub; DuckDB's date_diff counts unit boundaries crossed;
+ * - json_parse is json, sequence is generate_series, last_day_of_month is last_day, '$["key"]'
+ *   paths are '$."key"'.
+ * With `now`, current_date and current_timestamp are that instant's (UTC): a test's fixed clock.
+ */
+export function trinoToDuckDb(sql: string, now?: Date): string {
+  let out = now ? atClock(sql, now) : sql;
+  out = out
+    .replace(/TRY_CAST\(json_parse\(([\w.]+)\) AS map\(varchar, varchar\)\)/gi, 'trino_json_varchar_map($1)')
+    .replace(/\bjson_extract_scalar\(/g, 'trino_json_extract_scalar(')
     .replace(/'\$\["([^"]*)"\]'/g, `'$."$1"'`)
-    .replace(/json_parse\(/g, 'json(')
-    .replace(/\bsequence\(/g, 'generate_series(');
+    .replace(/\bjson_parse\(/g, 'json(')
+    .replace(/\bsequence\(/g, 'generate_series(')
+    .replace(/\bdate_diff\(/g, 'date_sub(')
+    .replace(/\blast_day_of_month\(/g, 'last_day(')
+    .replace(
+      /date_trunc\('(\w+)', (current_date|DATE '[\d-]+'|CAST\([\w.'-]+ AS date\))\)/gi,
+      "CAST(date_trunc('$1', $2) AS date)",
+    );
+  const arithmetic = new RegExp(
+    String.raw`(${DATE_OPERAND}) ([+-]) INTERVAL '(\d+)' (DAY|MONTH|YEAR)\b`,
+    'gi',
+  );
+  out = out.replace(arithmetic, "CAST($1 $2 INTERVAL '$3' $4 AS date)");
+  return out;
+}
+
+/** Macros the translation calls, and Athena's session: UTC, whatever the machine's zone. */
+const SESSION = [
+  "SET TimeZone = 'UTC'",
+  "SET disabled_optimizers = 'statistics_propagation'",
+  `CREATE OR REPLACE MACRO trino_json_extract_scalar(j, p) AS
+     CASE WHEN json_type(j, p) IN ('OBJECT', 'ARRAY') THEN NULL ELSE json_extract_string(j, p) END`,
+  `CREATE OR REPLACE MACRO trino_json_varchar_map(j) AS
+     CASE WHEN coalesce(list_bool_or(list_transform(map_values(TRY_CAST(json(j) AS MAP(VARCHAR, JSON))),
+       v -> json_type(v) IN ('OBJECT', 'ARRAY'))), false) THEN NULL
+     ELSE TRY_CAST(json(j) AS MAP(VARCHAR, VARCHAR)) END`,
+];
+
+/** Readies a DuckDB connection to answer translated Trino SQL as Athena would. */
+export async function prepareSession(connection: DuckDBConnection): Promise<void> {
+  for (const statement of SESSION) await connection.run(statement);
 }
 
 export interface AthenaLike {
@@ -29,11 +87,16 @@ export interface AthenaLike {
   close(): void;
 }
 
+export interface AthenaOptions {
+  /** Athena's clock for current_date and current_timestamp; the machine's (in UTC) by default. */
+  readonly now?: Date;
+}
+
 /** A DuckDB database with one view per exported table found under `dir`. */
-export async function athenaOver(dir: string): Promise<AthenaLike> {
+export async function athenaOver(dir: string, options: AthenaOptions = {}): Promise<AthenaLike> {
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
-  await connection.run("SET disabled_optimizers = 'statistics_propagation'");
+  await prepareSession(connection);
   for (const table of exportTables) {
     if (!existsSync(join(dir, table.name))) continue;
     const glob = join(dir, table.name, '*', '*.parquet');
@@ -42,8 +105,9 @@ export async function athenaOver(dir: string): Promise<AthenaLike> {
     );
   }
   for (const table of ledgerTables) await connection.run(ledgerView(dir, table));
+  type Row = Record<string, unknown>;
   const run = async (sql: string) =>
-    (await connection.runAndReadAll(trinoToDuckDb(sql))).getRowObjectsJS() as Record<string, unknown>[];
+    (await connection.runAndReadAll(trinoToDuckDb(sql, options.now))).getRowObjectsJS() as Row[];
   return {
     connection,
     run,

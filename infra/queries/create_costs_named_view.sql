@@ -1,8 +1,10 @@
 -- Creates (or replaces) the view costs_named: every costs column plus workspace_name, project_name,
 -- project_group_path (names from the root, e.g. 'Platform / Payments'), service_account_name and
--- billing_account_id/_name (the trusted account). Each name comes from the latest snapshot that
--- holds its id; virtual workspace ids still unmapped in a cost row are mapped first through
--- data_source_accounts. Run it after the first inventory export; see docs/tables.md, "Names".
+-- billing_account_id/_name (the trusted account). Each name comes from the latest snapshot of the
+-- last 7 days that holds its id (only those snapshot days are read, so the bytes scanned stay
+-- bounded; an id in no snapshot of the week has no name); virtual workspace ids still unmapped in a
+-- cost row are mapped first through data_source_accounts. Run it after the first inventory export;
+-- see docs/tables.md, "Names".
 CREATE OR REPLACE VIEW costs_named AS
 WITH
 routing AS (
@@ -10,7 +12,8 @@ routing AS (
     SELECT a.v_workspace_id, a.workspace_id,
       row_number() OVER (PARTITION BY a.v_workspace_id ORDER BY a.snapshot_date DESC, a.exported_at DESC) AS pick
     FROM data_source_accounts a
-    WHERE a.v_workspace_id IS NOT NULL AND a.workspace_id IS NOT NULL
+    WHERE a.snapshot_date >= CAST(current_date - INTERVAL '7' DAY AS varchar)
+      AND a.v_workspace_id IS NOT NULL AND a.workspace_id IS NOT NULL
   ) latest WHERE pick = 1
 ),
 workspace_names AS (
@@ -18,6 +21,7 @@ workspace_names AS (
     SELECT w.workspace_id, w.name,
       row_number() OVER (PARTITION BY w.workspace_id ORDER BY w.snapshot_date DESC, w.exported_at DESC) AS pick
     FROM workspaces w
+    WHERE w.snapshot_date >= CAST(current_date - INTERVAL '7' DAY AS varchar)
   ) latest WHERE pick = 1
 ),
 project_names AS (
@@ -25,6 +29,7 @@ project_names AS (
     SELECT p.project_id, p.name, p.project_group_id,
       row_number() OVER (PARTITION BY p.project_id ORDER BY p.snapshot_date DESC, p.exported_at DESC) AS pick
     FROM projects p
+    WHERE p.snapshot_date >= CAST(current_date - INTERVAL '7' DAY AS varchar)
   ) latest WHERE pick = 1
 ),
 group_names AS (
@@ -32,6 +37,7 @@ group_names AS (
     SELECT g.project_group_id, g.name, g.parent_group_id,
       row_number() OVER (PARTITION BY g.project_group_id ORDER BY g.snapshot_date DESC, g.exported_at DESC) AS pick
     FROM project_groups g
+    WHERE g.snapshot_date >= CAST(current_date - INTERVAL '7' DAY AS varchar)
   ) latest WHERE pick = 1
 ),
 account_names AS (
@@ -39,6 +45,7 @@ account_names AS (
     SELECT s.service_account_id, s.name, s.trusted_account_id,
       row_number() OVER (PARTITION BY s.service_account_id ORDER BY s.snapshot_date DESC, s.exported_at DESC) AS pick
     FROM service_accounts s
+    WHERE s.snapshot_date >= CAST(current_date - INTERVAL '7' DAY AS varchar)
   ) latest WHERE pick = 1
 ),
 payer_names AS (
@@ -46,6 +53,7 @@ payer_names AS (
     SELECT t.trusted_account_id, t.account_id, t.name,
       row_number() OVER (PARTITION BY t.trusted_account_id ORDER BY t.snapshot_date DESC, t.exported_at DESC) AS pick
     FROM trusted_accounts t
+    WHERE t.snapshot_date >= CAST(current_date - INTERVAL '7' DAY AS varchar)
   ) latest WHERE pick = 1
 )
 SELECT

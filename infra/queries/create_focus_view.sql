@@ -9,6 +9,7 @@ region_names AS (
     SELECT g.region_key, g.name,
       row_number() OVER (PARTITION BY g.region_key ORDER BY g.snapshot_date DESC, g.exported_at DESC, g.name) AS pick
     FROM regions g
+    WHERE g.snapshot_date >= CAST(current_date - INTERVAL '7' DAY AS varchar)
   ) latest WHERE pick = 1
 ),
 provider_names AS (
@@ -16,6 +17,7 @@ provider_names AS (
     SELECT p.provider, p.name,
       row_number() OVER (PARTITION BY p.provider ORDER BY p.snapshot_date DESC, p.exported_at DESC) AS pick
     FROM providers p
+    WHERE p.snapshot_date >= CAST(current_date - INTERVAL '7' DAY AS varchar)
   ) latest WHERE pick = 1
 ),
 base AS (

@@ -1,9 +1,11 @@
 // A DuckDB session over an export directory with each table as Athena would see it (partition
-// folders as VARCHAR columns), and the saved create_view_ queries run against it.
+// folders as VARCHAR columns), and the saved create_view_ queries run against it, translated and
+// answered as Athena would (tools/duckdb-athena.ts).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { loadNamedQueries } from '../../infra/named-queries.ts';
+import { prepareSession, trinoToDuckDb } from '../../tools/duckdb-athena.ts';
 import type { Row } from './parquet-readers.ts';
 
 export interface AthenaLike {
@@ -22,7 +24,9 @@ const PARTITIONS: Record<string, string> = {
 export async function athenaLike(dir: string): Promise<AthenaLike> {
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
-  const run = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS() as Row[];
+  await prepareSession(connection);
+  const run = async (sql: string) =>
+    (await connection.runAndReadAll(trinoToDuckDb(sql))).getRowObjectsJS() as Row[];
   for (const [table, key] of Object.entries(PARTITIONS)) {
     if (!existsSync(join(dir, table))) continue;
     // A table, not a view: DuckDB 1.5.5 fails max(partition) answered from one file's statistics.
@@ -32,7 +36,10 @@ export async function athenaLike(dir: string): Promise<AthenaLike> {
     );
   }
   // The views stand on costs and unified_costs; an inventory-only export has neither.
-  const views = loadNamedQueries().filter((q) => q.name.startsWith('create_view_'));
+  // The money views; costs_named_converted also needs the inventory's names (costs_named).
+  const views = loadNamedQueries().filter(
+    (q) => q.name.startsWith('create_view_') && !/\bcosts_named\b/.test(q.sql),
+  );
   if (existsSync(join(dir, 'unified_costs'))) for (const query of views) await run(query.sql);
   return {
     run,

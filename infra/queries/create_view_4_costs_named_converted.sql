@@ -1,0 +1,38 @@
+-- Creates (or replaces) the view costs_named_converted: costs_named's rows (every cost row once,
+-- with workspace, project and account names) with cost_usd, cost_krw and cost_jpy at the month's
+-- rate, as costs_converted converts them. Run create_costs_named_view and create_view_1_exchange_rates
+-- first. One scan of costs: the rates join on the month and currency, not costs_converted on cost_id.
+CREATE OR REPLACE VIEW costs_named_converted AS
+WITH by_month AS (
+  SELECT
+    r.billed_month,
+    r.from_currency,
+    max(CASE WHEN r.to_currency = 'USD' THEN r.rate END) AS to_usd,
+    max(CASE WHEN r.to_currency = 'KRW' THEN r.rate END) AS to_krw,
+    max(CASE WHEN r.to_currency = 'JPY' THEN r.rate END) AS to_jpy,
+    bool_or(r.rate_is_fallback) AS rate_is_fallback
+  FROM exchange_rates r
+  GROUP BY r.billed_month, r.from_currency
+),
+latest AS (
+  SELECT
+    m.from_currency,
+    max(m.billed_month) AS billed_month,
+    max_by(m.to_usd, m.billed_month) AS to_usd,
+    max_by(m.to_krw, m.billed_month) AS to_krw,
+    max_by(m.to_jpy, m.billed_month) AS to_jpy,
+    max_by(m.rate_is_fallback, m.billed_month) AS rate_is_fallback
+  FROM by_month m
+  GROUP BY m.from_currency
+)
+SELECT
+  n.*,
+  n.cost * CASE WHEN n.currency = 'USD' THEN 1 ELSE coalesce(m.to_usd, l.to_usd) END AS cost_usd,
+  n.cost * CASE WHEN n.currency = 'KRW' THEN 1 ELSE coalesce(m.to_krw, l.to_krw) END AS cost_krw,
+  n.cost * CASE WHEN n.currency = 'JPY' THEN 1 ELSE coalesce(m.to_jpy, l.to_jpy) END AS cost_jpy,
+  coalesce(m.billed_month, l.billed_month) AS rate_month,
+  m.billed_month IS NULL AS rate_is_latest_known,
+  coalesce(m.rate_is_fallback, l.rate_is_fallback, false) AS rate_is_fallback
+FROM costs_named n
+LEFT JOIN by_month m ON m.billed_month = substr(n.billed_date, 1, 7) AND m.from_currency = n.currency
+LEFT JOIN latest l ON l.from_currency = n.currency
