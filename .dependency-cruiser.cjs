@@ -64,6 +64,11 @@ module.exports = {
       'kinds of export do not share code but through export/',
     ),
     mustNotImport(
+      'statements',
+      ['cloudforet', 'parquet', 'export', 'costs', 'inventory', 'anomalies', 'lambda'],
+      'statements read what was published (unified costs), never Cloudforet',
+    ),
+    mustNotImport(
       'anomalies',
       ['cloudforet', 'parquet', 'export', 'costs', 'inventory', 'lambda'],
       'anomalies read what was published (manifests), never Cloudforet',

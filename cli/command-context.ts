@@ -22,6 +22,8 @@ export const options = {
   force: { type: 'boolean' },
   verify: { type: 'boolean' },
   'snapshot-date': { type: 'string' },
+  month: { type: 'string' },
+  currency: { type: 'string' },
   'include-inactive': { type: 'boolean' },
   concurrency: { type: 'string' },
   timeout: { type: 'string' },

@@ -18,6 +18,7 @@ import type { CliIo, CommandContext, Env, Values } from './command-context.ts';
 import { options } from './command-context.ts';
 import { DestinationClaimError } from '../functions/lib/storage/destination-claim.ts';
 import { runAnomalies } from './anomalies-command.ts';
+import { runStatements } from './statements-command.ts';
 import { commandContext, destinationContext, usageError } from './connection.ts';
 import { runCosts } from './costs-command.ts';
 import { runInventory } from './inventory-command.ts';
@@ -29,12 +30,14 @@ const commands: Record<CommandName, (ctx: CommandContext) => Promise<number>> = 
   inventory: runInventory,
   check: runCheck,
   anomalies: runAnomalies,
+  statements: runStatements,
 };
 const ownOptions: Record<CommandName, ReadonlyArray<keyof Values>> = {
   costs: ['date', 'from', 'to', 'data-source', 'force', 'verify', 'concurrency', 'json'],
   inventory: ['snapshot-date', 'include-inactive', 'concurrency', 'json'],
   check: [],
   anomalies: ['json'],
+  statements: ['month', 'currency', 'json'],
 };
 
 export async function main(argv: readonly string[], env: Env, io: CliIo = process): Promise<number> {
@@ -55,7 +58,12 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
     const interrupt = interruptOnSignals(io.stderr);
     try {
       const code = await commands[command]({
-        ...(command === 'anomalies' ? destinationContext : commandContext)(command, values, env, io),
+        ...(command === 'anomalies' || command === 'statements' ? destinationContext : commandContext)(
+          command,
+          values,
+          env,
+          io,
+        ),
         signal: interrupt.signal,
       });
       return interrupt.exitCode() ?? code;

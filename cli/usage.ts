@@ -41,6 +41,12 @@ usual swing (5 robust standard deviations), is an anomaly; finer scopes also nee
 5 % of their data source's daily total. Days from the data source's last sync on are not judged.
 Reads what 'costs' exported (its manifests): no Cloudforet request. Exits 0 with or without
 anomalies; --json prints {"anomalies":[...], ...}. Method: docs/anomalies.md.`,
+  statements: `Usage: cloudforet-export statements --month YYYY-MM --out DIR [--currency USD|KRW|JPY] [--json]
+Writes one CSV (RFC 4180 line items: workspace_id, project_id, project_name, provider, product,
+data_source_id, service_account_id, origin_currency, cost) and one HTML page per workspace with
+costs in the month to DIR/statements/billed_month=YYYY-MM/<workspace_id>.csv|.html; costs with no
+workspace go to unassigned.csv|.html. Reads the unified costs 'costs' exported under DIR (a local
+directory): each workspace's costs add up to its unified-cost total. --currency: USD (default).`,
 } as const;
 
 export type CommandName = keyof typeof commandUsage;
@@ -52,6 +58,7 @@ Commands:
   inventory   export an inventory snapshot
   check       check the endpoint, the secret and the destination without exporting
   anomalies   cost anomalies in what 'costs' exported (reads --out only)
+  statements  a monthly statement per workspace, CSV and HTML (reads --out only)
 Run cloudforet-export COMMAND --help for a command's options; --version prints the version.
 ${CONNECTION}
 ${EXIT_CODES}`;

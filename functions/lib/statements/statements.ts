@@ -1,0 +1,192 @@
+// Monthly statements per workspace, from the unified costs a cost run exported: Cloudforet's own
+// monthly figures, with every row's cost in each supported currency at the month's rate, and
+// virtual workspaces already folded into the workspace their account is linked to. One CSV (line
+// items, RFC 4180) and one HTML page (the total, the rates and their source, whether Cloudforet
+// has confirmed the month) per workspace with costs; rows with no workspace go to "unassigned".
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gunzipSync, zstdDecompressSync } from 'node:zlib';
+import { parquetReadObjects } from 'hyparquet';
+import { currencyColumnName } from '../tables/unified-costs.ts';
+
+export type Row = Record<string, unknown>;
+
+export interface Statement {
+  /** The workspace id, or 'unassigned'. */
+  readonly name: string;
+  readonly workspaceName: string | undefined;
+  readonly month: string;
+  readonly currency: string;
+  readonly lines: readonly StatementLine[];
+  readonly total: number;
+  readonly confirmed: boolean;
+  /** origin currency -> units of the statement currency per unit, over the month's rows. */
+  readonly rates: Readonly<Record<string, number>>;
+  readonly rateSources: readonly string[];
+}
+
+export interface StatementLine {
+  readonly workspace_id: string;
+  readonly project_id: string;
+  readonly project_name: string;
+  readonly provider: string;
+  readonly product: string;
+  readonly data_source_id: string;
+  readonly service_account_id: string;
+  readonly origin_currency: string;
+  readonly cost: number;
+}
+
+export const COLUMNS = [
+  'workspace_id',
+  'project_id',
+  'project_name',
+  'provider',
+  'product',
+  'data_source_id',
+  'service_account_id',
+  'origin_currency',
+  'cost',
+] as const;
+
+const compressors = {
+  GZIP: (input: Uint8Array) => new Uint8Array(gunzipSync(input)),
+  ZSTD: (input: Uint8Array) => new Uint8Array(zstdDecompressSync(input)),
+};
+
+/** Every unified cost row of the month under `dir` (all scope objects, each row once). */
+export async function readUnifiedMonth(dir: string, month: string): Promise<Row[]> {
+  const folder = join(dir, 'unified_costs', `billed_month=${month}`);
+  const files = (await readdir(folder).catch(() => [] as string[]))
+    .filter((f) => f.endsWith('.parquet'))
+    .sort();
+  const byId = new Map<string, Row>();
+  for (const f of files) {
+    const bytes = await readFile(join(folder, f));
+    const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    for (const row of (await parquetReadObjects({ file, compressors })) as Row[]) {
+      byId.set(String(row.unified_cost_id), row);
+    }
+  }
+  return [...byId.values()];
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : v === null || v === undefined ? '' : String(v));
+
+export function buildStatements(rows: readonly Row[], month: string, currency: string): Statement[] {
+  const column = currencyColumnName(currency);
+  const groups = new Map<string, Row[]>();
+  for (const row of rows) {
+    const name = str(row.workspace_id) || 'unassigned';
+    groups.set(name, [...(groups.get(name) ?? []), row]);
+  }
+  return [...groups]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, group]) => {
+      const lines = group
+        .map(
+          (r): StatementLine => ({
+            workspace_id: str(r.workspace_id),
+            project_id: str(r.project_id),
+            project_name: str(r.project_name),
+            provider: str(r.provider),
+            product: str(r.product),
+            data_source_id: str(r.data_source_id),
+            service_account_id: str(r.service_account_id),
+            origin_currency: str(r.currency),
+            cost: Number(r[column] ?? 0),
+          }),
+        )
+        .sort((a, b) => a.project_id.localeCompare(b.project_id) || b.cost - a.cost);
+      return {
+        name,
+        workspaceName: group.map((r) => str(r.workspace_name)).find((n) => n !== ''),
+        month,
+        currency,
+        lines,
+        total: lines.reduce((n, l) => n + l.cost, 0),
+        confirmed: group.length > 0 && group.every((r) => r.is_confirmed === true),
+        rates: monthRates(group, currency),
+        rateSources: [...new Set(group.map((r) => str(r.exchange_source)).filter(Boolean))].sort(),
+      };
+    });
+}
+
+/** origin -> sum(cost in the statement currency) / sum(cost in the origin currency). */
+function monthRates(rows: readonly Row[], currency: string): Record<string, number> {
+  const sums = new Map<string, { to: number; from: number }>();
+  for (const r of rows) {
+    const origin = str(r.currency);
+    if (!origin || origin === currency) continue;
+    const s = sums.get(origin) ?? { to: 0, from: 0 };
+    s.to += Number(r[currencyColumnName(currency)] ?? 0);
+    s.from += Number(r[currencyColumnName(origin)] ?? 0);
+    sums.set(origin, s);
+  }
+  return Object.fromEntries([...sums].filter(([, s]) => s.from !== 0).map(([o, s]) => [o, s.to / s.from]));
+}
+
+/** A plain decimal: no exponent, at most 6 decimals, no trailing zeros. */
+export function plainDecimal(n: number): string {
+  return n.toFixed(6).replace(/\.?0+$/, '') || '0';
+}
+
+const csvField = (v: string) => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
+
+/** RFC 4180: CRLF line ends, a header, one line item per row, no total rows. */
+export function statementCsv(s: Statement): string {
+  const lines = [
+    COLUMNS.join(','),
+    ...s.lines.map((l) =>
+      COLUMNS.map((c) => (c === 'cost' ? plainDecimal(l.cost) : csvField(String(l[c])))).join(','),
+    ),
+  ];
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+const esc = (v: string) =>
+  v.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+const money = (n: number) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+export function statementHtml(s: Statement): string {
+  const byProject = new Map<string, { name: string; cost: number }>();
+  for (const l of s.lines) {
+    const p = byProject.get(l.project_id) ?? {
+      name: l.project_name || l.project_id || '(no project)',
+      cost: 0,
+    };
+    p.cost += l.cost;
+    byProject.set(l.project_id, p);
+  }
+  const title = s.name === 'unassigned' ? 'Costs with no workspace' : esc(s.workspaceName ?? s.name);
+  const rates = Object.entries(s.rates)
+    .sort()
+    .map(([o, r]) => `<li>1 ${esc(o)} = ${r.toPrecision(6)} ${esc(s.currency)}</li>`)
+    .join('');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${title}: ${s.month}</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:60rem;color:#111}
+h1{font-size:1.4rem;margin-bottom:.2rem} .muted{color:#555}
+table{border-collapse:collapse;width:100%;margin:1rem 0} th,td{padding:.3rem .5rem;border-bottom:1px solid #ddd;text-align:left}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+.total{font-size:1.6rem;font-weight:600} .badge{padding:.1rem .4rem;border-radius:.3rem;background:${s.confirmed ? '#d7f5dd' : '#fdf0c8'}}
+@media print{body{margin:0} a{color:inherit}}
+</style></head><body>
+<h1>${title}</h1>
+<p class="muted">Statement for ${s.month} &middot; workspace <code>${esc(s.name)}</code> &middot; <span class="badge">${s.confirmed ? 'confirmed by Cloudforet' : 'not confirmed yet: figures may change'}</span></p>
+<p class="total">${money(s.total)} ${esc(s.currency)}</p>
+<p class="muted">Cloudforet's unified costs of the month, converted at the month's rates${
+    s.rateSources.length > 0 ? ` (source: ${s.rateSources.map(esc).join(', ')})` : ''
+  }:</p><ul>${rates || `<li>all costs were in ${esc(s.currency)}</li>`}</ul>
+<table><thead><tr><th>Project</th><th class="num">Cost (${esc(s.currency)})</th></tr></thead><tbody>
+${[...byProject.values()]
+  .sort((a, b) => b.cost - a.cost)
+  .map((p) => `<tr><td>${esc(p.name)}</td><td class="num">${money(p.cost)}</td></tr>`)
+  .join('\n')}
+</tbody><tfoot><tr><th>Total</th><th class="num">${money(s.total)}</th></tr></tfoot></table>
+<p class="muted">${s.lines.length} line items in the CSV beside this page.</p>
+</body></html>
+`;
+}
