@@ -5,6 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   buildStatements,
+  readProjectNames,
   readUnifiedMonth,
   statementCsv,
   statementHtml,
@@ -40,7 +41,7 @@ export async function runStatements(ctx: CommandContext): Promise<number> {
   }
   const folder = join(destination.path, 'statements', `billed_month=${month}`);
   await mkdir(folder, { recursive: true });
-  const statements = buildStatements(rows, month, currency);
+  const statements = buildStatements(rows, month, currency, await readProjectNames(destination.path));
   for (const s of statements) {
     await writeFile(join(folder, `${s.name}.csv`), statementCsv(s));
     await writeFile(join(folder, `${s.name}.html`), statementHtml(s));

@@ -68,6 +68,37 @@ async function exportAndState(secret: string, out: string, currency: string) {
   return { code, result: JSON.parse(io.out()) };
 }
 
+/** RFC 4180: quoted fields may hold commas, CRLF and doubled quotes. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted && c === '"' && text[i + 1] === '"') {
+      field += '"';
+      i++;
+    } else if (quoted && c === '"') {
+      quoted = false;
+    } else if (quoted || (c !== '"' && c !== ',' && c !== '\r')) {
+      field += c;
+    } else if (c === '"') {
+      quoted = true;
+    } else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      i++; // the LF of CRLF
+    }
+  }
+  return rows;
+}
+
 describe('statements', () => {
   it.each(['USD', 'KRW'])(
     'adds up to the unified costs per workspace for a domain app, in %s',
@@ -117,6 +148,23 @@ describe('statements', () => {
     expect(html).toMatch(/<li>1 KRW = [0-9.e-]+ USD<\/li>/);
     expect(html).toMatch(/source: [^)]+\)/);
     expect(html).toMatch(/confirmed by Cloudforet|not confirmed yet/);
+  });
+
+  it('names projects from the newest inventory snapshot when there is one', async () => {
+    const out = join(dir, 'domain-USD');
+    const argv = ['--endpoint', sim.url, '--secret-file', secretFile, '--out', out];
+    expect(await main(['inventory', ...argv], {}, fakeIo())).toBe(0);
+
+    expect(await main(['statements', '--month', MONTH, '--out', out], {}, fakeIo())).toBe(0);
+
+    const projects = new Map(sim.records('projects').map((p) => [String(p.project_id), String(p.name)]));
+    const folder = join(out, 'statements', `billed_month=${MONTH}`);
+    const csv = await readFile(join(folder, `${sim.workspaceIds()[0]}.csv`), 'utf8');
+    const named = parseCsv(csv)
+      .slice(1)
+      .filter((fields) => fields[1]!.startsWith('project-'));
+    expect(named.length).toBeGreaterThan(0);
+    for (const fields of named) expect(fields[2]).toBe(projects.get(fields[1]!));
   });
 
   it('refuses a bad month and a month with no unified costs, exit 2', async () => {

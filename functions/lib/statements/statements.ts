@@ -54,26 +54,52 @@ const compressors = {
   ZSTD: (input: Uint8Array) => new Uint8Array(zstdDecompressSync(input)),
 };
 
-/** Every unified cost row of the month under `dir` (all scope objects, each row once). */
-export async function readUnifiedMonth(dir: string, month: string): Promise<Row[]> {
-  const folder = join(dir, 'unified_costs', `billed_month=${month}`);
+async function readFolder(folder: string): Promise<Row[]> {
   const files = (await readdir(folder).catch(() => [] as string[]))
     .filter((f) => f.endsWith('.parquet'))
     .sort();
-  const byId = new Map<string, Row>();
+  const rows: Row[] = [];
   for (const f of files) {
     const bytes = await readFile(join(folder, f));
     const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-    for (const row of (await parquetReadObjects({ file, compressors })) as Row[]) {
-      byId.set(String(row.unified_cost_id), row);
-    }
+    rows.push(...((await parquetReadObjects({ file, compressors })) as Row[]));
+  }
+  return rows;
+}
+
+/** Every unified cost row of the month under `dir` (all scope objects, each row once). */
+export async function readUnifiedMonth(dir: string, month: string): Promise<Row[]> {
+  const byId = new Map<string, Row>();
+  for (const row of await readFolder(join(dir, 'unified_costs', `billed_month=${month}`))) {
+    byId.set(String(row.unified_cost_id), row);
   }
   return [...byId.values()];
 }
 
+/**
+ * project id -> name, from the newest projects snapshot under `dir` (none: an empty map). Unified
+ * costs carry the project id as its name when Cloudforet had none at hand.
+ */
+export async function readProjectNames(dir: string): Promise<Map<string, string>> {
+  const days = (await readdir(join(dir, 'projects')).catch(() => [] as string[]))
+    .filter((d) => /^snapshot_date=\d{4}-\d\d-\d\d$/.test(d))
+    .sort();
+  const newest = days.at(-1);
+  if (!newest) return new Map();
+  const rows = await readFolder(join(dir, 'projects', newest));
+  return new Map(
+    rows.filter((r) => typeof r.name === 'string').map((r) => [String(r.project_id), String(r.name)]),
+  );
+}
+
 const str = (v: unknown) => (typeof v === 'string' ? v : v === null || v === undefined ? '' : String(v));
 
-export function buildStatements(rows: readonly Row[], month: string, currency: string): Statement[] {
+export function buildStatements(
+  rows: readonly Row[],
+  month: string,
+  currency: string,
+  projectNames: ReadonlyMap<string, string> = new Map(),
+): Statement[] {
   const column = currencyColumnName(currency);
   const groups = new Map<string, Row[]>();
   for (const row of rows) {
@@ -88,7 +114,7 @@ export function buildStatements(rows: readonly Row[], month: string, currency: s
           (r): StatementLine => ({
             workspace_id: str(r.workspace_id),
             project_id: str(r.project_id),
-            project_name: str(r.project_name),
+            project_name: projectNames.get(str(r.project_id)) ?? str(r.project_name),
             provider: str(r.provider),
             product: str(r.product),
             data_source_id: str(r.data_source_id),
