@@ -2,7 +2,7 @@
 // month and the previous one) to Parquet on S3, inline. Large backfills go to the state machine.
 import { parseCostEvent } from './lib/costs/event.ts';
 import { runCostExport } from './lib/costs/run.ts';
-import { connectCloudforet } from './lib/lambda/connect-cloudforet.ts';
+import { connectCloudforet, exportRunDeps } from './lib/lambda/connect-cloudforet.ts';
 import { lambdaEntry } from './lib/lambda/entry.ts';
 
 export const handler = lambdaEntry('cost-export', {
@@ -11,21 +11,7 @@ export const handler = lambdaEntry('cost-export', {
     ...parseCostEvent(event, now, { maxDays: config.maxInlineDays, windowMonths: config.windowMonths }),
     staleJobAfterMs: config.staleJobAfterMs,
   }),
-  run: ({ session, sink, config, runId, log, shouldStartUnit, signal }, request) =>
-    runCostExport(
-      {
-        client: session.client,
-        sink,
-        credential: session.credential,
-        concurrency: config.concurrency,
-        compression: config.compression,
-        runId,
-        log,
-        shouldStartUnit,
-        signal,
-      },
-      request,
-    ),
+  run: (entry, request) => runCostExport(exportRunDeps(entry), request),
   figures: (s) => ({
     rows: s.rows,
     bytes: s.bytes,

@@ -2,27 +2,13 @@
 // accounts, identity names, budgets) to Parquet on S3 for the event's snapshot date.
 import { parseInventoryEvent } from './lib/inventory/event.ts';
 import { runInventoryExport } from './lib/inventory/run.ts';
-import { connectCloudforet } from './lib/lambda/connect-cloudforet.ts';
+import { connectCloudforet, exportRunDeps } from './lib/lambda/connect-cloudforet.ts';
 import { lambdaEntry } from './lib/lambda/entry.ts';
 
 export const handler = lambdaEntry('inventory-export', {
   connect: connectCloudforet,
   parse: (event, _config, now) => parseInventoryEvent(event, now),
-  run: ({ session, sink, config, runId, log, shouldStartUnit, signal }, request) =>
-    runInventoryExport(
-      {
-        client: session.client,
-        sink,
-        credential: session.credential,
-        concurrency: config.concurrency,
-        compression: config.compression,
-        runId,
-        log,
-        shouldStartUnit,
-        signal,
-      },
-      request,
-    ),
+  run: (entry, request) => runInventoryExport(exportRunDeps(entry), request),
   figures: (s) => ({
     rows: s.rows,
     bytes: s.bytes,

@@ -33,3 +33,19 @@ export async function connectCloudforet({ config, log }: EntryContext): Promise<
   });
   return { session, sink: (await connectSink({ config })).sink };
 }
+
+/** What an export run takes from an entry connected to Cloudforet: its adapters, settings and stop. */
+export function exportRunDeps(entry: EntryContext & CloudforetConnection) {
+  const { session, sink, config, runId, log, shouldStartUnit, signal } = entry;
+  return {
+    client: session.client,
+    sink,
+    credential: session.credential,
+    concurrency: config.concurrency,
+    compression: config.compression,
+    runId,
+    log,
+    shouldStartUnit,
+    signal,
+  };
+}

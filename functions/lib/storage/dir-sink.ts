@@ -29,34 +29,18 @@ export function dirSink(root: string): Sink {
   return {
     location: base,
     begin: (key) => beginFile(pathOf(key), join(base, TEMP_DIR)),
+    // Written whole under _tmp/, then renamed into place (replacing) or linked (only if absent).
     put: async (key, body) => {
-      const target = pathOf(key);
-      const temp = join(base, TEMP_DIR, temporaryName(target));
-      try {
-        await mkdir(dirname(target), { recursive: true });
-        await mkdir(dirname(temp), { recursive: true });
-        await writeFile(temp, body);
-        await rename(temp, target);
-      } catch (error) {
-        await rm(temp, { force: true }).catch(() => {});
-        throw sinkError('write', target, error);
-      }
+      await placeWhole(pathOf(key), join(base, TEMP_DIR), body, rename);
     },
     createIfAbsent: async (key, body) => {
-      const target = pathOf(key);
-      const temp = join(base, TEMP_DIR, temporaryName(target));
       try {
-        await mkdir(dirname(target), { recursive: true });
-        await mkdir(dirname(temp), { recursive: true });
-        await writeFile(temp, body);
         // link() fails with EEXIST when the target exists: the whole file appears, or nothing.
-        await link(temp, target);
+        await placeWhole(pathOf(key), join(base, TEMP_DIR), body, link);
         return true;
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-        throw sinkError('write', target, error);
-      } finally {
-        await rm(temp, { force: true }).catch(() => {});
+        if ((error as { cause?: NodeJS.ErrnoException }).cause?.code === 'EEXIST') return false;
+        throw error;
       }
     },
     read: async (key) => {
@@ -124,6 +108,26 @@ async function listFiles(base: string, dir: string): Promise<Map<string, string>
     if (!key.startsWith(`${TEMP_DIR}/`)) files.set(key, path);
   }
   return files;
+}
+
+/** Writes a small file whole to a temporary one, then places it with `place` (rename or link). */
+async function placeWhole(
+  target: string,
+  tempDir: string,
+  body: string,
+  place: (from: string, to: string) => Promise<void>,
+): Promise<void> {
+  const temp = join(tempDir, temporaryName(target));
+  try {
+    await mkdir(dirname(target), { recursive: true });
+    await mkdir(tempDir, { recursive: true });
+    await writeFile(temp, body);
+    await place(temp, target);
+  } catch (error) {
+    throw sinkError('write', target, error);
+  } finally {
+    await rm(temp, { force: true }).catch(() => {});
+  }
 }
 
 function beginFile(target: string, tempDir: string): ObjectUpload {
