@@ -14,7 +14,13 @@ import { createLogger, parseLogLevel } from '../functions/lib/log.ts';
 import { openSink } from '../functions/lib/storage/open-sink.ts';
 import { parseDestination } from '../functions/lib/storage/sink.ts';
 import { parseWholeNumber, wholeNumberProblem } from '../functions/lib/whole-number.ts';
-import type { CliIo, CommandContext, Env, Values } from './command-context.ts';
+import {
+  type CliIo,
+  type CommandContext,
+  type Env,
+  PROBE_TIMEOUT_MS,
+  type Values,
+} from './command-context.ts';
 
 export function commandContext(command: string, values: Values, env: Env, io: CliIo): CommandContext {
   const endpoint = values.endpoint ?? env.CLOUDFORET_ENDPOINT;
@@ -29,6 +35,7 @@ export function commandContext(command: string, values: Values, env: Env, io: Cl
   checkEndpoint(endpoint, values['allow-insecure-http'] === true);
   parseDestination(destination);
   const requestTimeoutMs = timeoutMs(values.timeout, env.CLOUDFORET_TIMEOUT_MS);
+  const timeoutGiven = values.timeout !== undefined || env.CLOUDFORET_TIMEOUT_MS !== undefined;
   const maxAnswerBytes = maxAnswerMb(values['max-answer-mb'], env.CLOUDFORET_MAX_ANSWER_MB) * 1024 * 1024;
   const secrets = secretSource(command, values, env);
   const log = createLogger({
@@ -41,7 +48,15 @@ export function commandContext(command: string, values: Values, env: Env, io: Cl
     log,
     concurrency: wholeNumber('--concurrency', values.concurrency, 4, 1, 64),
     openSink: () => openSink(destination),
-    openSession: () => openSession({ endpoint, secrets, log, requestTimeoutMs, maxAnswerBytes }),
+    openSession: ({ probe = false } = {}) =>
+      openSession({
+        endpoint,
+        secrets,
+        log,
+        requestTimeoutMs: probe && !timeoutGiven ? PROBE_TIMEOUT_MS : requestTimeoutMs,
+        maxAnswerBytes,
+        retryNoAnswer: !probe,
+      }),
   };
 }
 
