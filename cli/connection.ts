@@ -10,7 +10,7 @@ import {
 } from '../functions/lib/cloudforet/secret.ts';
 import { openSession } from '../functions/lib/cloudforet/session.ts';
 import { ExportError } from '../functions/lib/errors.ts';
-import { createLogger, parseLogLevel } from '../functions/lib/log.ts';
+import { createLogger, logLevelProblem, parseLogLevel } from '../functions/lib/log.ts';
 import { openSink } from '../functions/lib/storage/open-sink.ts';
 import { parseDestination } from '../functions/lib/storage/sink.ts';
 import { parseWholeNumber, wholeNumberProblem } from '../functions/lib/whole-number.ts';
@@ -38,10 +38,7 @@ export function commandContext(command: string, values: Values, env: Env, io: Cl
   const timeoutGiven = values.timeout !== undefined || env.CLOUDFORET_TIMEOUT_MS !== undefined;
   const maxAnswerBytes = maxAnswerMb(values['max-answer-mb'], env.CLOUDFORET_MAX_ANSWER_MB) * 1024 * 1024;
   const secrets = secretSource(command, values, env);
-  const log = createLogger({
-    level: parseLogLevel(env.LOG_LEVEL ?? 'warn'),
-    write: (l) => io.stderr.write(`${l}\n`),
-  });
+  const log = cliLogger(env, io);
   return {
     values,
     io,
@@ -82,6 +79,21 @@ export function checkEndpoint(endpoint: string, allowInsecureHttp: boolean): voi
       `--endpoint '${endpoint}' is plain http: the token would cross the network in clear text; use https://, or add --allow-insecure-http if you must`,
     );
   }
+}
+
+/** Human lines on stderr unless LOG_FORMAT=json; LOG_LEVEL checked as the Lambda checks it. */
+function cliLogger(env: Env, io: CliIo) {
+  const problem = logLevelProblem(env.LOG_LEVEL);
+  if (problem) throw usageError(problem);
+  const format = env.LOG_FORMAT?.trim() || 'text';
+  if (format !== 'text' && format !== 'json') {
+    throw usageError(`LOG_FORMAT must be text or json (got '${format}')`);
+  }
+  return createLogger({
+    level: parseLogLevel(env.LOG_LEVEL?.trim() || 'warn'),
+    format,
+    write: (l) => io.stderr.write(`${l}\n`),
+  });
 }
 
 function isLoopback(host: string): boolean {
