@@ -27,7 +27,7 @@ describe('npm start (tools/demo.ts)', () => {
 
     expect(costDays).toHaveLength(7);
     expect(stdout).toMatch(
-      /3 data sources: 21 units planned: 21 written, 0 empty, 0 kept, 0 failed; 0 days unchanged/,
+      /3 data sources: 21 units \(data source × day\) planned: 21 written, 0 empty, 0 kept, 0 failed; 0 unchanged/,
     );
     expect(stdout).toMatch(/cloud_services: written, \d+ rows/);
     expect(stdout).toMatch(/data_source_accounts: written, \d+ rows/);
