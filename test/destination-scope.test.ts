@@ -12,8 +12,12 @@ import { queryDuckDB } from './support/parquet-readers.ts';
 import { snapshotDir } from './support/unit-invariants.ts';
 import { consoleAppJson } from './support/tokens.ts';
 
-const FROM = '2026-09-01';
-const TO = '2026-09-05';
+import { monthBack } from './support/months.ts';
+
+const MONTH_2 = monthBack(2);
+
+const FROM = `${MONTH_2}-01`;
+const TO = `${MONTH_2}-05`;
 
 describe('one destination, two scopes', () => {
   let sim: Simulator;

@@ -161,7 +161,7 @@ describe('clampToRetention', () => {
 
 describe('days kept by the archive guard', () => {
   it('are remembered in their manifest and not planned again while Cloudforet answers them empty', async () => {
-    const day = '2026-10-05';
+    const day = addDays(monthsBack(1), 4);
     const sim = await startSimulator({ seed: 53, dataSources: 1, from: day, to: day, rowsPerDay: 20 });
     const dir = await mkdtemp(join(tmpdir(), 'kept-'));
     const client = new CloudforetClient({
