@@ -9,6 +9,7 @@ import {
   secretsManagerSource,
 } from '../functions/lib/cloudforet/secret.ts';
 import { openSession } from '../functions/lib/cloudforet/session.ts';
+import { plainHttpProblem } from '../functions/lib/endpoint-rule.ts';
 import { ExportError } from '../functions/lib/errors.ts';
 import { createLogger, logLevelProblem, parseLogLevel } from '../functions/lib/log.ts';
 import { openSink } from '../functions/lib/storage/open-sink.ts';
@@ -74,11 +75,8 @@ export function checkEndpoint(endpoint: string, allowInsecureHttp: boolean): voi
   if (url.protocol !== 'http:') {
     throw usageError(`--endpoint must be an https:// URL (got '${endpoint}')`);
   }
-  if (!allowInsecureHttp && !isLoopback(url.hostname)) {
-    throw usageError(
-      `--endpoint '${endpoint}' is plain http: the token would cross the network in clear text; use https://, or add --allow-insecure-http if you must`,
-    );
-  }
+  const clear = allowInsecureHttp ? undefined : plainHttpProblem('--endpoint', endpoint);
+  if (clear) throw usageError(`${clear}, or add --allow-insecure-http if you must`);
 }
 
 /** Human lines on stderr unless LOG_FORMAT=json; LOG_LEVEL checked as the Lambda checks it. */
@@ -94,10 +92,6 @@ function cliLogger(env: Env, io: CliIo) {
     format,
     write: (l) => io.stderr.write(`${l}\n`),
   });
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 function timeoutMs(seconds: string | undefined, envMs: string | undefined): number {

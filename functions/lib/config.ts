@@ -1,6 +1,7 @@
 // Function configuration from the environment, read when asked (never at import time).
 // Every missing or invalid variable is reported in one error.
 import { COMPRESSIONS, type Compression, DEFAULT_COMPRESSION, parseCompression } from './codecs.ts';
+import { plainHttpProblem } from './endpoint-rule.ts';
 import { ConfigError } from './errors.ts';
 import { type LogLevel, logLevelProblem, parseLogLevel } from './log.ts';
 import { parseWholeNumber, wholeNumberProblem } from './whole-number.ts';
@@ -49,12 +50,19 @@ export function readConfig(env: Env): FunctionConfig {
     problems.push(
       `CLOUDFORET_ENDPOINT must be an http(s) URL, e.g. https://console-v2.api.example.com (got '${endpoint}')`,
     );
+  } else if (endpoint) {
+    const clear = plainHttpProblem('CLOUDFORET_ENDPOINT', endpoint);
+    if (clear) problems.push(clear);
+  }
+  const prefix = (env.EXPORT_PREFIX ?? '').trim().replace(/^\/+|\/+$/g, '');
+  if (prefix.split('/').some((segment) => segment === '..' || segment === '.')) {
+    problems.push(`EXPORT_PREFIX must not hold '.' or '..' segments (got '${env.EXPORT_PREFIX}')`);
   }
   const config: FunctionConfig = {
     endpoint,
     secretId: required('CLOUDFORET_SECRET_ID'),
     bucket: required('EXPORT_BUCKET'),
-    prefix: (env.EXPORT_PREFIX ?? '').trim().replace(/^\/+|\/+$/g, ''),
+    prefix,
     concurrency: integer('EXPORT_CONCURRENCY', 4, 1, 64),
     maxInlineDays: integer('MAX_INLINE_DAYS', 62, 1, 400),
     windowMonths: integer('EXPORT_WINDOW_MONTHS', 2, 1, 12),
