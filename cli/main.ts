@@ -28,7 +28,7 @@ const commands: Record<CommandName, (ctx: CommandContext) => Promise<number>> = 
   inventory: runInventory,
   check: runCheck,
 };
-const ownOptions: Record<CommandName, ReadonlyArray<keyof Values>> = {
+export const ownOptions: Record<CommandName, ReadonlyArray<keyof Values>> = {
   costs: ['date', 'from', 'to', 'data-source', 'force', 'verify', 'concurrency', 'json'],
   inventory: ['snapshot-date', 'include-inactive', 'concurrency', 'json'],
   check: [],
