@@ -10,7 +10,6 @@ import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { appFolder } from './support/tokens.ts';
 import { snapshotDir } from './support/unit-invariants.ts';
-
 import { monthBack } from './support/months.ts';
 
 const MONTH_2 = monthBack(2);

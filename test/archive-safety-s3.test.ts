@@ -9,7 +9,6 @@ import { costManifestKey, costObjectKey } from '../functions/lib/costs/sources/d
 import { s3Sink } from '../functions/lib/storage/s3-sink.ts';
 import { BUCKET, type LocalAws, startLocalAws } from './support/local-aws.ts';
 import { getObjectBytes } from './support/s3-server.ts';
-
 import { monthBack } from './support/months.ts';
 
 const MONTH_2 = monthBack(2);

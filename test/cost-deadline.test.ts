@@ -13,7 +13,6 @@ import { runDeadline } from '../functions/lib/lambda/deadline.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { BUCKET, type LocalAws, startLocalAws } from './support/local-aws.ts';
 import { listKeys } from './support/s3-server.ts';
-
 import { monthBack } from './support/months.ts';
 
 const MONTH_1 = monthBack(1);

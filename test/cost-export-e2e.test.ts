@@ -13,7 +13,6 @@ import { BUCKET, type LocalAws, PREFIX, startLocalAws } from './support/local-aw
 import { expectNoSecret } from './support/log-capture.ts';
 import { duckSchema } from './support/parquet-readers.ts';
 import { getObjectBytes, listKeys } from './support/s3-server.ts';
-
 import { monthBack } from './support/months.ts';
 
 const MONTH_1 = monthBack(1);

@@ -13,7 +13,6 @@ import { BUCKET, type LocalAws, startLocalAws } from './support/local-aws.ts';
 import { queryDuckDB } from './support/parquet-readers.ts';
 import { getObjectBytes, listKeys } from './support/s3-server.ts';
 import { consoleAppJson } from './support/tokens.ts';
-
 import { monthBack } from './support/months.ts';
 
 const MONTH_2 = monthBack(2);

@@ -11,7 +11,6 @@ import { fakeIo } from './support/fake-io.ts';
 import { queryDuckDB } from './support/parquet-readers.ts';
 import { snapshotDir } from './support/unit-invariants.ts';
 import { consoleAppJson } from './support/tokens.ts';
-
 import { monthBack } from './support/months.ts';
 
 const MONTH_2 = monthBack(2);

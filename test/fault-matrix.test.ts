@@ -14,7 +14,6 @@ import { createLogger } from '../functions/lib/log.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { captureLogs, expectNoSecret } from './support/log-capture.ts';
 import { changedFiles, expectEachUnitExactOrUntouched, snapshotDir } from './support/unit-invariants.ts';
-
 import { monthBack } from './support/months.ts';
 
 const MONTH_1 = monthBack(1);

@@ -14,7 +14,6 @@ import { runInventoryExport } from '../functions/lib/inventory/run.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { inventorySources } from '../functions/lib/tables/inventory.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
-
 import { monthBack } from './support/months.ts';
 
 const MONTH_0 = monthBack(0);

@@ -11,7 +11,6 @@ import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { loadNamedQueries } from '../infra/named-queries.ts';
 import { athenaOver } from '../tools/duckdb-athena.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
-
 import { monthBack } from './support/months.ts';
 
 const MONTH_7 = monthBack(7);

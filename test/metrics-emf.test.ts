@@ -6,7 +6,6 @@ import { handler as costExport } from '../functions/cost-export.ts';
 import { handler as freshnessCheck } from '../functions/freshness-check.ts';
 import { type LocalAws, startLocalAws } from './support/local-aws.ts';
 import { expectNoSecret } from './support/log-capture.ts';
-
 import { monthBack } from './support/months.ts';
 
 const MONTH_2 = monthBack(2);

@@ -14,7 +14,6 @@ import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { queryDuckDB } from './support/parquet-readers.ts';
 import { type S3Server, startS3 } from './support/s3-server.ts';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-
 import { monthBack } from './support/months.ts';
 
 const MONTH_1 = monthBack(1);

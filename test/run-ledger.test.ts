@@ -18,7 +18,6 @@ import {
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { expectNoSecret } from './support/log-capture.ts';
 import { queryDuckDB } from './support/parquet-readers.ts';
-
 import { monthBack } from './support/months.ts';
 
 const MONTH_5 = monthBack(5);

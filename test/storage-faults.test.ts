@@ -29,7 +29,6 @@ import {
   snapshotDir,
   tempFiles,
 } from './support/unit-invariants.ts';
-
 import { monthBack } from './support/months.ts';
 
 const MONTH_1 = monthBack(1);

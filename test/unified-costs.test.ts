@@ -12,7 +12,6 @@ import { type AthenaLike, athenaLike } from './support/athena-views.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { readWithArrow } from './support/parquet-readers.ts';
 import { consoleAppJson } from './support/tokens.ts';
-
 import { monthBack, monthEnd } from './support/months.ts';
 
 const MONTH_1 = monthBack(1);
