@@ -1,7 +1,14 @@
 #!/usr/bin/env node
-// Launcher: runs the TypeScript CLI through tsx, so a clone needs no build step.
-import { register } from 'tsx/esm/api';
-
+// Launcher: runs the TypeScript CLI through tsx, so a clone needs no build step. The Node check
+// comes first and imports nothing: the CLI needs Node 24 (zlib's zstd, the Lambda runtime).
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 24) {
+  process.stderr.write(
+    `cloudforet-export: needs Node 24 or later (this is Node ${process.versions.node}); run it as 'bash tools/with-node24.sh npx cloudforet-export …', which fetches Node 24 once, or install Node 24 (see .nvmrc)\n`,
+  );
+  process.exit(2);
+}
+const { register } = await import('tsx/esm/api');
 register();
 const { main } = await import('../cli/main.ts');
 process.exitCode = await main(process.argv.slice(2), process.env);

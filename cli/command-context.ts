@@ -10,6 +10,9 @@ export interface CliIo {
   readonly stderr: NodeJS.WriteStream;
 }
 
+/** check's deadline for each request when neither --timeout nor CLOUDFORET_TIMEOUT_MS is set. */
+export const PROBE_TIMEOUT_MS = 10_000;
+
 export const options = {
   endpoint: { type: 'string' },
   'secret-file': { type: 'string' },
@@ -52,5 +55,9 @@ export interface CommandContext {
   readonly signal?: AbortSignal;
   /** Where data goes: checked, but nothing is created until a command writes. */
   openSink(): Sink;
-  openSession(): Promise<CloudforetSession>;
+  /**
+   * A probe (check) waits PROBE_TIMEOUT_MS for an answer unless a timeout was set, and does not
+   * retry a request that got none: a silent endpoint fails in seconds, not in 5 × the timeout.
+   */
+  openSession(opts?: { probe?: boolean }): Promise<CloudforetSession>;
 }

@@ -9,12 +9,19 @@ import {
   secretsManagerSource,
 } from '../functions/lib/cloudforet/secret.ts';
 import { openSession } from '../functions/lib/cloudforet/session.ts';
+import { plainHttpProblem } from '../functions/lib/endpoint-rule.ts';
 import { ExportError } from '../functions/lib/errors.ts';
-import { createLogger, parseLogLevel } from '../functions/lib/log.ts';
+import { createLogger, logLevelProblem, parseLogLevel } from '../functions/lib/log.ts';
 import { openSink } from '../functions/lib/storage/open-sink.ts';
 import { parseDestination } from '../functions/lib/storage/sink.ts';
 import { parseWholeNumber, wholeNumberProblem } from '../functions/lib/whole-number.ts';
-import type { CliIo, CommandContext, Env, Values } from './command-context.ts';
+import {
+  type CliIo,
+  type CommandContext,
+  type Env,
+  PROBE_TIMEOUT_MS,
+  type Values,
+} from './command-context.ts';
 
 /** The context of a command that reads the destination only (anomalies): --out, nothing else. */
 export function destinationContext(command: string, values: Values, env: Env, io: CliIo): CommandContext {
@@ -48,19 +55,25 @@ export function commandContext(command: string, values: Values, env: Env, io: Cl
   checkEndpoint(endpoint, values['allow-insecure-http'] === true);
   parseDestination(destination);
   const requestTimeoutMs = timeoutMs(values.timeout, env.CLOUDFORET_TIMEOUT_MS);
+  const timeoutGiven = values.timeout !== undefined || env.CLOUDFORET_TIMEOUT_MS !== undefined;
   const maxAnswerBytes = maxAnswerMb(values['max-answer-mb'], env.CLOUDFORET_MAX_ANSWER_MB) * 1024 * 1024;
   const secrets = secretSource(command, values, env);
-  const log = createLogger({
-    level: parseLogLevel(env.LOG_LEVEL ?? 'warn'),
-    write: (l) => io.stderr.write(`${l}\n`),
-  });
+  const log = cliLogger(env, io);
   return {
     values,
     io,
     log,
     concurrency: wholeNumber('--concurrency', values.concurrency, 4, 1, 64),
     openSink: () => openSink(destination),
-    openSession: () => openSession({ endpoint, secrets, log, requestTimeoutMs, maxAnswerBytes }),
+    openSession: ({ probe = false } = {}) =>
+      openSession({
+        endpoint,
+        secrets,
+        log,
+        requestTimeoutMs: probe && !timeoutGiven ? PROBE_TIMEOUT_MS : requestTimeoutMs,
+        maxAnswerBytes,
+        retryNoAnswer: !probe,
+      }),
   };
 }
 
@@ -81,15 +94,23 @@ export function checkEndpoint(endpoint: string, allowInsecureHttp: boolean): voi
   if (url.protocol !== 'http:') {
     throw usageError(`--endpoint must be an https:// URL (got '${endpoint}')`);
   }
-  if (!allowInsecureHttp && !isLoopback(url.hostname)) {
-    throw usageError(
-      `--endpoint '${endpoint}' is plain http: the token would cross the network in clear text; use https://, or add --allow-insecure-http if you must`,
-    );
-  }
+  const clear = allowInsecureHttp ? undefined : plainHttpProblem('--endpoint', endpoint);
+  if (clear) throw usageError(`${clear}, or add --allow-insecure-http if you must`);
 }
 
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+/** Human lines on stderr unless LOG_FORMAT=json; LOG_LEVEL checked as the Lambda checks it. */
+function cliLogger(env: Env, io: CliIo) {
+  const problem = logLevelProblem(env.LOG_LEVEL);
+  if (problem) throw usageError(problem);
+  const format = env.LOG_FORMAT?.trim() || 'text';
+  if (format !== 'text' && format !== 'json') {
+    throw usageError(`LOG_FORMAT must be text or json (got '${format}')`);
+  }
+  return createLogger({
+    level: parseLogLevel(env.LOG_LEVEL?.trim() || 'warn'),
+    format,
+    write: (l) => io.stderr.write(`${l}\n`),
+  });
 }
 
 function timeoutMs(seconds: string | undefined, envMs: string | undefined): number {

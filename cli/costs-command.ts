@@ -1,11 +1,14 @@
 // `cloudforet-export costs`: cost rows for a day or a range, as the cost function exports them.
 import { parseCostEvent } from '../functions/lib/costs/event.ts';
+import { retentionStart } from '../functions/lib/costs/planning/job-history.ts';
+import { EventError } from '../functions/lib/errors.ts';
 import { type CostRunSummary, runCostExport } from '../functions/lib/costs/run.ts';
 import type { CommandContext } from './command-context.ts';
 import { announceDestination, progressReporter } from './progress.ts';
 
 export async function runCosts(ctx: CommandContext): Promise<number> {
   const { values, io } = ctx;
+  const now = new Date();
   const request = parseCostEvent(
     {
       date: values.date,
@@ -14,9 +17,10 @@ export async function runCosts(ctx: CommandContext): Promise<number> {
       dataSourceIds: values['data-source'],
       force: values.force,
     },
-    new Date(),
+    now,
     { maxDays: Number.POSITIVE_INFINITY, windowMonths: 2 },
   );
+  refuseWhollyBeyondRetention(request, now);
   const verify = values.verify === true;
   const sink = ctx.openSink();
   announceDestination(io.stderr, 'costs', sink.location);
@@ -40,15 +44,27 @@ export async function runCosts(ctx: CommandContext): Promise<number> {
   return summary.failed === 0 ? 0 : 1;
 }
 
+/** Nothing of the range is still in Cloudforet: a usage error (exit 2), not an empty success. */
+function refuseWhollyBeyondRetention(range: { from: string; to: string }, now: Date): void {
+  const first = retentionStart(now);
+  if (range.to >= first) return;
+  const asked = range.from === range.to ? range.from : `${range.from}..${range.to}`;
+  throw new EventError(
+    'EVENT_BEYOND_RETENTION',
+    `${asked} is wholly before ${first}: Cloudforet keeps daily costs for 12 months (this one included), ` +
+      `so there is nothing to export; ask for ${first} or later (objects already archived are untouched)`,
+  );
+}
+
 function describeCosts(s: CostRunSummary & { scope: string }): string {
   const lines = [
     `costs ${s.from}..${s.to} (${s.scope}) -> ${s.destination}`,
-    `  ${s.dataSources} data sources: ${s.units} units planned: ${s.written} written, ${s.removed} empty, ` +
+    `  ${s.dataSources} data sources: ${s.units} units (data source × day) planned: ${s.written} written, ${s.removed} empty, ` +
       `${s.kept} kept, ${s.failed} failed${s.notStarted > 0 ? `, ${s.notStarted} not started` : ''}; ` +
-      `${s.unchanged} days unchanged${s.repaired > 0 ? `, ${s.repaired} repaired (object missing or damaged)` : ''}`,
+      `${s.unchanged} unchanged${s.repaired > 0 ? `, ${s.repaired} repaired (object missing or damaged)` : ''}`,
     ...(s.retainedFrom
       ? [
-          `  ${s.beyondRetention} days before ${s.retainedFrom} are beyond Cloudforet's 12-month retention: ` +
+          `  ${s.beyondRetention} units (data source × day) before ${s.retainedFrom} are beyond Cloudforet's 12-month retention: ` +
             'not exported; objects already archived for them are kept as they are',
         ]
       : []),

@@ -32,7 +32,7 @@ const commands: Record<CommandName, (ctx: CommandContext) => Promise<number>> = 
   anomalies: runAnomalies,
   statements: runStatements,
 };
-const ownOptions: Record<CommandName, ReadonlyArray<keyof Values>> = {
+export const ownOptions: Record<CommandName, ReadonlyArray<keyof Values>> = {
   costs: ['date', 'from', 'to', 'data-source', 'force', 'verify', 'concurrency', 'json'],
   inventory: ['snapshot-date', 'include-inactive', 'concurrency', 'json'],
   check: [],
@@ -44,12 +44,14 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
   // Known before parsing, so that a parse error can point at the command's own help.
   let command = argv.find((a): a is CommandName => commandNames.includes(a as CommandName));
   try {
-    const { values, positionals } = parseArgs({
-      args: [...argv],
+    const { values, positionals, tokens } = parseArgs({
+      args: negativeNumbersAsValues(argv),
       options,
       allowPositionals: true,
       strict: true,
+      tokens: true,
     });
+    rejectRepeatedOptions(tokens);
     if (values.version) return print(io, version(), 0);
     command = commandOf(positionals);
     if (values.help) return print(io, command ? commandUsage[command] : usage, 0);
@@ -88,6 +90,35 @@ function commandOf(positionals: readonly string[]): CommandName | undefined {
     throw usageError(`unknown command '${positionals.join(' ')}'; commands: ${commandNames.join(', ')}`);
   }
   return name as CommandName;
+}
+
+/** `--concurrency -1` is a value out of range, not a missing value: parseArgs takes it as `=-1`. */
+function negativeNumbersAsValues(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const name = arg.startsWith('--') ? arg.slice(2) : undefined;
+    const next = argv[i + 1];
+    const takesValue =
+      name !== undefined && (options as Record<string, { type: string }>)[name]?.type === 'string';
+    if (takesValue && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
+/** A single-value option given twice is refused: silently keeping the last would mislead. */
+function rejectRepeatedOptions(tokens: ReadonlyArray<{ kind: string; name?: string }>): void {
+  const seen = new Set<string>();
+  for (const t of tokens) {
+    if (t.kind !== 'option' || t.name === undefined) continue;
+    const option = (options as Record<string, { multiple?: boolean }>)[t.name];
+    if (option?.multiple) continue;
+    if (seen.has(t.name)) throw usageError(`--${t.name} is given more than once; give it once`);
+    seen.add(t.name);
+  }
 }
 
 function rejectForeignOptions(command: CommandName, values: Values): void {

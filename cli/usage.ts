@@ -1,37 +1,77 @@
-// The CLI's help: one text for the whole tool and one per command (`cloudforet-export costs --help`).
+// The CLI's help: one text for the whole tool and one per command (`cloudforet-export costs --help`),
+// every option with its meaning and default.
+import { inventoryTables } from '../functions/lib/tables/inventory.ts';
 
 const CONNECTION = `Connection (every command):
   --endpoint URL           Cloudforet HTTP API base, https:// (env CLOUDFORET_ENDPOINT)
   --secret-file PATH       the app's 'Download JSON' file or its client_secret (env CLOUDFORET_SECRET_FILE)
   --secret-id ID           the same, from AWS Secrets Manager (env CLOUDFORET_SECRET_ID)
-  --timeout SECONDS        limit for each API request, body included, 1-600 (env CLOUDFORET_TIMEOUT_MS in ms; default 60)
+  --timeout SECONDS        limit for each API request, body included, 1-600 (env CLOUDFORET_TIMEOUT_MS in ms; default 60, check 10)
   --max-answer-mb MB       largest API answer taken, 1-1024 (env CLOUDFORET_MAX_ANSWER_MB; default 64)
   --allow-insecure-http    accept an http:// endpoint that is not on this machine (sends the token in clear text)
   --out DIR | s3://bucket/prefix   where data goes (env EXPORT_DESTINATION)`;
 
 export const EXIT_CODES = `Exit codes: 0 every unit exported; 1 a unit or table failed (the rest are written);
-2 bad usage or configuration (options, dates, endpoint, secret, destination): nothing was exported;
-130 / 143 stopped by Ctrl-C / SIGTERM (finished units are written, the rest untouched; rerun to finish).`;
+2 bad usage or configuration (options, dates, endpoint, secret, destination, a range wholly past
+retention): nothing was exported; 130 / 143 stopped by Ctrl-C / SIGTERM (finished units are
+written, the rest untouched; rerun to finish).
+Environment: LOG_LEVEL debug|info|warn|error (default warn), LOG_FORMAT text|json (default text).`;
+
+const CONCURRENCY = (what: string) => `  --concurrency N          ${what} at once, 1-64 (default 4)`;
+const JSON_OUTPUT =
+  '  --json                   print the summary as one JSON object on stdout (default: lines for people)';
+
+const INVENTORY_TABLES = wrap(inventoryTables.map((t) => t.name).join(', '), 96);
+
+function wrap(text: string, width: number): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + word.length + 1 > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line].join('\n');
+}
 
 export const commandUsage = {
   costs: `Usage: cloudforet-export costs [connection] [--date YYYY-MM-DD | --from YYYY-MM-DD --to YYYY-MM-DD]
                               [--data-source ID]... [--force] [--verify] [--concurrency N] [--json]
-Exports cost rows per data source and day, and the unified-cost months they cover. Without a
+Exports cost rows per unit (data source × day), and the unified-cost months they cover. Without a
 date: this month and the previous one (UTC) plus every month a Cloudforet sync changed since the
 last export, only the days that are new or changed (row count and cost sum per project, workspace
-and service account); --force exports them all. A published object that is not what its manifest
-says (missing, resized, a new ETag, a file changed since) is exported again; --verify also reads
-every published file of a local destination and compares its SHA-256 with the manifest's.
+and service account). A published object that is not what its manifest says (missing, resized, a
+new ETag, a file changed since) is exported again.
+Options:
+  --date YYYY-MM-DD        one day (UTC); not with --from/--to
+  --from YYYY-MM-DD        first day of a range (with --to; both included); days before
+                           Cloudforet's 12-month retention are reported, not exported
+  --to YYYY-MM-DD          last day of the range, today at the latest
+  --data-source ID         only this cost data source; repeat for more (default: every one the app sees)
+  --force                  export every day asked for, changed or not (default: only new or changed days)
+  --verify                 also read every published file of a local destination and compare its
+                           SHA-256 with its manifest (default: size and modification time only)
+${CONCURRENCY('units exported')}
+${JSON_OUTPUT}
 ${CONNECTION}
 ${EXIT_CODES}`,
   inventory: `Usage: cloudforet-export inventory [connection] [--snapshot-date YYYY-MM-DD] [--include-inactive]
                                   [--concurrency N] [--json]
-Snapshots cloud services, regions, data sources and their accounts into today (UTC) or the date given.
+Snapshots the inventory, identity tables and budgets, one object per table:
+${INVENTORY_TABLES}.
+Options:
+  --snapshot-date YYYY-MM-DD   the date the snapshot is filed under (default today, UTC); the
+                               content is always Cloudforet's current state
+  --include-inactive       also DISCONNECTED and DELETED cloud services (default: ACTIVE only)
+${CONCURRENCY('tables exported')}
+${JSON_OUTPUT}
 ${CONNECTION}
 ${EXIT_CODES}`,
   check: `Usage: cloudforet-export check [connection]
 Checks, in seconds and without exporting: the endpoint answers, the secret (expiry, role, workspace),
 the data sources the app can see, and that the destination takes a write (a small object, removed).
+Each request waits 10 s at most (or --timeout) and one that gets no answer is not retried.
 ${CONNECTION}
 ${EXIT_CODES}`,
   anomalies: `Usage: cloudforet-export anomalies --out (DIR | s3://bucket/prefix) [--json]

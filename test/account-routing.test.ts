@@ -11,9 +11,12 @@ import { fakeIo } from './support/fake-io.ts';
 import { appFolder } from './support/tokens.ts';
 import { queryDuckDB } from './support/parquet-readers.ts';
 import { snapshotDir } from './support/unit-invariants.ts';
+import { monthBack } from './support/months.ts';
 
-const FROM = '2026-09-01';
-const TO = '2026-09-06';
+const MONTH_2 = monthBack(2);
+
+const FROM = `${MONTH_2}-01`;
+const TO = `${MONTH_2}-06`;
 
 let sim: Simulator;
 let dir: string;

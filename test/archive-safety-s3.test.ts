@@ -9,9 +9,12 @@ import { costManifestKey, costObjectKey } from '../functions/lib/costs/sources/d
 import { s3Sink } from '../functions/lib/storage/s3-sink.ts';
 import { BUCKET, type LocalAws, startLocalAws } from './support/local-aws.ts';
 import { getObjectBytes } from './support/s3-server.ts';
+import { monthBack } from './support/months.ts';
 
-const FROM = '2026-09-01';
-const TO = '2026-09-02';
+const MONTH_2 = monthBack(2);
+
+const FROM = `${MONTH_2}-01`;
+const TO = `${MONTH_2}-02`;
 const PREFIX = 'etag';
 
 let local: LocalAws;

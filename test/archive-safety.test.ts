@@ -16,9 +16,14 @@ import { queryDuckDB } from './support/parquet-readers.ts';
 import { appFolder } from './support/tokens.ts';
 import { snapshotDir } from './support/unit-invariants.ts';
 
-const FROM = '2026-09-01';
-const TO = '2026-09-03';
-const DAY = '2026-09-02';
+import { monthBack, monthsBack } from './support/months.ts';
+import { addDays } from '../functions/lib/dates.ts';
+
+const MONTH_2 = monthBack(2);
+
+const FROM = `${MONTH_2}-01`;
+const TO = `${MONTH_2}-03`;
+const DAY = `${MONTH_2}-02`;
 
 let sim: Simulator;
 let dir: string;
@@ -224,8 +229,8 @@ describe('an old range re-run once it has left retention', () => {
     const out = join(dir, 'old-range');
     expect((await costs(out)).code).toBe(0);
     const before = await snapshotDir(out);
-    expect([...before.keys()].some((k) => k.startsWith('unified_costs/billed_month=2026-09/'))).toBe(true);
-    sim.setUnifiedCostsMissing('2026-09', true);
+    expect([...before.keys()].some((k) => k.startsWith(`unified_costs/billed_month=${MONTH_2}/`))).toBe(true);
+    sim.setUnifiedCostsMissing(MONTH_2, true);
     const client = new CloudforetClient({
       endpoint: sim.url,
       token: sim.issueToken(),
@@ -233,9 +238,9 @@ describe('an old range re-run once it has left retention', () => {
     });
 
     const summary = await runCostExport(
-      { client, sink: dirSink(out), now: () => new Date('2027-12-15T00:00:00Z') },
+      { client, sink: dirSink(out), now: () => new Date(`${addDays(monthsBack(-13), 14)}T00:00:00Z`) },
       { from: FROM, to: TO },
-    ).finally(() => sim.setUnifiedCostsMissing('2026-09', false));
+    ).finally(() => sim.setUnifiedCostsMissing(MONTH_2, false));
 
     const after = await snapshotDir(out);
     expect(summary).toMatchObject({ units: 0, failed: 0, beyondRetention: 6 });

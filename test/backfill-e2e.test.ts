@@ -9,9 +9,12 @@ import { handler as runUnit } from '../functions/backfill-unit.ts';
 import type { BackfillItem } from '../functions/lib/costs/backfill/backfill.ts';
 import { BUCKET, type LocalAws, PREFIX, startLocalAws } from './support/local-aws.ts';
 import { getObjectBytes } from './support/s3-server.ts';
+import { monthBack } from './support/months.ts';
 
-const FROM = '2026-07-01';
-const TO = '2026-07-20';
+const MONTH_4 = monthBack(4);
+
+const FROM = `${MONTH_4}-01`;
+const TO = `${MONTH_4}-20`;
 const ctx = (id: string) => ({ awsRequestId: id }) as Context;
 
 describe('backfill on Step Functions', () => {
@@ -60,13 +63,13 @@ describe('backfill on Step Functions', () => {
     expect(summary).toMatchObject({ units: 40, exported: 40, failed: 0 });
     expect(planned.unifiedCosts).toMatchObject({
       scope: 'domain',
-      months: [{ month: '2026-07' }],
+      months: [{ month: MONTH_4 }],
       failures: [],
     });
     expect(planned.unifiedCosts!.months[0]!.rows).toBe(
-      local.simulator.unifiedCostRecords().filter((r) => r.billed_month === '2026-07').length,
+      local.simulator.unifiedCostRecords().filter((r) => r.billed_month === MONTH_4).length,
     );
-    const unifiedKey = `${PREFIX}/unified_costs/billed_month=2026-07/domain.parquet`;
+    const unifiedKey = `${PREFIX}/unified_costs/billed_month=${MONTH_4}/domain.parquet`;
     await expect(getObjectBytes(local.s3.client, BUCKET, unifiedKey)).resolves.toBeInstanceOf(Uint8Array);
   });
 
@@ -82,7 +85,7 @@ describe('backfill on Step Functions', () => {
   it('fails a unit for good on 401, and the summary fails naming it', async () => {
     await execute('run-1', { from: FROM, to: TO });
     const ds = local.simulator.dataSourceIds()[0]!;
-    local.simulator.resync(ds, '2026-07-05', { rowDelta: 2 });
+    local.simulator.resync(ds, `${MONTH_4}-05`, { rowDelta: 2 });
     local.simulator.injectFault({ path: '/cost-analysis/cost/list', kind: '401' });
 
     const { outcomes, summary } = await execute('run-3', { from: FROM, to: TO });
@@ -90,7 +93,7 @@ describe('backfill on Step Functions', () => {
     expect(outcomes).toHaveLength(1);
     expect(outcomes[0]).toMatchObject({ status: 'rejected', reason: { name: 'UnitFailedError' } });
     expect(summary).toMatchObject({ name: 'RunFailedError', code: 'RUN_FAILED' });
-    expect(String((summary as Error).message)).toContain(`"dataSourceId":"${ds}","date":"2026-07-05"`);
+    expect(String((summary as Error).message)).toContain(`"dataSourceId":"${ds}","date":"${MONTH_4}-05"`);
   });
 
   it('marks a transient failure retryable for the state machine', async () => {
@@ -98,7 +101,7 @@ describe('backfill on Step Functions', () => {
     const ds = local.simulator.dataSourceIds()[0]!;
 
     const failure = await runUnit(
-      { runId: 'run-4', dataSourceId: ds, date: '2026-07-05', reason: 'forced' },
+      { runId: 'run-4', dataSourceId: ds, date: `${MONTH_4}-05`, reason: 'forced' },
       ctx('u'),
     ).catch((e: Error) => e);
 

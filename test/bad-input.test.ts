@@ -152,6 +152,12 @@ const rows: Row[] = [
     says: /unknown key\(s\): day; allowed: date, from, to/,
   },
   {
+    input: 'event with a misspelt key',
+    act: () => lambda({ form: YESTERDAY, to: YESTERDAY }),
+    code: 'EVENT_UNKNOWN_KEYS',
+    says: /unknown key\(s\): form \(did you mean from\?\); allowed: date, from, to/,
+  },
+  {
     input: 'event dataSourceIds as a string',
     act: () => lambda({ dataSourceIds: 'ds-1' }),
     code: 'EVENT_BAD_DATA_SOURCE_IDS',
@@ -208,6 +214,18 @@ const rows: Row[] = [
       ),
     code: 'CONFIG_INVALID',
     says: /http\(s\) URL.*EXPORT_CONCURRENCY must be a whole number from 1 to 64.*MAX_INLINE_DAYS.*LOG_LEVEL must be one of debug, info, warn, error/,
+  },
+  {
+    input: 'environment with a plain-http endpoint off this machine (the CLI refuses it too)',
+    act: () => lambda({}, { CLOUDFORET_ENDPOINT: 'http://cloudforet.example.com' }),
+    code: 'CONFIG_INVALID',
+    says: /CLOUDFORET_ENDPOINT 'http:\/\/cloudforet.example.com' is plain http: the token would cross the network in clear text; use https:\/\//,
+  },
+  {
+    input: "environment with EXPORT_PREFIX '../x'",
+    act: () => lambda({}, { EXPORT_PREFIX: '../x' }),
+    code: 'CONFIG_INVALID',
+    says: /EXPORT_PREFIX must not hold '\.' or '\.\.' segments \(got '\.\.\/x'\)/,
   },
   {
     input: 'environment with a timeout below 1 s',

@@ -3,15 +3,17 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
-import { daysBetween } from '../functions/lib/dates.ts';
+import { addDays, daysBetween } from '../functions/lib/dates.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { queryDuckDB } from './support/parquet-readers.ts';
 import { listKeys, type S3Server, startS3 } from './support/s3-server.ts';
 import { appFolder } from './support/tokens.ts';
 
-const FROM = '2026-06-01';
-const TO = '2026-07-30';
+import { monthsBack } from './support/months.ts';
+
+const FROM = monthsBack(5);
+const TO = addDays(FROM, 59);
 
 describe('cloudforet-export costs', () => {
   let sim: Simulator;

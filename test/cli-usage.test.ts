@@ -39,19 +39,16 @@ async function cli(argv: string[], env: Record<string, string> = {}): Promise<Ou
 
 const out = () => join(work, 'never-written');
 /** `costs` against `endpoint` with everything else valid; `more` may override any flag. */
-const costsAt = (endpoint: string, ...more: string[]) =>
-  cli([
-    'costs',
-    '--endpoint',
-    endpoint,
-    '--secret-file',
-    secretFile,
-    '--out',
-    out(),
-    '--date',
-    YESTERDAY,
-    ...more,
-  ]);
+const costsAt = (endpoint: string, ...more: string[]) => {
+  const given = new Set(more.filter((a) => a.startsWith('--')));
+  const base = [
+    ['--endpoint', endpoint],
+    ['--secret-file', secretFile],
+    ['--out', out()],
+    ['--date', YESTERDAY],
+  ].filter(([flag]) => !given.has(flag!));
+  return cli(['costs', ...base.flat(), ...more]);
+};
 const costs = (...more: string[]) => costsAt(local.simulator.url, ...more);
 
 /** A loopback server for one row, closed after it. */
@@ -169,7 +166,7 @@ const rows: Row[] = [
     act: () => against(startSilentServer, (s) => costsAt(s.url, '--timeout', '1')),
     exit: 1,
     code: 'CLOUDFORET_DEADLINE',
-    says: /no answer for \/cost-analysis\/data-source\/list within 1 s .*--timeout or CLOUDFORET_TIMEOUT_MS/,
+    says: /^(?![\s\S]*\{")[\s\S]*warn: cloudforet request retried \(path=\S+ attempt=1 [\s\S]*no answer for \/cost-analysis\/data-source\/list within 1 s .*--timeout or CLOUDFORET_TIMEOUT_MS/,
     withinMs: 15_000,
   },
   {
@@ -241,7 +238,11 @@ const rows: Row[] = [
   },
   {
     input: '--from after --to',
-    act: () => costs('--date', '', '--from', YESTERDAY, '--to', addDays(YESTERDAY, -3)),
+    act: () =>
+      cli([
+        ...['costs', '--endpoint', local.simulator.url, '--secret-file', secretFile, '--out', out()],
+        ...['--from', YESTERDAY, '--to', addDays(YESTERDAY, -3), '--date', YESTERDAY],
+      ]),
     exit: 2,
     code: 'EVENT_DATE_AND_RANGE',
     says: /either --date or --from\/--to/,
@@ -263,6 +264,40 @@ const rows: Row[] = [
     exit: 2,
     code: 'EVENT_RANGE_INCOMPLETE',
     says: /give both --from and --to/,
+  },
+  {
+    input: '--date given twice',
+    act: () => costs('--date', YESTERDAY, '--date', addDays(YESTERDAY, -1)),
+    exit: 2,
+    code: 'CLI_USAGE',
+    says: /--date is given more than once; give it once/,
+  },
+  {
+    input: '--concurrency -1',
+    act: () => costs('--concurrency', '-1'),
+    exit: 2,
+    code: 'CLI_USAGE',
+    says: /^cloudforet-export: --concurrency must be a whole number from 1 to 64 \(got '-1'\)/,
+  },
+  {
+    input: 'LOG_LEVEL=verbose (the Lambda refuses it too)',
+    act: () =>
+      cli(['costs', '--endpoint', local.simulator.url, '--secret-file', secretFile, '--out', out()], {
+        LOG_LEVEL: 'verbose',
+      }),
+    exit: 2,
+    code: 'CLI_USAGE',
+    says: /LOG_LEVEL must be one of debug, info, warn, error \(got 'verbose'\)/,
+  },
+  {
+    input: 'LOG_FORMAT=yaml',
+    act: () =>
+      cli(['costs', '--endpoint', local.simulator.url, '--secret-file', secretFile, '--out', out()], {
+        LOG_FORMAT: 'yaml',
+      }),
+    exit: 2,
+    code: 'CLI_USAGE',
+    says: /LOG_FORMAT must be text or json \(got 'yaml'\)/,
   },
   {
     input: 'an error prints no usage text',

@@ -13,11 +13,14 @@ import { BUCKET, type LocalAws, PREFIX, startLocalAws } from './support/local-aw
 import { expectNoSecret } from './support/log-capture.ts';
 import { duckSchema } from './support/parquet-readers.ts';
 import { getObjectBytes, listKeys } from './support/s3-server.ts';
+import { monthBack } from './support/months.ts';
 
-const FROM = '2026-10-01';
-const TO = '2026-10-05';
-const EMPTIED_DAY = '2026-10-06';
-const FAILED_DAY = '2026-10-07';
+const MONTH_1 = monthBack(1);
+
+const FROM = `${MONTH_1}-01`;
+const TO = `${MONTH_1}-05`;
+const EMPTIED_DAY = `${MONTH_1}-06`;
+const FAILED_DAY = `${MONTH_1}-07`;
 const context = { awsRequestId: 'req-e2e-1', functionName: 'cost-export' } as Context;
 
 describe('cost export handler', () => {

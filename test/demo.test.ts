@@ -1,6 +1,6 @@
 // npm start, as a newcomer runs it: the demo script end to end in its own process.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -27,7 +27,7 @@ describe('npm start (tools/demo.ts)', () => {
 
     expect(costDays).toHaveLength(7);
     expect(stdout).toMatch(
-      /3 data sources: 21 units planned: 21 written, 0 empty, 0 kept, 0 failed; 0 days unchanged/,
+      /3 data sources: 21 units \(data source × day\) planned: 21 written, 0 empty, 0 kept, 0 failed; 0 unchanged/,
     );
     expect(stdout).toMatch(/cloud_services: written, \d+ rows/);
     expect(stdout).toMatch(/data_source_accounts: written, \d+ rows/);
@@ -52,5 +52,20 @@ describe('npm start (tools/demo.ts)', () => {
 
     expect(table).toMatch(/│ 'aws'\s+│ 'USD'\s+│ \d+(\.\d+)?\s+│ \d+(\.\d+)?\s+│ false/);
     expect(table).toMatch(/│ 'google_cloud'\s+│ 'KRW'\s+│ \d+(\.\d+)?\s+│ \d+(\.\d+)?\s+│ false/);
+  });
+
+  it("matches the README's sample output line by line, numbers, dates and paths aside", async () => {
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    const sample = readme.slice(readme.indexOf('```\nCloudforet simulator at') + 4);
+    const shape = (text: string) =>
+      text
+        .slice(0, text.indexOf('\n\ncost per day per provider'))
+        .replace(/\S*export-out/g, 'OUT')
+        .replace(/https?:\/\/\S+?(?=;)/g, 'URL')
+        .replace(/[0-9a-f]{12}/g, 'ID')
+        .replace(/\d[\d,.-]*/g, 'N')
+        .split('\n');
+
+    expect(shape(sample)).toEqual(shape(stdout));
   });
 });

@@ -11,6 +11,9 @@ import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { type S3Server, startS3 } from './support/s3-server.ts';
 import { appFolder } from './support/tokens.ts';
+import { monthBack } from './support/months.ts';
+
+const MONTH_1 = monthBack(1);
 
 describe('destination errors', () => {
   let sim: Simulator;
@@ -22,8 +25,8 @@ describe('destination errors', () => {
     sim = await startSimulator({
       seed: 47,
       dataSources: 1,
-      from: '2026-10-01',
-      to: '2026-10-02',
+      from: `${MONTH_1}-01`,
+      to: `${MONTH_1}-02`,
       rowsPerDay: 5,
     });
     s3 = await startS3({ buckets: ['errors-bucket'] });
@@ -49,7 +52,7 @@ describe('destination errors', () => {
         '--out',
         join(dir, 'a-file', 'out'),
         '--date',
-        '2026-10-01',
+        `${MONTH_1}-01`,
       ],
       {},
       io,

@@ -13,9 +13,12 @@ import { BUCKET, type LocalAws, startLocalAws } from './support/local-aws.ts';
 import { queryDuckDB } from './support/parquet-readers.ts';
 import { getObjectBytes, listKeys } from './support/s3-server.ts';
 import { consoleAppJson } from './support/tokens.ts';
+import { monthBack } from './support/months.ts';
 
-const FROM = '2026-09-01';
-const TO = '2026-09-03';
+const MONTH_2 = monthBack(2);
+
+const FROM = `${MONTH_2}-01`;
+const TO = `${MONTH_2}-03`;
 const TRIALS = 10;
 
 let local: LocalAws;

@@ -14,8 +14,11 @@ import { createLogger } from '../functions/lib/log.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { captureLogs, expectNoSecret } from './support/log-capture.ts';
 import { changedFiles, expectEachUnitExactOrUntouched, snapshotDir } from './support/unit-invariants.ts';
+import { monthBack } from './support/months.ts';
 
-const FIRST_DAY = '2026-10-01';
+const MONTH_1 = monthBack(1);
+
+const FIRST_DAY = `${MONTH_1}-01`;
 const COST_LIST = '/cost-analysis/cost/list';
 /** Request attempts per call and unit attempts per unit: a fault outlasting both fails a unit. */
 const ATTEMPTS = 3;

@@ -8,9 +8,12 @@ import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { monthBack } from './support/months.ts';
 
-const FROM = '2026-08-01';
-const TO = '2026-08-10';
+const MONTH_3 = monthBack(3);
+
+const FROM = `${MONTH_3}-01`;
+const TO = `${MONTH_3}-10`;
 
 describe('incremental cost export', () => {
   let sim: Simulator;
@@ -42,24 +45,24 @@ describe('incremental cost export', () => {
 
   it('exports exactly the days whose rows or sums changed', async () => {
     const [a, b] = sim.dataSourceIds() as [string, string];
-    sim.resync(a, '2026-08-03', { rowDelta: 4 });
-    sim.resync(b, '2026-08-07', { rowDelta: -2 });
-    sim.resync(b, '2026-08-09', { costFactor: 1.5 });
+    sim.resync(a, `${MONTH_3}-03`, { rowDelta: 4 });
+    sim.resync(b, `${MONTH_3}-07`, { rowDelta: -2 });
+    sim.resync(b, `${MONTH_3}-09`, { costFactor: 1.5 });
 
     const summary = await run();
 
     expect(summary).toMatchObject({ units: 3, written: 3, unchanged: 27, failed: 0 });
     expect(summary.rows).toBe(
-      sim.costTruth(a, '2026-08-03').rows +
-        sim.costTruth(b, '2026-08-07').rows +
-        sim.costTruth(b, '2026-08-09').rows,
+      sim.costTruth(a, `${MONTH_3}-03`).rows +
+        sim.costTruth(b, `${MONTH_3}-07`).rows +
+        sim.costTruth(b, `${MONTH_3}-09`).rows,
     );
     expect((await run()).units).toBe(0);
   });
 
   it('skips a data source whose sync is in progress, and reports it', async () => {
     const [, , c] = sim.dataSourceIds() as [string, string, string];
-    sim.resync(c, '2026-08-02', { rowDelta: 1 });
+    sim.resync(c, `${MONTH_3}-02`, { rowDelta: 1 });
     sim.setJobInProgress(c, true);
 
     const summary = await run();

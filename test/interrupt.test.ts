@@ -11,9 +11,12 @@ import { fakeIo } from './support/fake-io.ts';
 import { queryDuckDB } from './support/parquet-readers.ts';
 import { snapshotDir, tempFiles } from './support/unit-invariants.ts';
 import { appFolder } from './support/tokens.ts';
+import { monthBack } from './support/months.ts';
 
-const FROM = '2026-10-10';
-const TO = '2026-10-11';
+const MONTH_1 = monthBack(1);
+
+const FROM = `${MONTH_1}-10`;
+const TO = `${MONTH_1}-11`;
 const BIN = fileURLToPath(new URL('../bin/cloudforet-export.mjs', import.meta.url));
 // Days of 34,185 and 38,725 rows: a day's object is opened once its first row group (25,000 rows)
 // is full, so a listing held from page 27 on keeps that object mid-write for as long as needed.

@@ -14,8 +14,12 @@ import { runInventoryExport } from '../functions/lib/inventory/run.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { inventorySources } from '../functions/lib/tables/inventory.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { monthBack } from './support/months.ts';
 
-const DAY = '2026-09-14';
+const MONTH_0 = monthBack(0);
+const MONTH_2 = monthBack(2);
+
+const DAY = `${MONTH_2}-14`;
 const COST_LIST = '/cost-analysis/cost/list';
 const dispatcher = new Agent({ connect: { timeout: 2_000 } });
 
@@ -136,7 +140,7 @@ describe('keyset paging of a large cloud-service inventory', () => {
 
     const summary = await runInventoryExport(
       { client, sink: dirSink(dir), credential: domain },
-      { snapshotDate: '2026-11-01' },
+      { snapshotDate: `${MONTH_0}-01` },
     );
 
     const active = [...sim.cloudServiceTruth().values()].reduce((a, b) => a + b, 0);

@@ -11,10 +11,13 @@ import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { loadNamedQueries } from '../infra/named-queries.ts';
 import { athenaOver } from '../tools/duckdb-athena.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { monthBack } from './support/months.ts';
 
-const FROM = '2026-04-01';
-const TO = '2026-04-06';
-const GAP = '2026-04-04';
+const MONTH_7 = monthBack(7);
+
+const FROM = `${MONTH_7}-01`;
+const TO = `${MONTH_7}-06`;
+const GAP = `${MONTH_7}-04`;
 
 const sql = (name: string) => loadNamedQueries().find((q) => q.name === name)!.sql;
 
@@ -46,8 +49,8 @@ describe('saved queries over the run ledger', () => {
     });
     deps = { client, sink: dirSink(dir), concurrency: 4, runId: 'run-a' };
     // Every day but GAP: the ledger then has a hole to find.
-    await runCostExport(deps, { from: FROM, to: '2026-04-03' });
-    await runCostExport(deps, { from: '2026-04-05', to: TO });
+    await runCostExport(deps, { from: FROM, to: `${MONTH_7}-03` });
+    await runCostExport(deps, { from: `${MONTH_7}-05`, to: TO });
   });
   afterAll(async () => {
     await sim.close();
@@ -61,7 +64,7 @@ describe('saved queries over the run ledger', () => {
     for (const row of rows) {
       expect(row.newest_billed_date).toBe(TO);
       expect(Number(row.billed_day_age_hours)).toBeGreaterThan(24 * 200);
-      expect(row.last_synchronized_at).toMatch(/^2026-04-06T16:00:00/);
+      expect(row.last_synchronized_at).toMatch(new RegExp(`^${MONTH_7}-06T16:00:00`));
     }
   });
 
@@ -80,7 +83,7 @@ describe('saved queries over the run ledger', () => {
     const clean = await query('reconcile_cost_days');
     const [a] = sim.dataSourceIds() as [string];
     const file = (day: string) => join(dir, 'costs', `billed_date=${day}`, `${a}.parquet`);
-    await copyFile(file('2026-04-02'), file('2026-04-01'));
+    await copyFile(file(`${MONTH_7}-02`), file(`${MONTH_7}-01`));
 
     const tampered = await query('reconcile_cost_days');
 
@@ -95,13 +98,16 @@ describe('saved queries over the run ledger', () => {
     expect(clean).toHaveLength(2 * 5);
     expect(clean.every((r) => Number(r.rows_difference) === 0 && Number(r.cost_difference) === 0)).toBe(true);
     const off = tampered.filter((r) => Number(r.rows_difference) !== 0 || Number(r.cost_difference) !== 0);
-    expect(off.map((r) => [r.data_source_id, r.billed_date])).toEqual([[a, '2026-04-01']]);
-    expect(Number(off[0]!.table_rows)).toBe(sim.costTruth(a, '2026-04-02').rows);
+    expect(off.map((r) => [r.data_source_id, r.billed_date])).toEqual([[a, `${MONTH_7}-01`]]);
+    expect(Number(off[0]!.table_rows)).toBe(sim.costTruth(a, `${MONTH_7}-02`).rows);
     expect(Number(off[0]!.rows_difference)).toBe(
-      sim.costTruth(a, '2026-04-02').rows - sim.costTruth(a, '2026-04-01').rows,
+      sim.costTruth(a, `${MONTH_7}-02`).rows - sim.costTruth(a, `${MONTH_7}-01`).rows,
     );
-    await rm(file('2026-04-01'));
-    await runCostExport({ ...deps, runId: 'run-fix' }, { from: '2026-04-01', to: '2026-04-01', force: true });
+    await rm(file(`${MONTH_7}-01`));
+    await runCostExport(
+      { ...deps, runId: 'run-fix' },
+      { from: `${MONTH_7}-01`, to: `${MONTH_7}-01`, force: true },
+    );
   });
 
   it('restatements_of_confirmed_months lists a restated day of a confirmed month with its figures', async () => {
@@ -115,16 +121,17 @@ describe('saved queries over the run ledger', () => {
     });
     const ownDeps = { client, sink: dirSink(ownDir), concurrency: 4 };
     const [, b] = own.dataSourceIds() as [string, string];
-    const before = own.costTruth(b, '2026-04-05');
+    const before = own.costTruth(b, `${MONTH_7}-05`);
     await runCostExport({ ...ownDeps, runId: 'run-a' }, { from: FROM, to: TO });
-    own.resync(b, '2026-04-05', { costFactor: 2 });
-    await runCostExport({ ...ownDeps, runId: 'run-b' }, { from: '2026-04-05', to: '2026-04-05' }).finally(
-      () => own.close(),
-    );
+    own.resync(b, `${MONTH_7}-05`, { costFactor: 2 });
+    await runCostExport(
+      { ...ownDeps, runId: 'run-b' },
+      { from: `${MONTH_7}-05`, to: `${MONTH_7}-05` },
+    ).finally(() => own.close());
 
     const rows = await query('restatements_of_confirmed_months', ownDir);
 
-    const row = rows.find((r) => r.data_source_id === b && r.billed_date === '2026-04-05');
+    const row = rows.find((r) => r.data_source_id === b && r.billed_date === `${MONTH_7}-05`);
     expect(row).toMatchObject({ reason: 'cost-changed', outcome: 'replaced', run_id: 'run-b' });
     expect(Number(row!.old_rows)).toBe(before.rows);
     expect(row!.new_cost_sum as number).toBeCloseTo(before.costSum * 2, 4);

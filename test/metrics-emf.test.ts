@@ -6,9 +6,12 @@ import { handler as costExport } from '../functions/cost-export.ts';
 import { handler as freshnessCheck } from '../functions/freshness-check.ts';
 import { type LocalAws, startLocalAws } from './support/local-aws.ts';
 import { expectNoSecret } from './support/log-capture.ts';
+import { monthBack } from './support/months.ts';
 
-const FROM = '2026-09-01';
-const TO = '2026-09-03';
+const MONTH_2 = monthBack(2);
+
+const FROM = `${MONTH_2}-01`;
+const TO = `${MONTH_2}-03`;
 const HOUR_MS = 3_600_000;
 
 interface Emf {
@@ -117,7 +120,7 @@ describe('embedded-metric-format lines', () => {
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     // The simulator's data ends in September; the clock says later, so both are stale.
     expect(warnings.map((w) => w.dataSourceId).sort()).toEqual(local.simulator.dataSourceIds().sort());
-    expect(String(warnings[0]!.why)).toMatch(/no billed day newer than 2026-09-03 exported/);
+    expect(String(warnings[0]!.why)).toMatch(`no billed day newer than ${TO} exported`);
     expect(warnings[0]).toMatchObject({ level: 'warn', staleAfterHours: 48 });
   });
 

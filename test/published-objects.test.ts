@@ -14,9 +14,12 @@ import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { queryDuckDB } from './support/parquet-readers.ts';
 import { type S3Server, startS3 } from './support/s3-server.ts';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { monthBack } from './support/months.ts';
 
-const FROM = '2026-10-01';
-const TO = '2026-10-04';
+const MONTH_1 = monthBack(1);
+
+const FROM = `${MONTH_1}-01`;
+const TO = `${MONTH_1}-04`;
 
 describe('published objects are verified against their manifests', () => {
   let sim: Simulator;
@@ -47,8 +50,8 @@ describe('published objects are verified against their manifests', () => {
     const sink = dirSink(dir);
     await runCostExport({ client, sink }, { from: FROM, to: TO });
     const [a, b] = sim.dataSourceIds() as [string, string];
-    await rm(join(dir, costObjectKey(a, '2026-10-02')));
-    const truncated = join(dir, costObjectKey(b, '2026-10-03'));
+    await rm(join(dir, costObjectKey(a, `${MONTH_1}-02`)));
+    const truncated = join(dir, costObjectKey(b, `${MONTH_1}-03`));
     const size = (await readFile(truncated)).length;
     await truncate(truncated, Math.floor(size / 2));
 
@@ -56,8 +59,8 @@ describe('published objects are verified against their manifests', () => {
 
     expect(summary).toMatchObject({ units: 2, repaired: 2, written: 2, unchanged: 6, failed: 0 });
     expect((await readFile(truncated)).length).toBe(size);
-    expect(await dayRows(dir, a, '2026-10-02')).toBe(sim.costTruth(a, '2026-10-02').rows);
-    expect(await dayRows(dir, b, '2026-10-03')).toBe(sim.costTruth(b, '2026-10-03').rows);
+    expect(await dayRows(dir, a, `${MONTH_1}-02`)).toBe(sim.costTruth(a, `${MONTH_1}-02`).rows);
+    expect(await dayRows(dir, b, `${MONTH_1}-03`)).toBe(sim.costTruth(b, `${MONTH_1}-03`).rows);
     expect((await runCostExport({ client, sink }, { from: FROM, to: TO })).units).toBe(0);
   });
 

@@ -105,7 +105,31 @@ describe('ranges older than Cloudforet keeps', () => {
     );
 
     expect(code).toBe(0);
-    expect(io.out()).toMatch(/\d+ days before \d{4}-\d{2}-\d{2} are beyond Cloudforet's 12-month retention/);
+    expect(io.out()).toMatch(
+      /\d+ units \(data source × day\) before \d{4}-\d{2}-\d{2} are beyond Cloudforet's 12-month retention/,
+    );
+  });
+});
+
+describe('a range wholly past retention', () => {
+  it('is refused with exit 2 and the reason, before any request', async () => {
+    const first = retentionStart(new Date());
+    const io = fakeIo();
+
+    const code = await main(
+      [
+        ...['costs', '--endpoint', 'http://127.0.0.1:9', '--secret-file', '/nonexistent/app.json'],
+        ...['--out', join(tmpdir(), 'never-written'), '--date', addDays(first, -1)],
+      ],
+      {},
+      io,
+    );
+
+    expect(code).toBe(2);
+    expect(io.err()).toBe(
+      `cloudforet-export: ${addDays(first, -1)} is wholly before ${first}: Cloudforet keeps daily costs for 12 months ` +
+        `(this one included), so there is nothing to export; ask for ${first} or later (objects already archived are untouched) [EVENT_BEYOND_RETENTION]\n`,
+    );
   });
 });
 
@@ -137,7 +161,7 @@ describe('clampToRetention', () => {
 
 describe('days kept by the archive guard', () => {
   it('are remembered in their manifest and not planned again while Cloudforet answers them empty', async () => {
-    const day = '2026-10-05';
+    const day = addDays(monthsBack(1), 4);
     const sim = await startSimulator({ seed: 53, dataSources: 1, from: day, to: day, rowsPerDay: 20 });
     const dir = await mkdtemp(join(tmpdir(), 'kept-'));
     const client = new CloudforetClient({

@@ -18,10 +18,13 @@ import {
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { expectNoSecret } from './support/log-capture.ts';
 import { queryDuckDB } from './support/parquet-readers.ts';
+import { monthBack } from './support/months.ts';
+
+const MONTH_5 = monthBack(5);
 
 const DUCK_TYPE = { string: 'VARCHAR', bigint: 'BIGINT', double: 'DOUBLE' } as const;
-const FROM = '2026-06-01';
-const TO = '2026-06-04';
+const FROM = `${MONTH_5}-01`;
+const TO = `${MONTH_5}-04`;
 
 describe('run ledger', () => {
   let sim: Simulator;
@@ -100,7 +103,7 @@ describe('run ledger', () => {
 
   it('appends one cost_restatements row with old and new figures when a published day changes', async () => {
     const [ds] = sim.dataSourceIds() as [string];
-    const day = '2026-06-02';
+    const day = `${MONTH_5}-02`;
     const before = sim.costTruth(ds, day);
     sim.resync(ds, day, { rowDelta: 3 });
     const after = sim.costTruth(ds, day);
@@ -126,7 +129,7 @@ describe('run ledger', () => {
 
   it('appends a removed restatement when a published day loses all its rows', async () => {
     const [, ds] = sim.dataSourceIds() as [string, string];
-    const day = '2026-06-03';
+    const day = `${MONTH_5}-03`;
     const before = sim.costTruth(ds, day);
     sim.resync(ds, day, { rowDelta: -1_000_000 });
 

@@ -159,6 +159,35 @@ describe('fileSecretSource', () => {
     expect(error.code).toBe('SECRET_FILE_UNREADABLE');
     expect(error.message).toContain(`file '${path}' (ENOENT)`);
   });
+
+  it('takes a UTF-8 file that starts with a byte-order mark', async () => {
+    const token = makeTestToken();
+    const path = join(dir, 'bom.json');
+    await writeFile(path, `\uFEFF${consoleAppJson(token)}`);
+
+    const credential = await fileSecretSource(path).load();
+
+    expect(credential.token).toBe(token);
+  });
+
+  it.each([
+    ['UTF-16 little-endian with a byte-order mark', (t: string) => Buffer.from(`\uFEFF${t}`, 'utf16le')],
+    ['UTF-16 little-endian', (t: string) => Buffer.from(t, 'utf16le')],
+    [
+      'UTF-16 big-endian with a byte-order mark',
+      (t: string) => Buffer.from(`\uFEFF${t}`, 'utf16le').swap16(),
+    ],
+  ])('names a file saved as %s, without the token', async (encoding, encode) => {
+    const token = makeTestToken();
+    const path = join(dir, 'utf16.json');
+    await writeFile(path, encode(consoleAppJson(token)));
+
+    const error = await failure(() => fileSecretSource(path).load());
+
+    expect(error.code).toBe('SECRET_FILE_ENCODING');
+    expect(error.message).toContain(`file '${path}' is ${encoding}, not UTF-8: save it as UTF-8`);
+    expectNoSecret([error.message], token);
+  });
 });
 
 describe('secretsManagerSource', () => {

@@ -29,10 +29,13 @@ import {
   snapshotDir,
   tempFiles,
 } from './support/unit-invariants.ts';
+import { monthBack } from './support/months.ts';
+
+const MONTH_1 = monthBack(1);
 
 const BUCKET = 'exports';
 const PREFIX = 'cf';
-const DAY = '2026-10-01';
+const DAY = `${MONTH_1}-01`;
 const MiB = 1024 * 1024;
 const exec = promisify(execFile);
 const IMMUTABLE_DIRS = await immutableSupported();
@@ -194,7 +197,7 @@ describe('a local directory failing under a run', () => {
   let sim: Simulator;
   let dir: string;
   let ds: string;
-  const days = ['2026-10-01', '2026-10-02', '2026-10-03'] as const;
+  const days = [`${MONTH_1}-01`, `${MONTH_1}-02`, `${MONTH_1}-03`] as const;
 
   beforeAll(async () => {
     sim = await startSimulator({

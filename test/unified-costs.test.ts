@@ -12,10 +12,16 @@ import { type AthenaLike, athenaLike } from './support/athena-views.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { readWithArrow } from './support/parquet-readers.ts';
 import { consoleAppJson } from './support/tokens.ts';
+import { monthBack, monthEnd } from './support/months.ts';
 
-const FROM = '2026-08-20';
-const TO = '2026-10-10';
-const MONTHS = ['2026-08', '2026-09', '2026-10'];
+const MONTH_1 = monthBack(1);
+const MONTH_2 = monthBack(2);
+const MONTH_3 = monthBack(3);
+const MONTH_4 = monthBack(4);
+
+const FROM = `${MONTH_4}-20`;
+const TO = `${MONTH_2}-10`;
+const MONTHS = [MONTH_4, MONTH_3, MONTH_2];
 const CURRENCIES = ['KRW', 'USD', 'JPY'] as const;
 
 describe('unified costs and the money views', () => {
@@ -44,7 +50,7 @@ describe('unified costs and the money views', () => {
 
   beforeAll(async () => {
     sim = await startSimulator({ seed: 41, dataSources: 3, from: FROM, to: TO, rowsPerDay: 15 });
-    sim.setFallbackRates('2026-09', true);
+    sim.setFallbackRates(MONTH_3, true);
     dir = await mkdtemp(join(tmpdir(), 'unified-'));
     out = join(dir, 'out');
     secretFile = join(dir, 'app.json');
@@ -82,7 +88,7 @@ describe('unified costs and the money views', () => {
   });
 
   it('writes the currencies as DOUBLE columns and keeps billed_month out of the file', async () => {
-    const path = join(out, 'unified_costs', 'billed_month=2026-08', 'domain.parquet');
+    const path = join(out, 'unified_costs', `billed_month=${MONTH_4}`, 'domain.parquet');
     const { schema } = readWithArrow(new Uint8Array(await readFile(path)));
     const types = Object.fromEntries(schema.map((f) => [f.name, f.type]));
 
@@ -125,19 +131,19 @@ describe('unified costs and the money views', () => {
               bool_or(rate_is_fallback) AS any_flagged FROM costs_converted GROUP BY 1 ORDER BY 1`),
     );
 
-    const september = rates.filter((r) => r.billed_month === '2026-09');
+    const september = rates.filter((r) => r.billed_month === MONTH_3);
     expect(september.filter((r) => r.derivation === 'direct')).toHaveLength(4);
     for (const r of september) {
       expect(r.rate_is_fallback, `${r.from_currency}/${r.to_currency}`).toBe(true);
       if (r.derivation !== 'direct') continue;
       expect(Number(r.rate) / FALLBACK_RATES[`${r.from_currency}/${r.to_currency}`]!).toBeCloseTo(1, 9);
     }
-    expect(rates.filter((r) => r.billed_month !== '2026-09' && r.rate_is_fallback)).toEqual([]);
+    expect(rates.filter((r) => r.billed_month !== MONTH_3 && r.rate_is_fallback)).toEqual([]);
     expect(new Set(rates.map((r) => r.source))).toEqual(new Set(['Yahoo! Finance']));
     expect(flagged).toEqual([
-      { m: '2026-08', all_flagged: false, any_flagged: false },
-      { m: '2026-09', all_flagged: true, any_flagged: true },
-      { m: '2026-10', all_flagged: false, any_flagged: false },
+      { m: MONTH_4, all_flagged: false, any_flagged: false },
+      { m: MONTH_3, all_flagged: true, any_flagged: true },
+      { m: MONTH_2, all_flagged: false, any_flagged: false },
     ]);
   });
 
@@ -150,22 +156,22 @@ describe('unified costs and the money views', () => {
 
     expect(status).toEqual([
       {
-        billed_month: '2026-08',
+        billed_month: MONTH_4,
         is_confirmed: true,
-        confirmed_since: '2026-09-15',
-        exchange_date: '2026-08-31',
+        confirmed_since: `${MONTH_3}-15`,
+        exchange_date: monthEnd(4),
       },
       {
-        billed_month: '2026-09',
+        billed_month: MONTH_3,
         is_confirmed: true,
-        confirmed_since: '2026-10-15',
-        exchange_date: '2026-09-30',
+        confirmed_since: `${MONTH_2}-15`,
+        exchange_date: monthEnd(3),
       },
       {
-        billed_month: '2026-10',
+        billed_month: MONTH_2,
         is_confirmed: true,
-        confirmed_since: '2026-11-15',
-        exchange_date: '2026-10-31',
+        confirmed_since: `${MONTH_1}-15`,
+        exchange_date: monthEnd(2),
       },
     ]);
   });
@@ -181,16 +187,16 @@ describe('unified costs and the money views', () => {
       return { code: await main([...args, '--from', from, '--to', to], {}, io), io };
     };
     await run(FROM, TO);
-    own.resync(own.dataSourceIds()[0]!, '2026-09-05', { costFactor: 1.5 });
+    own.resync(own.dataSourceIds()[0]!, `${MONTH_3}-05`, { costFactor: 1.5 });
 
-    const { code, io } = await run('2026-09-01', '2026-10-10').finally(() => own.close());
+    const { code, io } = await run(`${MONTH_3}-01`, `${MONTH_2}-10`).finally(() => own.close());
 
     expect(first.unifiedCosts.restatedConfirmedMonths).toEqual([]);
     expect(code).toBe(0);
     expect(io.out()).toMatch(
-      /RESTATED confirmed month 2026-09: 1 cost day\(s\) changed after Cloudforet confirmed/,
+      new RegExp(`RESTATED confirmed month ${MONTH_3}: 1 cost day\\(s\\) changed after Cloudforet confirmed`),
     );
-    expect(io.out()).not.toMatch(/RESTATED confirmed month 2026-10/);
+    expect(io.out()).not.toMatch(`RESTATED confirmed month ${MONTH_2}`);
   });
 
   it("a workspace app's run writes its own object per month with that workspace's rows only", async () => {
@@ -201,12 +207,12 @@ describe('unified costs and the money views', () => {
     const ownOut = join(dir, 'workspace-out');
     const args = ['costs', '--endpoint', sim.url, '--secret-file', appFile, '--out', ownOut];
 
-    const code = await main([...args, '--from', '2026-08-20', '--to', '2026-08-31'], {}, fakeIo());
-    const path = join(ownOut, 'unified_costs', 'billed_month=2026-08', `${workspaceId}.parquet`);
+    const code = await main([...args, '--from', `${MONTH_4}-20`, '--to', monthEnd(4)], {}, fakeIo());
+    const path = join(ownOut, 'unified_costs', `billed_month=${MONTH_4}`, `${workspaceId}.parquet`);
     const { rows } = readWithArrow(new Uint8Array(await readFile(path)));
 
     expect(code).toBe(0);
-    const truth = unifiedTruth('2026-08').filter((r) => r.workspace_id === workspaceId);
+    const truth = unifiedTruth(MONTH_4).filter((r) => r.workspace_id === workspaceId);
     expect(truth.length).toBeGreaterThan(0);
     expect(rows.map((r) => r.unified_cost_id).sort()).toEqual(truth.map((r) => r.unified_cost_id).sort());
   });
@@ -215,22 +221,22 @@ describe('unified costs and the money views', () => {
     // A destination of its own, exported up to September: October's unified costs were never
     // published there (an empty answer would not remove a published month: issue 24).
     const ownOut = join(dir, 'october-missing');
-    await costsInto(ownOut, FROM, '2026-09-30');
-    sim.setUnifiedCostsMissing('2026-10', true);
+    await costsInto(ownOut, FROM, monthEnd(3));
+    sim.setUnifiedCostsMissing(MONTH_2, true);
 
-    const { code } = await costsInto(ownOut, '2026-10-01', '2026-10-10').finally(() =>
-      sim.setUnifiedCostsMissing('2026-10', false),
+    const { code } = await costsInto(ownOut, `${MONTH_2}-01`, `${MONTH_2}-10`).finally(() =>
+      sim.setUnifiedCostsMissing(MONTH_2, false),
     );
     const [october] = await withViews(
       (db) =>
         db.run(`SELECT bool_and(rate_is_latest_known) AS guessed, min(rate_month) AS rate_month,
               sum(cost) AS krw, sum(cost_usd) AS usd
-              FROM costs_converted WHERE billed_date LIKE '2026-10-%' AND currency = 'KRW'`),
+              FROM costs_converted WHERE billed_date LIKE '${MONTH_2}-%' AND currency = 'KRW'`),
       ownOut,
     );
 
     expect(code).toBe(0);
-    expect(october).toMatchObject({ guessed: true, rate_month: '2026-09' });
+    expect(october).toMatchObject({ guessed: true, rate_month: MONTH_3 });
     expect(Number(october!.usd) / (Number(october!.krw) * FALLBACK_RATES['KRW/USD']!)).toBeCloseTo(1, 9);
   });
 });

@@ -1,8 +1,9 @@
 // Function configuration from the environment, read when asked (never at import time).
 // Every missing or invalid variable is reported in one error.
 import { COMPRESSIONS, type Compression, DEFAULT_COMPRESSION, parseCompression } from './codecs.ts';
+import { plainHttpProblem } from './endpoint-rule.ts';
 import { ConfigError } from './errors.ts';
-import { type LogLevel, parseLogLevel } from './log.ts';
+import { type LogLevel, logLevelProblem, parseLogLevel } from './log.ts';
 import { parseWholeNumber, wholeNumberProblem } from './whole-number.ts';
 
 export interface FunctionConfig {
@@ -49,12 +50,19 @@ export function readConfig(env: Env): FunctionConfig {
     problems.push(
       `CLOUDFORET_ENDPOINT must be an http(s) URL, e.g. https://console-v2.api.example.com (got '${endpoint}')`,
     );
+  } else if (endpoint) {
+    const clear = plainHttpProblem('CLOUDFORET_ENDPOINT', endpoint);
+    if (clear) problems.push(clear);
+  }
+  const prefix = (env.EXPORT_PREFIX ?? '').trim().replace(/^\/+|\/+$/g, '');
+  if (prefix.split('/').some((segment) => segment === '..' || segment === '.')) {
+    problems.push(`EXPORT_PREFIX must not hold '.' or '..' segments (got '${env.EXPORT_PREFIX}')`);
   }
   const config: FunctionConfig = {
     endpoint,
     secretId: required('CLOUDFORET_SECRET_ID'),
     bucket: required('EXPORT_BUCKET'),
-    prefix: (env.EXPORT_PREFIX ?? '').trim().replace(/^\/+|\/+$/g, ''),
+    prefix,
     concurrency: integer('EXPORT_CONCURRENCY', 4, 1, 64),
     maxInlineDays: integer('MAX_INLINE_DAYS', 62, 1, 400),
     windowMonths: integer('EXPORT_WINDOW_MONTHS', 2, 1, 12),
@@ -62,7 +70,7 @@ export function readConfig(env: Env): FunctionConfig {
     maxAnswerBytes: integer('CLOUDFORET_MAX_ANSWER_MB', 64, 1, 1024) * 1024 * 1024,
     secretTtlMs: integer('SECRET_TTL_SECONDS', 300, 0, 86_400) * 1000,
     staleJobAfterMs: integer('STALE_JOB_HOURS', 4, 1, 168) * 3_600_000,
-    logLevel: parseLogLevel(env.LOG_LEVEL),
+    logLevel: parseLogLevel(env.LOG_LEVEL?.trim()),
     compression: parseCompression(env.PARQUET_COMPRESSION ?? '') ?? DEFAULT_COMPRESSION,
     freshnessHours: integer('FRESHNESS_HOURS', 36, 1, 720),
   };
@@ -70,10 +78,8 @@ export function readConfig(env: Env): FunctionConfig {
   if (codec && parseCompression(codec) === undefined) {
     problems.push(`PARQUET_COMPRESSION must be ${COMPRESSIONS.join(' or ')} (got '${codec}')`);
   }
-  const level = env.LOG_LEVEL?.trim();
-  if (level && parseLogLevel(level) !== level) {
-    problems.push(`LOG_LEVEL must be one of debug, info, warn, error (got '${level}')`);
-  }
+  const levelProblem = logLevelProblem(env.LOG_LEVEL);
+  if (levelProblem) problems.push(levelProblem);
   if (problems.length > 0) {
     throw new ConfigError('CONFIG_INVALID', `configuration: ${problems.join('; ')}`);
   }

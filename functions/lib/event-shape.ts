@@ -1,4 +1,5 @@
 // The checks every function event shares: a JSON object with known keys only, and flags.
+import { closestName } from './closest-name.ts';
 import { EventError } from './errors.ts';
 
 /** The event's fields, or undefined for no event at all; refuses non-objects and unknown keys. */
@@ -14,9 +15,13 @@ export function eventFields(
   const fields = event as Record<string, unknown>;
   const unknown = Object.keys(fields).filter((k) => !allowedKeys.includes(k));
   if (unknown.length > 0) {
+    const named = unknown.map((k) => {
+      const near = closestName(k, allowedKeys);
+      return near === undefined ? k : `${k} (did you mean ${near}?)`;
+    });
     throw new EventError(
       'EVENT_UNKNOWN_KEYS',
-      `event has unknown key(s): ${unknown.join(', ')}; allowed: ${allowedKeys.join(', ')}`,
+      `event has unknown key(s): ${named.join(', ')}; allowed: ${allowedKeys.join(', ')}`,
     );
   }
   return fields;

@@ -1,7 +1,9 @@
-// One structured JSON logger: a line per event, keys appended per unit of work.
-// Registered secrets are scrubbed from every line as a last line of defence.
+// One structured logger: a JSON line per event (or a human line, for a terminal), keys appended
+// per unit of work. Registered secrets are scrubbed from every line as a last line of defence.
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+/** json: one JSON object per line (Lambda, CloudWatch); text: `warn: message (key=value …)`. */
+export type LogFormat = 'json' | 'text';
 export type LogFields = Record<string, unknown>;
 
 export interface Logger {
@@ -20,33 +22,58 @@ export interface LoggerOptions {
   level?: LogLevel;
   write?: (line: string) => void;
   fields?: LogFields;
+  format?: LogFormat;
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   const secrets: string[] = [];
   const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
-  return build(rank[options.level ?? 'info'], write, options.fields ?? {}, secrets);
+  const render = options.format === 'text' ? textLine : jsonLine;
+  return build(rank[options.level ?? 'info'], write, render, options.fields ?? {}, secrets);
+}
+
+export const LOG_LEVELS = Object.keys(rank) as LogLevel[];
+
+/** The one check of LOG_LEVEL, for the Lambda's config and the CLI alike; undefined when fine. */
+export function logLevelProblem(value: string | undefined): string | undefined {
+  const level = value?.trim();
+  if (!level || level in rank) return undefined;
+  return `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got '${level}')`;
 }
 
 export function parseLogLevel(value: string | undefined): LogLevel {
   return value !== undefined && value in rank ? (value as LogLevel) : 'info';
 }
 
-function build(min: number, write: (line: string) => void, base: LogFields, secrets: string[]): Logger {
+type Render = (level: LogLevel, message: string, fields: LogFields) => string;
+
+const jsonLine: Render = (level, message, fields) =>
+  JSON.stringify({ level, time: new Date().toISOString(), message, ...fields }, jsonSafe);
+
+const textLine: Render = (level, message, fields) => {
+  const pairs = Object.entries(fields)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v, jsonSafe)}`);
+  return `${level}: ${message}${pairs.length > 0 ? ` (${pairs.join(' ')})` : ''}`;
+};
+
+function build(
+  min: number,
+  write: (line: string) => void,
+  render: Render,
+  base: LogFields,
+  secrets: string[],
+): Logger {
   const emit = (level: LogLevel, message: string, fields?: LogFields) => {
     if (rank[level] < min) return;
-    const line = JSON.stringify(
-      { level, time: new Date().toISOString(), message, ...base, ...fields },
-      jsonSafe,
-    );
-    write(scrub(line, secrets));
+    write(scrub(render(level, message, { ...base, ...fields }), secrets));
   };
   return {
     debug: (m, f) => emit('debug', m, f),
     info: (m, f) => emit('info', m, f),
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
-    child: (fields) => build(min, write, { ...base, ...fields }, secrets),
+    child: (fields) => build(min, write, render, { ...base, ...fields }, secrets),
     addSecret: (secret) => {
       if (secret.length >= 8 && !secrets.includes(secret)) secrets.push(secret);
     },

@@ -9,6 +9,7 @@ import {
   answerTooLargeError,
   deadlineError,
   explainStatus,
+  isNoAnswer,
   networkError,
   normalizeEndpoint,
   parseDetail,
@@ -37,6 +38,8 @@ export interface CloudforetClientOptions {
   /** Longest answer body taken (default 64 MiB): checked against content-length, then as it comes. */
   readonly maxAnswerBytes?: number;
   readonly retry?: Partial<RetryPolicy>;
+  /** false: a request that got no answer in time is not retried (a probe, as `check` sends). */
+  readonly retryNoAnswer?: boolean;
   readonly log?: Logger;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly random?: () => number;
@@ -164,6 +167,7 @@ export class CloudforetClient {
     if (!(error instanceof CloudforetApiError) || !error.retryable || attempt >= this.retry.attempts) {
       throw error;
     }
+    if (this.opts.retryNoAnswer === false && isNoAnswer(error)) throw error;
     const delay = this.backoff(attempt, error.retryAfterMs);
     this.retries++;
     this.log.warn('cloudforet request retried', { path, attempt, delayMs: delay, code: error.code });

@@ -161,6 +161,11 @@ function permanentCause(code: string): string | undefined {
   return undefined;
 }
 
+/** The request got no answer in time (the deadline, or undici's connect, headers or body limit). */
+export function isNoAnswer(error: CloudforetApiError): boolean {
+  return error.code === DEADLINE || errorCodeOf(error.cause).endsWith('_TIMEOUT');
+}
+
 function errorCodeOf(error: unknown): string {
   const e = error as { code?: unknown; name?: string; cause?: { code?: unknown } };
   if (typeof e.code === 'string') return e.code;

@@ -131,8 +131,9 @@ export function fileSecretSource(path: string): SecretSource {
     async load() {
       let raw: string;
       try {
-        raw = await readFile(path, 'utf8');
+        raw = textOf(await readFile(path), source);
       } catch (error) {
+        if (error instanceof SecretError) throw error;
         const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
         throw new SecretError(
           'SECRET_FILE_UNREADABLE',
@@ -144,6 +145,32 @@ export function fileSecretSource(path: string): SecretSource {
       return parseCredential(raw, source);
     },
   };
+}
+
+/**
+ * The file as UTF-8 text (a UTF-8 byte-order mark is dropped). UTF-16, as Windows editors and
+ * PowerShell's `>` save, is named as such rather than reported as a token that is not a JWT.
+ */
+function textOf(bytes: Buffer, source: string): string {
+  const utf16 =
+    bytes[0] === 0xff && bytes[1] === 0xfe
+      ? 'UTF-16 little-endian with a byte-order mark'
+      : bytes[0] === 0xfe && bytes[1] === 0xff
+        ? 'UTF-16 big-endian with a byte-order mark'
+        : bytes.length >= 4 && bytes[1] === 0 && bytes[3] === 0
+          ? 'UTF-16 little-endian'
+          : bytes.length >= 4 && bytes[0] === 0 && bytes[2] === 0
+            ? 'UTF-16 big-endian'
+            : undefined;
+  if (utf16 !== undefined) {
+    throw new SecretError(
+      'SECRET_FILE_ENCODING',
+      `${source} is ${utf16}, not UTF-8: save it as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8, or ` +
+        `PowerShell's Set-Content -Encoding utf8) and store ${WHAT_TO_STORE} in it`,
+    );
+  }
+  const text = bytes.toString('utf8');
+  return text.startsWith('\uFEFF') ? text.slice(1) : text;
 }
 
 export interface SecretsManagerSourceOptions {

@@ -13,6 +13,8 @@ export interface SessionOptions {
   readonly requestTimeoutMs?: number;
   /** The longest answer body taken, in bytes. */
   readonly maxAnswerBytes?: number;
+  /** false: a request that got no answer in time is not retried (a probe). */
+  readonly retryNoAnswer?: boolean;
   readonly dispatcher?: Dispatcher;
 }
 
@@ -36,6 +38,7 @@ export async function openSession(opts: SessionOptions): Promise<CloudforetSessi
     credentialSource: credential.source,
     requestTimeoutMs: opts.requestTimeoutMs,
     maxAnswerBytes: opts.maxAnswerBytes,
+    retryNoAnswer: opts.retryNoAnswer,
     log: opts.log,
   });
   return { client, credential, scope: scopeLabel(credential) };

@@ -1,0 +1,56 @@
+// Each command's help says what every one of its options does, and its default where it has one.
+import { describe, expect, it } from 'vitest';
+import { options } from '../cli/command-context.ts';
+import { main, ownOptions } from '../cli/main.ts';
+import { type CommandName, commandNames } from '../cli/usage.ts';
+import { inventoryTables } from '../functions/lib/tables/inventory.ts';
+import { fakeIo } from './support/fake-io.ts';
+
+const CONNECTION = [
+  'endpoint',
+  'secret-file',
+  'secret-id',
+  'timeout',
+  'max-answer-mb',
+  'allow-insecure-http',
+  'out',
+];
+
+async function help(command: CommandName): Promise<string> {
+  const io = fakeIo();
+  expect(await main([command, '--help'], {}, io)).toBe(0);
+  return io.out();
+}
+
+/** The option's line in the help: its name, a value if it takes one, then words saying what it does. */
+const described = (text: string, name: string) =>
+  new RegExp(`^  --${name}\\b[^\\n]*? {2,}\\S+( \\S+){2,}`, 'm').test(text);
+
+describe('per-command help', () => {
+  it.each(commandNames)('%s --help describes every option it takes', async (command) => {
+    const text = await help(command);
+
+    const undescribed = [...ownOptions[command], ...CONNECTION].filter((n) => !described(text, n));
+    expect(undescribed).toEqual([]);
+  });
+
+  it.each(commandNames)('%s --help gives the default of every option with a value', async (command) => {
+    const text = await help(command);
+    const valued = [...ownOptions[command], ...CONNECTION].filter(
+      (n) =>
+        options[n as keyof typeof options].type === 'string' &&
+        !['date', 'from', 'to', 'endpoint', 'secret-file', 'secret-id', 'out'].includes(n),
+    );
+
+    const lines = valued.map((n) => text.split('\n').find((l) => l.startsWith(`  --${n}`)) ?? `--${n}: none`);
+    expect(lines.filter((l) => !l.includes('default'))).toEqual([]);
+  });
+
+  it('inventory --help names every table it writes, identity and budgets included', async () => {
+    const text = (await help('inventory')).replace(/\n/g, ' ');
+
+    expect(inventoryTables.map((t) => t.name).filter((n) => !text.includes(n))).toEqual([]);
+    expect(text).toContain('workspaces');
+    expect(text).toContain('budget_usage');
+  });
+});

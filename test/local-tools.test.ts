@@ -1,0 +1,115 @@
+// npm run simulator and npm run invoke, as a newcomer runs them: each in its own process.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../cli/main.ts';
+import { addDays, utcDay } from '../functions/lib/dates.ts';
+import { fakeIo } from './support/fake-io.ts';
+
+const ROOT = new URL('..', import.meta.url);
+const YESTERDAY = addDays(utcDay(new Date()), -1);
+
+async function tool(script: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', script, ...args],
+      { cwd: ROOT, timeout: 60_000 },
+    );
+    return { code: 0, out: stdout, err: stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, out: e.stdout, err: e.stderr };
+  }
+}
+
+let work: string;
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'local-tools-'));
+});
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('npm run invoke', () => {
+  it('runs the cost handler on an event file and prints its logs and response', async () => {
+    const event = join(work, 'one-day.json');
+    await writeFile(event, JSON.stringify({ date: YESTERDAY }));
+
+    const { code, out } = await tool('tools/invoke.ts', ['cost-export', event]);
+
+    expect(code).toBe(0);
+    expect(out).toMatch(/^Function Logs:\n/);
+    const response = JSON.parse(out.slice(out.indexOf('Response:\n') + 10)) as Record<string, unknown>;
+    expect(response).toMatchObject({ from: YESTERDAY, to: YESTERDAY, written: 3, failed: 0 });
+  });
+
+  it('prints the error as the console does, exit 1', async () => {
+    const event = join(work, 'misspelt.json');
+    await writeFile(event, JSON.stringify({ dates: YESTERDAY }));
+
+    const { code, out } = await tool('tools/invoke.ts', ['cost-export', event]);
+
+    expect(code).toBe(1);
+    expect(out).toContain('"errorCode": "EVENT_UNKNOWN_KEYS"');
+    expect(out).toContain('dates (did you mean date?)');
+  });
+
+  it('answers --help, and refuses an unknown function with exit 2', async () => {
+    const help = await tool('tools/invoke.ts', ['--help']);
+    const unknown = await tool('tools/invoke.ts', ['cost-exprot', 'events/costs-one-day.json']);
+
+    expect(help.code).toBe(0);
+    expect(help.out).toMatch(/^Usage: npm run invoke -- FUNCTION EVENT\.json/);
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toMatch(/^invoke: give a function \(backfill-plan, .*cost-export/);
+  });
+});
+
+describe('npm run simulator', () => {
+  let child: ChildProcess | undefined;
+  afterAll(() => {
+    child?.kill('SIGTERM');
+  });
+
+  it('answers --help', async () => {
+    const { code, out } = await tool('tools/simulator-alone.ts', ['--help']);
+
+    expect(code).toBe(0);
+    expect(out).toMatch(/^Usage: npm run simulator -- \[options\][\s\S]*--secret-file PATH/);
+  });
+
+  it('serves on its own and writes an app file that check accepts', async () => {
+    const secretFile = join(work, 'sim-app.json');
+    child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'tools/simulator-alone.ts', '--port', '0', '--secret-file', secretFile],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let printed = '';
+    await new Promise<void>((resolve) =>
+      child!.stdout!.on('data', (chunk: Buffer) => {
+        printed += chunk.toString();
+        if (printed.includes('Ctrl-C stops it.')) resolve();
+      }),
+    );
+    const endpoint = /^Cloudforet simulator at (\S+)/.exec(printed)![1]!;
+    const io = fakeIo();
+
+    const exit = await main(
+      ['check', '--endpoint', endpoint, '--secret-file', secretFile, '--out', work],
+      {},
+      io,
+    );
+
+    expect(printed).toContain(`cost rows ${addDays(YESTERDAY, -61)}..${YESTERDAY}`);
+    expect(printed).toContain(
+      `npx cloudforet-export check --endpoint ${endpoint} --secret-file ${secretFile}`,
+    );
+    expect(exit).toBe(0);
+    expect(io.out()).toMatch(/endpoint ok: .* 3 cost data sources visible/);
+  });
+});

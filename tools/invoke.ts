@@ -1,0 +1,113 @@
+// npm run invoke -- <function> <event.json>: runs one Lambda handler on this machine against the
+// simulator, s3rver as S3 and the Secrets Manager responder (test/support/local-aws.ts), with
+// the environment Lambda would set, and prints what the Lambda console would.
+import { readdir, readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import type { Context } from 'aws-lambda';
+import { addDays, utcDay } from '../functions/lib/dates.ts';
+import { startLocalAws } from '../test/support/local-aws.ts';
+
+const FUNCTIONS_DIR = new URL('../functions/', import.meta.url);
+const TIMEOUT_MS = 15 * 60_000;
+
+export const INVOKE_USAGE = `Usage: npm run invoke -- FUNCTION EVENT.json [--env NAME=VALUE]...
+Runs functions/FUNCTION.ts's handler with the event in EVENT.json (events/ holds examples; '-'
+reads stdin) against a local simulator (a seeded domain with 13 months of costs up to
+yesterday, UTC), s3rver as the bucket and a Secrets Manager responder holding the app's secret,
+and prints what the Lambda console would: the function's log lines, then the response (or the
+error, with exit 1). Nothing leaves this machine; everything stops when the function returns.
+Functions: cost-export, inventory-export, freshness-check, backfill-plan, backfill-unit, backfill-summary
+Options:
+  --env NAME=VALUE   set a variable for the function, e.g. --env LOG_LEVEL=debug (repeatable)
+  -h, --help         this text`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { env: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+  });
+  if (values.help) return say(INVOKE_USAGE, 0);
+  const [name, eventFile, ...extra] = positionals;
+  const functions = (await readdir(FUNCTIONS_DIR))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => f.slice(0, -3));
+  if (name === undefined || eventFile === undefined || extra.length > 0 || !functions.includes(name)) {
+    return fail(`give a function (${functions.join(', ')}) and an event file; see npm run invoke -- --help`);
+  }
+  const event = await readEvent(eventFile);
+  const env = Object.fromEntries((values.env ?? []).map((pair) => pair.split(/=(.*)/s).slice(0, 2)));
+  const { handler } = (await import(new URL(`${name}.ts`, FUNCTIONS_DIR).href)) as {
+    handler: (event: unknown, context: Context) => Promise<unknown>;
+  };
+  const to = addDays(utcDay(new Date()), -1);
+  const local = await startLocalAws({ seed: 7, dataSources: 3, from: addDays(to, -395), to, rowsPerDay: 20 });
+  const restore = local.applyEnv(env);
+  const logs = captureStdout();
+  try {
+    const response = await handler(event, lambdaContext(name));
+    logs.stop();
+    say(`Function Logs:\n${logs.text()}\nResponse:\n${JSON.stringify(response, null, 2)}`, 0);
+    return 0;
+  } catch (error) {
+    logs.stop();
+    const e = error as Error & { code?: string };
+    const response = { errorType: e.name, errorCode: e.code, errorMessage: e.message };
+    return say(`Function Logs:\n${logs.text()}\nResponse:\n${JSON.stringify(response, null, 2)}`, 1);
+  } finally {
+    restore();
+    await local.stop();
+  }
+}
+
+async function readEvent(file: string): Promise<unknown> {
+  const text = file === '-' ? await readStdin() : await readFile(file, 'utf8').catch(() => undefined);
+  if (text === undefined) throw new Error(`cannot read the event file '${file}'`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`the event file '${file}' is not JSON`);
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The function's stdout (its JSON log lines and metric lines), held to print as the console does. */
+function captureStdout(): { text(): string; stop(): void } {
+  const chunks: string[] = [];
+  const write = process.stdout.write;
+  process.stdout.write = ((chunk: unknown) => chunks.push(String(chunk)) > 0) as typeof process.stdout.write;
+  return {
+    text: () => chunks.join(''),
+    stop: () => {
+      process.stdout.write = write;
+    },
+  };
+}
+
+function lambdaContext(name: string): Context {
+  const deadline = Date.now() + TIMEOUT_MS;
+  return {
+    awsRequestId: `local-${Date.now().toString(36)}`,
+    functionName: name,
+    getRemainingTimeInMillis: () => deadline - Date.now(),
+  } as Context;
+}
+
+function say(text: string, code: number): number {
+  process.stdout.write(`${text}\n`);
+  return code;
+}
+
+function fail(message: string): number {
+  process.stderr.write(`invoke: ${message}\n`);
+  return 2;
+}
+
+process.exitCode = await main(process.argv.slice(2)).catch((error: unknown) =>
+  fail(error instanceof Error ? error.message : String(error)),
+);
