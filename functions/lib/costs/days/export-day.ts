@@ -117,10 +117,12 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
         // The job's rows went (a sync succeeded since the plan): the day has other rows now.
         if (unit.jobId)
           throw new PagingDriftError(`${ds.id} ${date}: job ${unit.jobId} has no rows of it any more`);
-        if (pastRetention) {
+        // Past retention Cloudforet answers empty for purged days: keep the archive (if any).
+        if (pastRetention && published) {
           await markKept(deps.sink, costManifestKey(ds.id, date), now);
           return 'keep';
         }
+        if (pastRetention) return 'remove';
         evidence = await proveEmptyDay(deps, unit, list, signal, published);
         return 'remove';
       },
