@@ -141,9 +141,9 @@ describe('a 200 that is not an answer, for the other listing verbs', () => {
     const after = await snapshotDir(out);
     expect(run.code).toBe(1);
     expect(run.summary.unifiedCosts.failures).toEqual([
-      expect.objectContaining({ month: '2026-09', code: 'CLOUDFORET_NOT_AN_ANSWER' }),
+      expect.objectContaining({ month: MONTH_2, code: 'CLOUDFORET_NOT_AN_ANSWER' }),
     ]);
-    const month = [...before.keys()].filter((p) => p.includes('unified_costs/billed_month=2026-09/'));
+    const month = [...before.keys()].filter((p) => p.includes(`unified_costs/billed_month=${MONTH_2}/`));
     expect(month).toHaveLength(2);
     for (const p of month) expect([p, after.get(p)]).toEqual([p, before.get(p)]);
   });

@@ -6,10 +6,14 @@ import type { Context } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as runUnit } from '../functions/backfill-unit.ts';
 import { handler as inventory } from '../functions/inventory-export.ts';
+import { addDays } from '../functions/lib/dates.ts';
 import { BUCKET, type LocalAws, startLocalAws } from './support/local-aws.ts';
+import { monthsBack } from './support/months.ts';
 import { listKeys } from './support/s3-server.ts';
 
-const DAY = '2026-10-02';
+// Dates inside Cloudforet's retention whatever the clock says.
+const FROM = monthsBack(1);
+const DAY = addDays(FROM, 1);
 
 let local: LocalAws;
 
@@ -17,8 +21,8 @@ beforeAll(async () => {
   local = await startLocalAws({
     seed: 77,
     dataSources: 1,
-    from: '2026-10-01',
-    to: '2026-10-03',
+    from: FROM,
+    to: addDays(FROM, 2),
     rowsPerDay: 10,
   });
   vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
