@@ -40,6 +40,9 @@ export const ownOptions: Record<CommandName, ReadonlyArray<keyof Values>> = {
   statements: ['month', 'currency', 'json'],
 };
 
+/** Commands that read what was exported, with --out alone: no endpoint, no secret. */
+export const readsDestinationOnly: ReadonlySet<CommandName> = new Set(['anomalies', 'statements']);
+
 export async function main(argv: readonly string[], env: Env, io: CliIo = process): Promise<number> {
   // Known before parsing, so that a parse error can point at the command's own help.
   let command = argv.find((a): a is CommandName => commandNames.includes(a as CommandName));
@@ -60,7 +63,7 @@ export async function main(argv: readonly string[], env: Env, io: CliIo = proces
     const interrupt = interruptOnSignals(io.stderr);
     try {
       const code = await commands[command]({
-        ...(command === 'anomalies' || command === 'statements' ? destinationContext : commandContext)(
+        ...(readsDestinationOnly.has(command) ? destinationContext : commandContext)(
           command,
           values,
           env,

@@ -80,13 +80,23 @@ median of its previous 28 days (at least 14 needed): a day at 2x or more of it, 
 usual swing (5 robust standard deviations), is an anomaly; finer scopes also need an increase of
 5 % of their data source's daily total. Days from the data source's last sync on are not judged.
 Reads what 'costs' exported (its manifests): no Cloudforet request. Exits 0 with or without
-anomalies; --json prints {"anomalies":[...], ...}. Method: docs/anomalies.md.`,
+anomalies (2 when nothing was exported there). Method: docs/anomalies.md.
+Options:
+  --out DIR | s3://bucket/prefix   the destination 'costs' exported to (env EXPORT_DESTINATION)
+  --json                   print {"anomalies":[...], ...} as one JSON object (default: lines for people)
+${EXIT_CODES}`,
   statements: `Usage: cloudforet-export statements --month YYYY-MM --out DIR [--currency USD|KRW|JPY] [--json]
 Writes one CSV (RFC 4180 line items: workspace_id, project_id, project_name, provider, product,
 data_source_id, service_account_id, origin_currency, cost) and one HTML page per workspace with
 costs in the month to DIR/statements/billed_month=YYYY-MM/<workspace_id>.csv|.html; costs with no
 workspace go to unassigned.csv|.html. Reads the unified costs 'costs' exported under DIR (a local
-directory): each workspace's costs add up to its unified-cost total. --currency: USD (default).`,
+directory): each workspace's costs add up to its unified-cost total. No Cloudforet request.
+Options:
+  --month YYYY-MM          the billed month of the statements (required)
+  --currency CODE          USD, KRW or JPY, at the month's rates (default USD)
+  --out DIR                the local directory 'costs' exported to (env EXPORT_DESTINATION)
+  --json                   print a summary of the statements written as one JSON object (default: lines for people)
+${EXIT_CODES}`,
 } as const;
 
 export type CommandName = keyof typeof commandUsage;
