@@ -57,6 +57,10 @@ export function s3Sink(opts: S3SinkOptions): Sink {
         return await answer.Body?.transformToString('utf8');
       } catch (error) {
         if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
+        // S3 answers 403, not 404, for a missing key to a role whose s3:ListBucket is limited to a
+        // prefix (the stack's roles): only a listing tells "not there" from "not allowed".
+        const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+        if (status === 403 && !(await listKeys(opts, keyOf(key))).has(key)) return undefined;
         throw fail('read', key, error);
       }
     },

@@ -90,6 +90,8 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
   const pastRetention = dayCount(date, utcDay(now)) > (deps.archiveAfterDays ?? DEFAULT_ARCHIVE_AFTER_DAYS);
   let costSum = 0;
   let evidence: string | undefined;
+  /** Built once, when the manifest is (the unit's result reports the same groups). */
+  let groups: GroupStat[] = [];
   const fingerprint = new FingerprintBuilder(deps.workspaceOfVirtual);
   const context: CostContext = {
     currency: ds.currency,
@@ -126,21 +128,24 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
         evidence = await proveEmptyDay(deps, unit, list, signal, published);
         return 'remove';
       },
-      manifest: (published): UnitManifest => ({
-        table: costTable.name,
-        partition: date,
-        dataSourceId: ds.id,
-        ...published,
-        totalCount: published.rows,
-        costSum: published.rows > 0 ? costSum : 0,
-        groups: published.rows > 0 ? fingerprint.build() : [],
-        ...(unit.jobId && { jobId: unit.jobId }),
-        ...(unit.analyzed && { analyzeRows: unit.analyzed.rows, analyzeCostSum: unit.analyzed.costSum }),
-        schemaVersion: costTable.schemaVersion,
-        lastSynchronizedAt: ds.lastSynchronizedAt,
-        runId: deps.runId,
-        exportedAt: now.toISOString(),
-      }),
+      manifest: (published): UnitManifest => {
+        groups = published.rows > 0 ? fingerprint.build() : [];
+        return {
+          table: costTable.name,
+          partition: date,
+          dataSourceId: ds.id,
+          ...published,
+          totalCount: published.rows,
+          costSum: published.rows > 0 ? costSum : 0,
+          groups,
+          ...(unit.jobId && { jobId: unit.jobId }),
+          ...(unit.analyzed && { analyzeRows: unit.analyzed.rows, analyzeCostSum: unit.analyzed.costSum }),
+          schemaVersion: costTable.schemaVersion,
+          lastSynchronizedAt: ds.lastSynchronizedAt,
+          runId: deps.runId,
+          exportedAt: now.toISOString(),
+        };
+      },
     });
   } catch (error) {
     // The day moved under us: the next attempt starts from the data source's current sync stamp.
@@ -153,7 +158,6 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
   else log.info('cost unit exported', { ...fields, rows: result.rows, bytes: result.bytes });
   const { outcome, rows, bytes } = result;
   const sum = rows > 0 ? costSum : 0;
-  const groups = rows > 0 ? fingerprint.build() : [];
   return {
     dataSourceId: ds.id,
     date,
@@ -182,10 +186,13 @@ async function proveEmptyDay(
 ): Promise<string> {
   const what = `${unit.dataSource.id} ${unit.date}`;
   const planned = unit.analyzed?.rows;
-  let evidence = 'cost/analyze counted 0 rows when planned';
+  let evidence =
+    planned === undefined
+      ? 'no cost/analyze figures, nothing published'
+      : 'cost/analyze counted 0 rows when planned';
   if (planned !== undefined && planned > 0) {
     const month = unit.date.slice(0, 7);
-    const now = (await dayStats(deps.client, unit.dataSource.id, [month])).get(unit.date)?.rows ?? 0;
+    const now = (await dayStats(deps.client, unit.dataSource.id, [month], signal)).get(unit.date)?.rows ?? 0;
     if (now > 0) {
       throw new UnprovenRemovalError(
         'EMPTY_ANSWER_CONTRADICTED',

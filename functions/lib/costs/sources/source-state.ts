@@ -25,6 +25,7 @@ export async function dayStats(
   client: CloudforetClient,
   dataSourceId: string,
   months: readonly string[],
+  signal?: AbortSignal,
 ): Promise<Map<string, DayStat>> {
   const rows: ApiRecord[] = [];
   for (const month of months) {
@@ -32,6 +33,7 @@ export async function dayStats(
       const answer = await client.call<{ results?: ApiRecord[] }>(
         '/cost-analysis/cost/analyze',
         analyzeBody(dataSourceId, month, start),
+        { signal },
       );
       const results = answer.results ?? [];
       rows.push(...results);
