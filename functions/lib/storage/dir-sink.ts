@@ -26,6 +26,14 @@ import { removeStaleTemporaries } from './temp-files.ts';
 export function dirSink(root: string): Sink {
   const base = resolve(root);
   const pathOf = (key: string) => join(base, ...key.split('/'));
+  const readBytes = async (key: string): Promise<Uint8Array | undefined> => {
+    try {
+      return await readFile(pathOf(key));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw sinkError('read', pathOf(key), error);
+    }
+  };
   return {
     location: base,
     begin: (key) => beginFile(pathOf(key), join(base, TEMP_DIR)),
@@ -44,13 +52,10 @@ export function dirSink(root: string): Sink {
       }
     },
     read: async (key) => {
-      try {
-        return await readFile(pathOf(key), 'utf8');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        throw sinkError('read', pathOf(key), error);
-      }
+      const bytes = await readBytes(key);
+      return bytes === undefined ? undefined : Buffer.from(bytes).toString('utf8');
     },
+    readBytes,
     remove: async (key) => {
       await rm(pathOf(key), { force: true }).catch((error) => {
         throw sinkError('remove', pathOf(key), error);
