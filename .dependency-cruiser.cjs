@@ -73,7 +73,12 @@ module.exports = {
       ['cloudforet', 'parquet', 'export', 'costs', 'inventory', 'lambda'],
       'anomalies read what was published (manifests), never Cloudforet',
     ),
-    mustNotImport('inventory', ['costs', 'lambda'], 'kinds of export do not share code but through export/'),
+    mustNotImport('inventory', ['costs', 'focus', 'lambda'], 'kinds of export do not share code but through export/'),
+    mustNotImport(
+      'focus',
+      ['costs', 'inventory', 'anomalies', 'statements', 'lambda'],
+      'FOCUS rows come from published costs objects (and names), whoever ran the export',
+    ),
     costsMustNotImport(
       'sources',
       ['planning', 'days', 'unified', 'backfill', 'freshness'],

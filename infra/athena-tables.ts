@@ -53,6 +53,7 @@ export function glueTableInput(
   projectionStart: string,
 ): CfnTable.TableInputProperty {
   const key = table.partitionKey;
+  const day = table.dayKey;
   const monthly = partitionFormat(key) === 'YYYY-MM';
   return {
     name: table.name,
@@ -67,11 +68,21 @@ export function glueTableInput(
       [`projection.${key}.range`]: `${monthly ? projectionStart.slice(0, 7) : projectionStart},NOW`,
       [`projection.${key}.interval`]: '1',
       [`projection.${key}.interval.unit`]: monthly ? 'MONTHS' : 'DAYS',
-      'storage.location.template': `${location}${key}=\${${key}}/`,
+      ...(day && {
+        // An integer day of the month, not a date: a date projection under a monthly one would
+        // enumerate every day of the range for each month a query names.
+        [`projection.${day}.type`]: 'integer',
+        [`projection.${day}.range`]: '1,31',
+        [`projection.${day}.digits`]: '2',
+      }),
+      'storage.location.template': `${location}${key}=\${${key}}/${day ? `${day}=\${${day}}/` : ''}`,
       'cloudforet_export.schema_version': String(table.schemaVersion),
     },
     partitionKeys: [
       { name: key, type: 'string', comment: `${partitionFormat(key)} (the Hive partition folder)` },
+      ...(day
+        ? [{ name: day, type: 'string', comment: 'DD, the day of the month (the Hive partition folder)' }]
+        : []),
     ],
     storageDescriptor: {
       location,

@@ -41,6 +41,23 @@ const QUERY_NAMES = [
   'top_resources_last_30_days',
 ];
 
+const FOCUS_MANDATORY_STRINGS = [
+  'BillingAccountId',
+  'BillingAccountName',
+  'BillingCurrency',
+  'ChargeCategory',
+  'ChargeClass',
+  'ChargeDescription',
+  'InvoiceIssuerName',
+  'PricingUnit',
+  'ProviderName',
+  'PublisherName',
+  'ServiceCategory',
+  'ServiceName',
+  'ServiceProviderName',
+  'HostProviderName',
+];
+
 describe('Glue tables', () => {
   let t: Template;
   beforeAll(() => {
@@ -63,7 +80,7 @@ describe('Glue tables', () => {
 
   it.each(
     exportTables
-      .filter((table) => table.partitionKey !== 'billed_month')
+      .filter((table) => table.partitionKey !== 'billed_month' && table.partitionKey !== 'x_billing_period')
       .map((t) => [t.name, t.partitionKey]),
   )('%s is external Parquet under its own folder, partitioned by %s with date projection', (name, key) => {
     const input = tableInputs(t).get(name)!;
@@ -113,6 +130,41 @@ describe('Glue tables', () => {
         expect.objectContaining({ Name: 'cost_jpy', Type: 'double' }),
       ]),
     );
+  });
+
+  it('focus is a table (not a view) FOCUS discovery finds: month, then day of month, both projected', () => {
+    const input = tableInputs(t).get('focus')!;
+    const location = 's3://my-exports/cloudforet/focus/';
+
+    expect(input.TableType).toBe('EXTERNAL_TABLE');
+    expect(input.PartitionKeys).toEqual([
+      { Name: 'x_billing_period', Type: 'string', Comment: expect.any(String) },
+      { Name: 'x_charge_day', Type: 'string', Comment: expect.any(String) },
+    ]);
+    expect(input.Parameters).toEqual({
+      EXTERNAL: 'TRUE',
+      classification: 'parquet',
+      'projection.enabled': 'true',
+      'projection.x_billing_period.type': 'date',
+      'projection.x_billing_period.format': 'yyyy-MM',
+      'projection.x_billing_period.range': '2024-06,NOW',
+      'projection.x_billing_period.interval': '1',
+      'projection.x_billing_period.interval.unit': 'MONTHS',
+      'projection.x_charge_day.type': 'integer',
+      'projection.x_charge_day.range': '1,31',
+      'projection.x_charge_day.digits': '2',
+      'storage.location.template':
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: Athena's projection placeholders, literally
+        `${location}x_billing_period=\${x_billing_period}/x_charge_day=\${x_charge_day}/`,
+      'cloudforet_export.schema_version': '1',
+    });
+    const columns = ((input.StorageDescriptor as Json).Columns as Json[]).map((c) => [c.Name, c.Type]);
+    // The FOCUS 1.2 mandatory columns and the 1.3 provider columns, by their FOCUS names and types.
+    for (const name of FOCUS_MANDATORY_STRINGS) expect(columns).toContainEqual([name, 'string']);
+    for (const name of ['BilledCost', 'ContractedCost', 'EffectiveCost', 'ListCost', 'PricingQuantity'])
+      expect(columns).toContainEqual([name, 'double']);
+    for (const name of ['BillingPeriodStart', 'BillingPeriodEnd', 'ChargePeriodStart', 'ChargePeriodEnd'])
+      expect(columns).toContainEqual([name, 'timestamp']);
   });
 
   it('builds locations from the created bucket when none is named', () => {

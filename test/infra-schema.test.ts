@@ -56,15 +56,16 @@ describe('Glue columns against the Parquet schema the functions write', () => {
     },
   );
 
-  it.each(exportTables.map((table) => [table.name, table.partitionKey] as const))(
-    '%s: partitioned by %s as a string that is not also a data column',
-    (name, key) => {
+  it.each(exportTables.map((table) => [table.name, [table.partitionKey, table.dayKey]] as const))(
+    '%s: partitioned by %s as strings that are not also data columns',
+    (name, keys) => {
       const { columns, partitionKeys } = glue.get(name)!;
+      const expected = keys.filter((k) => k !== undefined);
 
-      expect(partitionKeys.map((k) => ({ Name: k.Name, Type: k.Type }))).toEqual([
-        { Name: key, Type: 'string' },
-      ]);
-      expect(columns.map((c) => c.Name)).not.toContain(key);
+      expect(partitionKeys.map((k) => ({ Name: k.Name, Type: k.Type }))).toEqual(
+        expected.map((k) => ({ Name: k, Type: 'string' })),
+      );
+      for (const key of expected) expect(columns.map((c) => c.Name)).not.toContain(key);
     },
   );
 

@@ -99,7 +99,7 @@ export async function athenaOver(dir: string, options: AthenaOptions = {}): Prom
   await prepareSession(connection);
   for (const table of exportTables) {
     if (!existsSync(join(dir, table.name))) continue;
-    const glob = join(dir, table.name, '*', '*.parquet');
+    const glob = join(dir, table.name, ...(table.dayKey ? ['*', '*'] : ['*']), '*.parquet');
     await connection.run(
       `CREATE VIEW ${table.name} AS SELECT * FROM read_parquet('${glob}', hive_partitioning = true, hive_types_autocast = false)`,
     );

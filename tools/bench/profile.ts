@@ -34,7 +34,7 @@ export async function profileSizes(url: string, token: string, date: string): Pr
     const [first] = await listDataSources(client);
     if (!first) throw new Error('bench profile: the page source has no data source');
     const summary = await runCostExport(
-      { client, sink: dirSink(dir), unifiedCosts: false },
+      { client, sink: dirSink(dir), unifiedCosts: false, focus: false },
       { from: date, to: date, dataSourceIds: [first.id], force: true },
     );
     const file = join(dir, 'costs', `billed_date=${date}`, `${first.id}.parquet`);

@@ -138,6 +138,7 @@ async function exportAll(
         unitAttempts: 1,
         // The bench measures cost days; a unified-cost month is a small unit of its own.
         unifiedCosts: false,
+        focus: false,
       },
       // force: every day is exported, whatever a previous stage published.
       { from: spec.from, to: spec.to, force: true },

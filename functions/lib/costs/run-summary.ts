@@ -1,4 +1,5 @@
 // What a cost run reports: its summary type and how it is assembled from the run's parts.
+import type { FocusPassSummary } from '../focus/pass.ts';
 import type { DataSourceInfo } from './sources/data-sources.ts';
 import type { CostExportPlan } from './planning/plan-export.ts';
 import type { MixedDay, NotSyncedDay, PlannedUnit } from './planning/plan-units.ts';
@@ -75,6 +76,8 @@ export interface CostRunSummary {
   readonly failures: readonly UnitFailure[];
   /** The months of the run as unified costs; their failures are counted in `failed`. */
   readonly unifiedCosts: UnifiedRunSummary;
+  /** The focus table's pass (absent when the run left units unstarted); failures count in `failed`. */
+  readonly focus?: FocusPassSummary;
 }
 
 /** Everything a finished run knows, for its summary. */
@@ -89,6 +92,7 @@ export interface CostRunParts {
   readonly failures: readonly UnitFailure[];
   readonly notStarted: readonly PlannedUnit[];
   readonly unifiedCosts: UnifiedRunSummary;
+  readonly focus?: FocusPassSummary;
   readonly retries: number;
   readonly requestRetries: number;
   readonly interrupted: boolean;
@@ -111,7 +115,7 @@ export function costRunSummary(r: CostRunParts): CostRunSummary {
     removed: count('removed'),
     kept: count('kept'),
     unchanged: [...r.plan.unchanged.values()].reduce((a, b) => a + b, 0),
-    failed: r.failures.length + r.unifiedCosts.failures.length,
+    failed: r.failures.length + r.unifiedCosts.failures.length + (r.focus?.failures.length ?? 0),
     notStarted: r.notStarted.length,
     ...(r.notStarted.length > 0 ? { left: leftToDo(r.notStarted) } : {}),
     repaired: r.plan.units.filter((u) => u.reason === 'repair').length,
@@ -146,6 +150,7 @@ export function costRunSummary(r: CostRunParts): CostRunSummary {
       (a, b) => a.date.localeCompare(b.date) || a.dataSourceId.localeCompare(b.dataSourceId),
     ),
     unifiedCosts: r.unifiedCosts,
+    ...(r.focus && { focus: r.focus }),
   };
 }
 

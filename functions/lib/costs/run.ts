@@ -20,6 +20,7 @@ import { forEachLimit } from '../pool.ts';
 import { prepareDestination } from '../export/prepare-destination.ts';
 import type { DestinationOwner } from '../storage/destination-claim.ts';
 import { clampToRetention } from './planning/retention.ts';
+import { exportFocus } from '../focus/pass.ts';
 import {
   changedDaysByMonth,
   exportUnifiedMonths,
@@ -37,6 +38,8 @@ export interface CostRunDeps extends ExportRunDeps {
   readonly archiveAfterDays?: number;
   /** False: cost days only, no unified-cost months (the bench measures the day pipeline alone). */
   readonly unifiedCosts?: boolean;
+  /** False: no focus pass (the bench measures the day pipeline alone). */
+  readonly focus?: boolean;
 }
 
 export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Promise<CostRunSummary> {
@@ -85,6 +88,11 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     deps.unifiedCosts === false || notStarted.length > 0 ? [] : retainedMonths(window, req.to),
     changedDaysByMonth(plan.units, results),
   );
+  // After the days: it derives FOCUS rows from the costs objects this run (or any before) published.
+  const focus =
+    deps.focus === false || notStarted.length > 0
+      ? undefined
+      : await exportFocus({ ...deps, runId, log }, window);
   const summary = costRunSummary({
     runId,
     destination: deps.sink.location,
@@ -96,6 +104,7 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     failures,
     notStarted,
     unifiedCosts,
+    focus,
     retries: exec.retries() + unifiedCosts.retries,
     requestRetries: deps.client.retries,
     interrupted: deps.signal?.aborted === true,

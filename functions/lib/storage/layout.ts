@@ -1,5 +1,6 @@
 // The destination's layout: every key and prefix the export writes, built here and nowhere else.
 //   <table>/<partition key>=<value>/<name>.parquet        the tables Athena reads
+//   focus/x_billing_period=YYYY-MM/x_charge_day=DD/<data source>.parquet   (month, then day)
 //   _manifests/<table>/<partition key>=<value>/<name>.json what each unit published
 //   _manifests/cost-jobs/<data source>.json                 the job history a run saw
 //   _runs/costs/<run id>/units.json                         a backfill's units (Step Functions)
@@ -11,10 +12,18 @@ import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
 import { isIsoDate, utcDay } from '../dates.ts';
 
-/** A table as far as its keys go: its folder and its partition column. */
+/** A table as far as its keys go: its folder and its partition column(s). */
 export interface TableLocation {
   readonly name: string;
   readonly partitionKey: string;
+  /** Under a monthly key, the day of the month: the partition value is then a day (YYYY-MM-DD). */
+  readonly dayKey?: string;
+}
+
+/** `key=value`, or for a table with a day key `key=YYYY-MM/dayKey=DD` from a YYYY-MM-DD day. */
+function partitionPath(table: TableLocation, partition: string): string {
+  if (!table.dayKey) return `${table.partitionKey}=${partition}`;
+  return `${table.partitionKey}=${partition.slice(0, 7)}/${table.dayKey}=${partition.slice(8, 10)}`;
 }
 
 export const MANIFESTS_DIR = '_manifests';
@@ -28,7 +37,7 @@ export const JOB_MARKS_PREFIX = `${MANIFESTS_DIR}/cost-jobs/`;
 
 /** The Parquet object of one unit: `<name>` is a data source id or a scope ('domain', a workspace). */
 export function objectKey(table: TableLocation, partition: string, name: string): string {
-  return `${table.name}/${table.partitionKey}=${partition}/${name}.parquet`;
+  return `${table.name}/${partitionPath(table, partition)}/${name}.parquet`;
 }
 
 export function manifestPrefix(table: TableLocation): string {
@@ -36,7 +45,7 @@ export function manifestPrefix(table: TableLocation): string {
 }
 
 export function manifestKey(table: TableLocation, partition: string, name: string): string {
-  return `${manifestPrefix(table)}${table.partitionKey}=${partition}/${name}.json`;
+  return `${manifestPrefix(table)}${partitionPath(table, partition)}/${name}.json`;
 }
 
 export function jobMarkKey(dataSourceId: string): string {

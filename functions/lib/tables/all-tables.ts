@@ -1,11 +1,13 @@
 // Every table the exporter writes. The CDK stack defines one Glue table per entry.
 import type { TableDef } from '../parquet/columns.ts';
 import { costTable } from './costs.ts';
+import { focusTable } from './focus.ts';
 import { inventoryTables } from './inventory.ts';
 import { unifiedCostTable } from './unified-costs.ts';
 
 export const exportTables: ReadonlyArray<TableDef<never, never>> = [
   costTable as TableDef<never, never>,
+  focusTable as TableDef<never, never>,
   ...inventoryTables,
   unifiedCostTable() as TableDef<never, never>,
 ];

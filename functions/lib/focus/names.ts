@@ -1,0 +1,83 @@
+// The names a FOCUS row carries and a cost row does not: service and payer accounts, providers,
+// regions. Read from Cloudforet's identity and inventory verbs once per focus pass.
+import type { CloudforetClient } from '../cloudforet/client.ts';
+import { type ApiRecord, type ListRequest, listPages } from '../cloudforet/pager.ts';
+import { CloudforetApiError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import type { FocusContext } from '../tables/focus.ts';
+
+export type FocusNames = Omit<FocusContext, 'exportedAtMs'>;
+
+const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** Where providers keep the account id in a trusted account's `data` (AWS, Google Cloud, Azure). */
+const PAYER_ACCOUNT_KEYS = ['account_id', 'billing_account_id', 'subscription_id', 'tenant_id', 'project_id'];
+
+async function all(client: CloudforetClient, req: ListRequest, signal?: AbortSignal): Promise<ApiRecord[]> {
+  const rows: ApiRecord[] = [];
+  for await (const page of listPages(client, req, signal)) rows.push(...page);
+  return rows;
+}
+
+/**
+ * A verb the app may not call (a workspace app and domain-level records): the names it would give
+ * fall back as docs/focus.md says. Any other failure fails the pass: a FOCUS object is never
+ * rewritten with fewer names because of a passing error.
+ */
+async function allowedOrEmpty(
+  client: CloudforetClient,
+  req: ListRequest,
+  log: Logger,
+  signal?: AbortSignal,
+): Promise<ApiRecord[]> {
+  try {
+    return await all(client, req, signal);
+  } catch (error) {
+    if (!(error instanceof CloudforetApiError && error.status === 403)) throw error;
+    log.warn('focus names: verb not allowed for this app; its names fall back', { path: req.path });
+    return [];
+  }
+}
+
+export async function readFocusNames(
+  client: CloudforetClient,
+  log: Logger,
+  signal?: AbortSignal,
+): Promise<FocusNames> {
+  const [accounts, trusted, providers, regions] = await Promise.all([
+    all(client, { path: '/identity/service-account/list', idKey: 'service_account_id' }, signal),
+    allowedOrEmpty(
+      client,
+      { path: '/identity/trusted-account/list', idKey: 'trusted_account_id' },
+      log,
+      signal,
+    ),
+    allowedOrEmpty(client, { path: '/identity/provider/list', idKey: 'provider' }, log, signal),
+    allowedOrEmpty(client, { path: '/inventory/region/list', idKey: 'region_id' }, log, signal),
+  ]);
+  const serviceAccounts = new Map<string, { name?: string; trustedAccountId?: string }>();
+  for (const a of accounts) {
+    const id = str(a.service_account_id);
+    if (id) serviceAccounts.set(id, { name: str(a.name), trustedAccountId: str(a.trusted_account_id) });
+  }
+  const trustedAccounts = new Map<string, { accountId?: string; name?: string }>();
+  for (const t of trusted) {
+    const id = str(t.trusted_account_id);
+    const data = (t.data && typeof t.data === 'object' ? t.data : {}) as Record<string, unknown>;
+    const accountId = PAYER_ACCOUNT_KEYS.map((k) => str(data[k])).find((v) => v !== undefined);
+    if (id) trustedAccounts.set(id, { accountId, name: str(t.name) });
+  }
+  const providerNames = new Map<string, string>();
+  for (const p of providers) {
+    const code = str(p.provider);
+    const name = str(p.name);
+    if (code && name) providerNames.set(code, name);
+  }
+  const regionNames = new Map<string, string>();
+  for (const r of regions) {
+    const key = str(r.region_key);
+    const name = str(r.name);
+    if (key && name) regionNames.set(key, name);
+  }
+  return { serviceAccounts, trustedAccounts, providerNames, regionNames };
+}

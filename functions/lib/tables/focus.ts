@@ -1,0 +1,266 @@
+// The focus table: one FOCUS 1.3 row per exported Cloudforet cost row, derived from the published
+// `costs` object of a (data source, billed day) unit (functions/lib/focus/). Column by column, and
+// why: docs/focus.md. Partitioned by x_billing_period=YYYY-MM/x_charge_day=DD (layout.ts).
+import type { Column, TableDef } from '../parquet/columns.ts';
+import {
+  type ChargeCategory,
+  chargeCategoryOf,
+  chargeFrequencyOf,
+  serviceCategoryOf,
+} from './focus-mapping.ts';
+
+/** A row of a published costs object, as a Parquet reader gives it back, plus `billed_date`. */
+export type CostRecord = Record<string, unknown>;
+
+const day = (r: CostRecord) => r.billed_date as string;
+
+/** What a FOCUS row needs besides its cost row: names from Cloudforet's identity, the run. */
+export interface FocusContext {
+  /** service_account_id -> its display name and the trusted (payer) account billing it. */
+  readonly serviceAccounts: ReadonlyMap<string, { name?: string; trustedAccountId?: string }>;
+  /** trusted_account_id -> the payer's provider account id and display name. */
+  readonly trustedAccounts: ReadonlyMap<string, { accountId?: string; name?: string }>;
+  /** provider code -> display name (provider/list). */
+  readonly providerNames: ReadonlyMap<string, string>;
+  /** region_key -> display name (region/list). */
+  readonly regionNames: ReadonlyMap<string, string>;
+  readonly exportedAtMs: number;
+}
+
+/** The names FOCUS tools show when Cloudforet's provider/list does not name a provider. */
+const KNOWN_PROVIDERS: Readonly<Record<string, string>> = {
+  aws: 'AWS',
+  azure: 'Microsoft',
+  google_cloud: 'Google Cloud',
+};
+
+const DAY_MS = 86_400_000;
+
+/** Empty strings are NULL in FOCUS (Null Handling); anything else as text. */
+function text(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  const s = typeof value === 'string' ? value : String(value);
+  return s === '' ? null : s;
+}
+
+function amount(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+/** A JSON object column of the costs table, parsed (malformed or absent: undefined). */
+function objectOf(value: unknown): Record<string, unknown> | undefined {
+  if (typeof value !== 'string' || value === '') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * FOCUS Key-Value Format: a JSON object of primitive values. Cloudforet's tags are provider tags
+ * (string values); a nested value is kept as its JSON text, so one odd tag does not null the rest.
+ */
+export function focusTags(value: unknown): string | null {
+  const tags = objectOf(value);
+  if (!tags) return null;
+  const flat: Record<string, string | number | boolean | null> = {};
+  let count = 0;
+  for (const [key, v] of Object.entries(tags)) {
+    if (key === '') continue;
+    flat[key] =
+      v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
+        ? v
+        : JSON.stringify(v);
+    count++;
+  }
+  return count === 0 ? null : JSON.stringify(flat);
+}
+
+function providerName(r: CostRecord, c: FocusContext): string | null {
+  const code = text(r.provider);
+  if (code === null) return null;
+  return c.providerNames.get(code) ?? KNOWN_PROVIDERS[code] ?? code;
+}
+
+function monthStartMs(date: string): number {
+  return Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, 1);
+}
+
+function nextMonthStartMs(date: string): number {
+  return Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)), 1);
+}
+
+function dayStartMs(date: string): number {
+  return Date.parse(`${date}T00:00:00Z`);
+}
+
+/** Per-row values more than one column reads, worked out once per row (see FocusRowCache). */
+interface Derived {
+  readonly category: ChargeCategory;
+  readonly basis: 'plugin' | 'inferred';
+  readonly lineItemType: string | undefined;
+}
+
+const derivedOf = new WeakMap<object, Derived>();
+
+function derived(r: CostRecord): Derived {
+  let d = derivedOf.get(r);
+  if (!d) {
+    const info = objectOf(r.additional_info);
+    const mapped = chargeCategoryOf(text(r.provider), info, amount(r.cost));
+    d = { category: mapped.category, basis: mapped.basis, lineItemType: mapped.pluginValue };
+    derivedOf.set(r, d);
+  }
+  return d;
+}
+
+const usageOrPurchase = (r: CostRecord) => {
+  const category = derived(r).category;
+  return category === 'Usage' || category === 'Purchase';
+};
+
+function serviceAccount(r: CostRecord, c: FocusContext) {
+  const id = text(r.service_account_id);
+  return id === null ? undefined : c.serviceAccounts.get(id);
+}
+
+function payer(r: CostRecord, c: FocusContext) {
+  const trusted = serviceAccount(r, c)?.trustedAccountId;
+  return trusted === undefined ? undefined : c.trustedAccounts.get(trusted);
+}
+
+type FocusColumn = Column<CostRecord, FocusContext>;
+
+const string = (name: string, description: string, value: FocusColumn['value']): FocusColumn => ({
+  name,
+  type: 'string',
+  description,
+  value,
+});
+const double = (name: string, description: string, value: FocusColumn['value']): FocusColumn => ({
+  name,
+  type: 'double',
+  description,
+  value,
+});
+const timestamp = (name: string, description: string, value: FocusColumn['value']): FocusColumn => ({
+  name,
+  type: 'timestamp',
+  description,
+  value,
+});
+const custom = (name: string, field: string, description: string): FocusColumn =>
+  string(name, description, (r) => text(r[field]));
+
+export const focusTable: TableDef<CostRecord, FocusContext> = {
+  name: 'focus',
+  partitionKey: 'x_billing_period',
+  dayKey: 'x_charge_day',
+  schemaVersion: 1,
+  description:
+    'FOCUS 1.3 cost and usage rows, one per Cloudforet cost row, derived from the costs table; ' +
+    'one file per data source and charge day.',
+  columns: [
+    double('BilledCost', 'Cloudforet cost, in BillingCurrency', (r) => amount(r.cost)),
+    string(
+      'BillingAccountId',
+      'Payer: the trusted account billing the service account, else the provider account itself',
+      (r, c) => text(payer(r, c)?.accountId) ?? text(r.account_id),
+    ),
+    string(
+      'BillingAccountName',
+      "The payer's display name (a standalone account: the service account's)",
+      (r, c) => {
+        const sa = serviceAccount(r, c);
+        if (sa?.trustedAccountId !== undefined) return text(payer(r, c)?.name);
+        return text(sa?.name);
+      },
+    ),
+    string('BillingCurrency', "The data source's currency (ISO 4217)", (r) => text(r.currency)),
+    timestamp('BillingPeriodEnd', 'First instant of the next calendar month (exclusive)', (r) =>
+      nextMonthStartMs(day(r)),
+    ),
+    timestamp('BillingPeriodStart', 'First instant of the calendar month of the charge', (r) =>
+      monthStartMs(day(r)),
+    ),
+    string(
+      'ChargeCategory',
+      'Usage, Purchase, Tax, Credit or Adjustment (docs/focus.md)',
+      (r) => derived(r).category,
+    ),
+    string('ChargeClass', 'NULL: restated days replace their rows (docs/focus.md)', () => null),
+    string('ChargeDescription', "The provider's usage type (Cloudforet keeps no description)", (r) =>
+      text(r.usage_type),
+    ),
+    string('ChargeFrequency', 'Usage-Based, Recurring or One-Time, from the charge category', (r) =>
+      chargeFrequencyOf(derived(r).category, derived(r).lineItemType),
+    ),
+    timestamp('ChargePeriodEnd', '00:00 UTC of the next day (exclusive)', (r) => dayStartMs(day(r)) + DAY_MS),
+    timestamp('ChargePeriodStart', '00:00 UTC of billed_date', (r) => dayStartMs(day(r))),
+    double('ConsumedQuantity', 'usage_quantity, on Usage rows only', (r) =>
+      derived(r).category === 'Usage' ? amount(r.usage_quantity) : null,
+    ),
+    string('ConsumedUnit', 'usage_unit, on Usage rows only', (r) =>
+      derived(r).category === 'Usage' ? text(r.usage_unit) : null,
+    ),
+    double('ContractedCost', 'BilledCost: Cloudforet keeps no negotiated prices', (r) => amount(r.cost)),
+    double('EffectiveCost', 'BilledCost: Cloudforet does not amortize', (r) => amount(r.cost)),
+    string('HostProviderName', 'The cloud whose costs these are', providerName),
+    string('InvoiceIssuerName', 'The provider (Cloudforet records no reseller)', providerName),
+    double('ListCost', 'BilledCost: Cloudforet keeps no list prices', (r) => amount(r.cost)),
+    double('PricingQuantity', 'usage_quantity, on Usage and Purchase rows', (r) =>
+      usageOrPurchase(r) ? amount(r.usage_quantity) : null,
+    ),
+    string('PricingUnit', 'usage_unit, on Usage and Purchase rows', (r) =>
+      usageOrPurchase(r) ? text(r.usage_unit) : null,
+    ),
+    string('ProviderName', 'Deprecated in FOCUS 1.3 (ServiceProviderName); kept for 1.2 tools', providerName),
+    string('PublisherName', 'Deprecated in FOCUS 1.3 (HostProviderName); kept for 1.2 tools', providerName),
+    string('RegionId', 'Provider region code', (r) => text(r.region_code)),
+    string('RegionName', 'Region display name (region/list), else the code', (r, c) => {
+      const code = text(r.region_code);
+      if (code === null) return null;
+      const key = text(r.region_key);
+      return (key === null ? undefined : c.regionNames.get(key)) ?? code;
+    }),
+    string('ResourceId', 'Provider resource id', (r) => text(r.resource)),
+    string('ResourceName', 'The resource id: cost rows carry no resource names', (r) => text(r.resource)),
+    string('ServiceCategory', 'FOCUS service category from the product (docs/focus.md)', (r) =>
+      serviceCategoryOf(text(r.product)),
+    ),
+    string('ServiceName', 'Provider product or service', (r) => text(r.product) ?? 'Unknown'),
+    string(
+      'ServiceProviderName',
+      'The provider that sold the service (Cloudforet records no reseller)',
+      providerName,
+    ),
+    string('SubAccountId', 'Provider account, subscription or project', (r) => text(r.account_id)),
+    string('SubAccountName', "The service account's display name", (r, c) =>
+      text(serviceAccount(r, c)?.name),
+    ),
+    string('Tags', 'Resource tags in FOCUS Key-Value Format (JSON object of primitives)', (r) =>
+      focusTags(r.tags),
+    ),
+    custom('x_cost_id', 'cost_id', 'Cloudforet cost row id'),
+    custom('x_data_source_id', 'data_source_id', 'Cloudforet cost data source'),
+    custom('x_domain_id', 'domain_id', 'Cloudforet domain'),
+    custom('x_workspace_id', 'workspace_id', 'Cloudforet workspace (virtual ones mapped to the real)'),
+    custom('x_v_workspace_id', 'v_workspace_id', 'The original virtual workspace id, if any'),
+    custom('x_project_id', 'project_id', 'Cloudforet project'),
+    custom('x_service_account_id', 'service_account_id', 'Cloudforet service account'),
+    custom('x_provider', 'provider', 'Cloudforet provider code'),
+    custom('x_usage_type', 'usage_type', 'Provider usage type'),
+    custom('x_region_key', 'region_key', 'provider.region_code'),
+    string(
+      'x_charge_category_basis',
+      "plugin: from the plugin's charge type; inferred: from the cost's sign",
+      (r) => derived(r).basis,
+    ),
+    custom('x_additional_info', 'additional_info', 'Plugin-defined details (JSON)'),
+    timestamp('x_exported_at', 'When the focus row was written (UTC)', (_r, c) => c.exportedAtMs),
+  ],
+};
