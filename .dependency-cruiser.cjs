@@ -73,7 +73,11 @@ module.exports = {
       ['cloudforet', 'parquet', 'export', 'costs', 'inventory', 'lambda'],
       'anomalies read what was published (manifests), never Cloudforet',
     ),
-    mustNotImport('inventory', ['costs', 'focus', 'lambda'], 'kinds of export do not share code but through export/'),
+    mustNotImport(
+      'inventory',
+      ['costs', 'focus', 'lambda'],
+      'kinds of export do not share code but through export/',
+    ),
     mustNotImport(
       'focus',
       ['costs', 'inventory', 'anomalies', 'statements', 'lambda'],
