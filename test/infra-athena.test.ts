@@ -22,7 +22,6 @@ const QUERY_NAMES = [
   'cost_by_workspace_project_usd',
   'create_costs_named_as_of_day_view',
   'create_costs_named_view',
-  'create_focus_view',
   'create_focus_view_aws_consolidation',
   'create_view_1_exchange_rates',
   'create_view_2_costs_converted',
@@ -216,8 +215,8 @@ describe('Athena workgroup and saved queries', () => {
       expect(query.Description.length).toBeGreaterThan(20);
       expect(query.QueryString).not.toMatch(/^--/);
     }
-    const focus = queries.find((q) => q.Name === 'create_focus_view')!;
-    expect(focus.QueryString).toMatch(/^CREATE OR REPLACE VIEW focus_costs AS\n/);
+    const focus = queries.find((q) => q.Name === 'create_focus_view_aws_consolidation')!;
+    expect(focus.QueryString).toMatch(/^CREATE OR REPLACE VIEW focus_consolidation_cloudforet AS\n/);
   });
 });
 
@@ -242,7 +241,10 @@ describe('the saved queries against the tables the functions write', () => {
     };
     for (const table of exportTables) {
       const columns = table.columns.map((c) => `"${c.name}" ${duckType[c.type]}`);
-      await run(`CREATE TABLE ${table.name} (${[...columns, `"${table.partitionKey}" VARCHAR`].join(', ')})`);
+      const keys = [table.partitionKey, table.dayKey].filter((k) => k !== undefined);
+      await run(
+        `CREATE TABLE ${table.name} (${[...columns, ...keys.map((k) => `"${k}" VARCHAR`)].join(', ')})`,
+      );
     }
     for (const table of ledgerTables) {
       const columns = table.columns.map((c) => `"${c.name}" ${duckType[c.type]}`);
@@ -257,7 +259,7 @@ describe('the saved queries against the tables the functions write', () => {
     expect(loadNamedQueries().map((q) => q.name)).toEqual(QUERY_NAMES);
   });
 
-  // In file order, which is dependency order: costs_named, then focus_costs, then the queries using them.
+  // In file order, which is dependency order: costs_named first, then the queries using it.
   it.each(loadNamedQueries().map((q) => [q.name, q.sql]))(
     '%s names only real tables and columns',
     async (_name, sql) => {
@@ -265,34 +267,15 @@ describe('the saved queries against the tables the functions write', () => {
     },
   );
 
-  it('create_focus_view makes FOCUS columns (and billing_period) from cost columns, the rest prefixed x_', async () => {
-    const columns = (await run('DESCRIBE focus_costs')).map((row) => row.column_name as string);
+  it('create_focus_view_aws_consolidation gives the focus table as the consolidation view wants it', async () => {
+    const columns = (await run('DESCRIBE focus_consolidation_cloudforet')).map(
+      (row) => row.column_name as string,
+    );
 
-    for (const column of columns.filter((c) => !c.startsWith('x_'))) {
-      expect(column).toMatch(/^([A-Z][a-z]+)+$|^billing_period$/);
+    expect(columns).toHaveLength(44);
+    for (const column of columns.filter((c) => c !== 'billing_period')) {
+      expect(column).toMatch(/^([A-Z][a-z]+)+$/);
     }
-    expect(columns).toEqual(
-      expect.arrayContaining(['x_workspace_id', 'x_project_id', 'x_data_source_id', 'x_usage_type']),
-    );
-  });
-
-  it('create_focus_view turns one billed day into a one-day charge period within its calendar month', async () => {
-    await run(
-      `INSERT INTO costs (cost, currency, provider, billed_date) VALUES (2.5, 'USD', 'aws', '2026-01-31')`,
-    );
-
-    const [row] = await run(
-      'SELECT CAST(BilledCost AS DOUBLE) AS BilledCost, ProviderName, CAST(ChargePeriodStart AS VARCHAR) AS s, CAST(ChargePeriodEnd AS VARCHAR) AS e, ' +
-        'CAST(BillingPeriodStart AS VARCHAR) AS bs, CAST(BillingPeriodEnd AS VARCHAR) AS be FROM focus_costs',
-    );
-
-    expect(row).toEqual({
-      BilledCost: 2.5,
-      ProviderName: 'AWS',
-      s: '2026-01-31 00:00:00',
-      e: '2026-02-01 00:00:00',
-      bs: '2026-01-01 00:00:00',
-      be: '2026-02-01 00:00:00',
-    });
+    expect(columns.at(-1)).toBe('billing_period');
   });
 });

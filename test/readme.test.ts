@@ -96,7 +96,7 @@ describe('README', () => {
     }
   });
 
-  it('names every saved query and the FOCUS view', async () => {
+  it('names every saved query and the FOCUS table', async () => {
     const docs = await allText();
     const queries = (await readdir(new URL('../infra/queries/', import.meta.url))).filter((f) =>
       f.endsWith('.sql'),
@@ -104,7 +104,7 @@ describe('README', () => {
 
     expect(queries.length).toBeGreaterThan(0);
     for (const file of queries) expect(docs).toContain(`\`${file.slice(0, -4)}\``);
-    expect(docs).toContain('focus_costs');
+    expect(docs).toContain('focus_consolidation_cloudforet');
   });
 
   it('has Troubleshooting, Cost and Uninstall sections, a LICENSE and a CHANGELOG for this version', async () => {

@@ -19,15 +19,18 @@ describe('shipped SQL under the Trino grammar', () => {
   it('finds every file, views included', () => {
     const names = queries.map((q) => q.name);
 
-    expect(names).toEqual(expect.arrayContaining(['create_costs_named_view', 'create_focus_view']));
+    expect(names).toEqual(
+      expect.arrayContaining(['create_costs_named_view', 'create_focus_view_aws_consolidation']),
+    );
   });
 
   it('rejects what Athena would reject: a misspelt keyword, a missing comma, a stray quote', () => {
-    const [focus] = queries.filter((q) => q.name === 'create_focus_view');
+    const [named] = queries.filter((q) => q.name === 'create_costs_named_view');
+    const [focus] = queries.filter((q) => q.name === 'create_focus_view_aws_consolidation');
     const broken = [
-      focus!.sql.replace('FROM base b', 'FORM base b'),
-      focus!.sql.replace('AS BilledCost,', 'AS BilledCost'),
-      focus!.sql.replace('\'$["Benefit Id"]\'', '\'$["Benefit Id"]'),
+      focus!.sql.replace('FROM focus', 'FORM focus'),
+      focus!.sql.replace('AS AvailabilityZone,', 'AS AvailabilityZone'),
+      named!.sql.replace("INTERVAL '7' DAY", "INTERVAL '7 DAY"),
     ];
 
     for (const sql of broken) expect(trino.validate(sql).length, sql.slice(0, 40)).toBeGreaterThan(0);

@@ -18,25 +18,24 @@ const DAYS = Array.from({ length: 5 }, (_, i) => addDays(TO, i - 4));
 const queries = loadNamedQueries();
 const creates = queries.filter((q) => q.sql.startsWith('CREATE OR REPLACE VIEW'));
 
-/** FOCUS 1.2's 21 mandatory columns and their spec types, as DuckDB names them. */
-const DECIMAL = 'DECIMAL(38,10)';
+/** FOCUS 1.2's 21 mandatory columns, as DuckDB types the focus table's Parquet columns. */
 const MANDATORY: Record<string, string> = {
-  BilledCost: DECIMAL,
+  BilledCost: 'DOUBLE',
   BillingAccountId: 'VARCHAR',
   BillingAccountName: 'VARCHAR',
   BillingCurrency: 'VARCHAR',
-  BillingPeriodEnd: 'TIMESTAMP',
-  BillingPeriodStart: 'TIMESTAMP',
+  BillingPeriodEnd: 'TIMESTAMP WITH TIME ZONE',
+  BillingPeriodStart: 'TIMESTAMP WITH TIME ZONE',
   ChargeCategory: 'VARCHAR',
   ChargeClass: 'VARCHAR',
   ChargeDescription: 'VARCHAR',
-  ChargePeriodEnd: 'TIMESTAMP',
-  ChargePeriodStart: 'TIMESTAMP',
-  ContractedCost: DECIMAL,
-  EffectiveCost: DECIMAL,
+  ChargePeriodEnd: 'TIMESTAMP WITH TIME ZONE',
+  ChargePeriodStart: 'TIMESTAMP WITH TIME ZONE',
+  ContractedCost: 'DOUBLE',
+  EffectiveCost: 'DOUBLE',
   InvoiceIssuerName: 'VARCHAR',
-  ListCost: DECIMAL,
-  PricingQuantity: DECIMAL,
+  ListCost: 'DOUBLE',
+  PricingQuantity: 'DOUBLE',
   PricingUnit: 'VARCHAR',
   ProviderName: 'VARCHAR',
   PublisherName: 'VARCHAR',
@@ -138,27 +137,23 @@ describe('views and saved queries over exported files (DuckDB)', () => {
     for (const r of rows) expect(r.billing_account_name ?? undefined).toBe(payerOf.get(r.service_account_id));
   });
 
-  it('focus_costs has all 21 FOCUS 1.2 mandatory columns with the spec types, and Tags as a map', async () => {
-    const types = new Map((await db.describe('focus_costs')).map((c) => [c.name, c.type]));
+  it('the focus table has all 21 FOCUS 1.2 mandatory columns and the 1.3 provider columns', async () => {
+    const types = new Map((await db.describe('focus')).map((c) => [c.name, c.type]));
 
     expect(Object.keys(MANDATORY)).toHaveLength(21);
     for (const [column, type] of Object.entries(MANDATORY)) expect(types.get(column), column).toBe(type);
-    expect(types.get('Tags')).toBe('MAP(VARCHAR, VARCHAR)');
+    expect(types.get('Tags')).toBe('VARCHAR');
     expect(types.get('ServiceProviderName')).toBe('VARCHAR');
     expect(types.get('HostProviderName')).toBe('VARCHAR');
   });
 
-  it('focus_costs carries every cost once, with names, periods, tags and plugin fields mapped', async () => {
+  it('the focus table carries every cost once, with names, periods and tags', async () => {
     const [sums] = await db.run(
       `SELECT (SELECT count(*) FROM costs) AS n, (SELECT sum(cost) FROM costs) AS cost,
               count(*) AS focus_n, sum(BilledCost) AS billed, count(SubAccountName) AS named,
-              count(*) FILTER (WHERE ChargePeriodStart <> CAST(x_billed_date AS timestamp)) AS bad_period,
-              count(*) FILTER (WHERE Tags['team'] IS DISTINCT FROM json_extract_string(x_tags_json, '$.team')) AS bad_tags
-       FROM focus_costs`,
-    );
-    const pricing = await db.run(
-      `SELECT DISTINCT json_extract_string(x_additional_info, '$."Pricing Model"') AS model, PricingCategory AS category
-       FROM focus_costs WHERE x_additional_info LIKE '%Pricing Model%' ORDER BY 1`,
+              count(*) FILTER (WHERE CAST(ChargePeriodStart AS date) <> CAST(c.billed_date AS date)) AS bad_period,
+              count(*) FILTER (WHERE json_extract_scalar(f.Tags, '$.team') IS DISTINCT FROM json_extract_scalar(c.tags, '$.team')) AS bad_tags
+       FROM focus f JOIN costs c ON c.cost_id = f.x_cost_id AND c.data_source_id = f.x_data_source_id`,
     );
 
     expect(Number(sums!.focus_n)).toBe(Number(sums!.n));
@@ -166,36 +161,17 @@ describe('views and saved queries over exported files (DuckDB)', () => {
     expect(Number(sums!.named)).toBe(Number(sums!.n));
     expect(Number(sums!.bad_period)).toBe(0);
     expect(Number(sums!.bad_tags)).toBe(0);
-    expect(pricing).toEqual([
-      { model: 'OnDemand', category: 'Standard' },
-      { model: 'Reservation', category: 'Committed' },
-      { model: 'Reserved', category: 'Committed' },
-      { model: 'Spot', category: 'Dynamic' },
-    ]);
-  });
-
-  it("maps Azure's plugin fields: Charge Type, PayG Unit Price and Benefit Id", async () => {
-    const rows = await db.run(
-      `SELECT DISTINCT ChargeCategory AS category, CAST(ListUnitPrice AS DOUBLE) AS price,
-              CAST(json_extract_string(x_additional_info, '$."PayG Unit Price"') AS DOUBLE) AS payg,
-              json_extract_string(x_additional_info, '$."Pricing Model"') AS model,
-              CommitmentDiscountId IS NOT NULL AS benefit,
-              ListCost IS NOT DISTINCT FROM CAST(ListUnitPrice * PricingQuantity AS DECIMAL(38, 10)) AS list_cost_ok
-       FROM focus_costs WHERE x_provider = 'azure'`,
-    );
-
-    expect(new Set(rows.map((r) => r.category))).toEqual(new Set(['Usage']));
-    expect(rows.filter((r) => r.payg !== null).length).toBeGreaterThan(0);
-    for (const r of rows) {
-      expect(r.price).toBe(r.payg);
-      expect(r.benefit).toBe(r.model === 'Reservation');
-      expect(r.list_cost_ok).toBe(true);
-    }
   });
 
   it('gives the column set of the FOCUS consolidation view of AWS, in its order', async () => {
     const columns = (await db.describe('focus_consolidation_cloudforet')).map((c) => c.name);
+    const [counts] = await db.run(
+      `SELECT count(*) AS n, count(Tags) AS tagged, (SELECT count(Tags) FROM focus) AS focus_tagged
+       FROM focus_consolidation_cloudforet`,
+    );
 
+    expect(Number(counts!.n)).toBe(Number((await db.run('SELECT count(*) AS n FROM focus'))[0]!.n));
+    expect(Number(counts!.tagged)).toBe(Number(counts!.focus_tagged));
     expect(columns).toHaveLength(44);
     expect(columns.slice(0, 3)).toEqual(['AvailabilityZone', 'BilledCost', 'BillingAccountId']);
     expect(columns.at(-1)).toBe('billing_period');

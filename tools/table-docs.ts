@@ -20,7 +20,7 @@ export function tableDocs(): string {
       return [
         `### ${t.name}`,
         '',
-        `${t.description} Partition: \`${t.partitionKey}\` (string \`${partitionFormat(t.partitionKey)}\`, from the folder name, not in the files).`,
+        `${t.description} Partition: \`${t.partitionKey}\` (string \`${partitionFormat(t.partitionKey)}\`${t.dayKey ? `), then \`${t.dayKey}\` (string \`DD\`` : ''}, from the folder name, not in the files).`,
         '',
         '| column | Athena type | meaning |',
         '|---|---|---|',

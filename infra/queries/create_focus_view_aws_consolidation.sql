@@ -1,10 +1,10 @@
--- Creates (or replaces) the view focus_consolidation_cloudforet: focus_costs in the column set and
--- order of the FOCUS consolidation view of AWS's FOCUS dashboard (FOCUS columns plus billing_period),
--- so Cloudforet costs join AWS's own FOCUS export with one more UNION ALL SELECT * FROM this view.
--- Run create_costs_named_view and create_focus_view first.
+-- Creates (or replaces) the view focus_consolidation_cloudforet: the focus table in the column set
+-- and order of the FOCUS consolidation view of AWS's FOCUS dashboard (FOCUS 1.0 columns plus
+-- billing_period), for dashboards that union FOCUS sources through that view. Columns Cloudforet
+-- has no data for are typed NULLs; Tags becomes the map AWS's own FOCUS table has.
 CREATE OR REPLACE VIEW focus_consolidation_cloudforet AS
 SELECT
-  AvailabilityZone,
+  CAST(NULL AS varchar) AS AvailabilityZone,
   BilledCost,
   BillingAccountId,
   BillingAccountName,
@@ -17,20 +17,20 @@ SELECT
   ChargeFrequency,
   ChargePeriodEnd,
   ChargePeriodStart,
-  CommitmentDiscountCategory,
-  CommitmentDiscountId,
-  CommitmentDiscountName,
-  CommitmentDiscountType,
-  CommitmentDiscountStatus,
+  CAST(NULL AS varchar) AS CommitmentDiscountCategory,
+  CAST(NULL AS varchar) AS CommitmentDiscountId,
+  CAST(NULL AS varchar) AS CommitmentDiscountName,
+  CAST(NULL AS varchar) AS CommitmentDiscountType,
+  CAST(NULL AS varchar) AS CommitmentDiscountStatus,
   ConsumedQuantity,
   ConsumedUnit,
   ContractedCost,
-  ContractedUnitPrice,
+  CAST(NULL AS double) AS ContractedUnitPrice,
   EffectiveCost,
   InvoiceIssuerName,
   ListCost,
-  ListUnitPrice,
-  PricingCategory,
+  CAST(NULL AS double) AS ListUnitPrice,
+  CAST(NULL AS varchar) AS PricingCategory,
   PricingQuantity,
   PricingUnit,
   ProviderName,
@@ -39,13 +39,13 @@ SELECT
   RegionName,
   ResourceId,
   ResourceName,
-  ResourceType,
+  CAST(NULL AS varchar) AS ResourceType,
   ServiceCategory,
   ServiceName,
-  SkuId,
-  SkuPriceId,
+  CAST(NULL AS varchar) AS SkuId,
+  CAST(NULL AS varchar) AS SkuPriceId,
   SubAccountId,
   SubAccountName,
-  Tags,
-  billing_period
-FROM focus_costs
+  TRY_CAST(json_parse(Tags) AS map(varchar, varchar)) AS Tags,
+  x_billing_period AS billing_period
+FROM focus
