@@ -13,10 +13,15 @@ export const handler = lambdaEntry('backfill-summary', {
   run: ({ sink }, plan) => summarizeBackfill(sink, plan),
   figures: (s) => ({ exported: s.exported, failed: s.failed }),
   summary: (s) => ['backfill finished', { ...s, failures: s.failures.slice(0, 20) }],
-  failure: (s) =>
-    s.failed > 0
-      ? `${s.failed} of ${s.units} backfill units did not export: ${JSON.stringify(s.failures.slice(0, 10))}`
-      : undefined,
+  failure: (s) => {
+    if (s.failed === 0) return undefined;
+    const focus = s.focus?.error
+      ? `; the Focus step failed: ${s.focus.error}`
+      : s.focus?.failures.length
+        ? `; ${s.focus.failures.length} focus units failed: ${JSON.stringify(s.focus.failures.slice(0, 5))}`
+        : '';
+    return `${s.failures.length} of ${s.units} backfill units did not export: ${JSON.stringify(s.failures.slice(0, 10))}${focus}`;
+  },
 });
 
 function parsePlanEvent(event: unknown): BackfillPlan {

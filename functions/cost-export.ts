@@ -22,6 +22,7 @@ export const handler = lambdaEntry('cost-export', {
   }),
   failure: (s) =>
     s.failed > 0
-      ? `${s.failed} of ${s.units} cost units failed: ${JSON.stringify(s.failures.slice(0, 5))}`
+      ? `${s.failures.length} of ${s.units} cost units failed: ${JSON.stringify(s.failures.slice(0, 5))}` +
+        (s.focus?.failures.length ? `; ${s.focus.failures.length} focus units failed` : '')
       : undefined,
 });

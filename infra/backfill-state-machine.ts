@@ -44,6 +44,7 @@ export class BackfillStateMachine extends Construct {
     readonly plan: ExportFunction;
     readonly unit: ExportFunction;
     readonly summary: ExportFunction;
+    readonly focus: ExportFunction;
   };
 
   constructor(scope: Construct, id: string, props: BackfillStateMachineProps) {
@@ -71,10 +72,15 @@ export class BackfillStateMachine extends Construct {
         'Backfill step 2 (Distributed Map item): export one data source and day',
         settings.reservedConcurrency === undefined ? undefined : settings.backfillMaxConcurrency,
       ),
+      focus: fn(
+        'Focus',
+        'functions/focus-export.ts',
+        'Backfill step 3: derive the focus table (FOCUS 1.3) from the exported cost days',
+      ),
       summary: fn(
         'Summary',
         'functions/backfill-summary.ts',
-        'Backfill step 3: summarise; fail if a unit did not',
+        'Backfill step 4: summarise; fail if a unit did not',
         undefined,
         // It reads the units' manifests and writes job marks only; it has no use for the secret.
         'read',
@@ -134,7 +140,7 @@ export class BackfillStateMachine extends Construct {
   }
 
   private definition(props: BackfillStateMachineProps, mapResultsPrefix: string) {
-    const { plan, unit, summary } = this.functions;
+    const { plan, unit, focus, summary } = this.functions;
     // States have their own scope: their ids are the state names, and Plan/Summary are taken.
     const scope = new Construct(this, 'Definition');
     const planTask = new LambdaInvoke(scope, 'Plan', {
@@ -180,9 +186,23 @@ export class BackfillStateMachine extends Construct {
       payload: TaskInput.fromObject({ plan: JsonPath.entirePayload }),
       outputPath: '$.Payload',
     });
+    // The FOCUS rows of the window's cost days (and of any day that has none). Its failures, or its
+    // own error, go to the Summary, which fails the execution on them after writing the job marks.
+    const focusTask = new LambdaInvoke(scope, 'Focus', {
+      lambdaFunction: focus.function,
+      payload: TaskInput.fromObject({ from: JsonPath.stringAt('$.from'), to: JsonPath.stringAt('$.to') }),
+      resultSelector: {
+        'written.$': '$.Payload.written',
+        'removed.$': '$.Payload.removed',
+        'failures.$': '$.Payload.failures',
+        'notStarted.$': '$.Payload.notStarted',
+      },
+      resultPath: '$.focus',
+    }).addCatch(summaryTask, { resultPath: '$.focusError' });
+    focusTask.next(summaryTask);
     const anyUnits = new Choice(scope, 'AnyUnits')
-      .when(Condition.numberEquals('$.units', 0), summaryTask)
-      .otherwise(exportUnits.next(summaryTask));
+      .when(Condition.numberEquals('$.units', 0), focusTask)
+      .otherwise(exportUnits.next(focusTask));
     return planTask.next(anyUnits);
   }
 }

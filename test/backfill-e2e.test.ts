@@ -5,6 +5,7 @@ import type { Context } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handler as plan } from '../functions/backfill-plan.ts';
 import { handler as summarize } from '../functions/backfill-summary.ts';
+import { handler as deriveFocus } from '../functions/focus-export.ts';
 import { handler as runUnit } from '../functions/backfill-unit.ts';
 import type { BackfillItem } from '../functions/lib/costs/backfill/backfill.ts';
 import { BUCKET, type LocalAws, PREFIX, startLocalAws } from './support/local-aws.ts';
@@ -36,7 +37,14 @@ describe('backfill on Step Functions', () => {
       Buffer.from(await getObjectBytes(local.s3.client, planned.bucket, planned.unitsObjectKey)).toString(),
     ) as BackfillItem[];
     const outcomes = await Promise.allSettled(items.map((item, i) => runUnit(item, ctx(`${runId}-${i}`))));
-    const summary = await summarize({ plan: planned }, ctx(`${runId}-summary`)).catch((e: Error) => e);
+    // As the Focus state does: the window in, four figures out beside the plan, or the error caught.
+    const focus = await deriveFocus({ from: planned.from, to: planned.to }, ctx(`${runId}-focus`)).then(
+      ({ written, removed, failures, notStarted }) => ({ focus: { written, removed, failures, notStarted } }),
+      (e: Error) => ({ focusError: { Error: e.name, Cause: e.message } }),
+    );
+    const summary = await summarize({ plan: { ...planned, ...focus } }, ctx(`${runId}-summary`)).catch(
+      (e: Error) => e,
+    );
     return { planned, items, outcomes, summary };
   }
 
@@ -61,6 +69,10 @@ describe('backfill on Step Functions', () => {
     );
     expect(manifest).toMatchObject({ analyzeRows: items[0]!.analyzed!.rows });
     expect(summary).toMatchObject({ units: 40, exported: 40, failed: 0 });
+    // The Focus step derived the FOCUS rows of every exported day.
+    expect(summary).toMatchObject({ focus: { written: 40, removed: 0, failures: [] } });
+    const focusKey = `${PREFIX}/focus/x_billing_period=${MONTH_4}/x_charge_day=05/${items[0]!.dataSourceId}.parquet`;
+    await expect(getObjectBytes(local.s3.client, BUCKET, focusKey)).resolves.toBeInstanceOf(Uint8Array);
     expect(planned.unifiedCosts).toMatchObject({
       scope: 'domain',
       months: [{ month: MONTH_4 }],
@@ -79,7 +91,7 @@ describe('backfill on Step Functions', () => {
     const { planned, summary } = await execute('run-2', { from: FROM, to: TO });
 
     expect(planned).toMatchObject({ units: 0, unchanged: 40 });
-    expect(summary).toMatchObject({ units: 0, failed: 0 });
+    expect(summary).toMatchObject({ units: 0, failed: 0, focus: { written: 0, failures: [] } });
   });
 
   it('fails a unit for good on 401, and the summary fails naming it', async () => {

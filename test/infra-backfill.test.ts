@@ -68,18 +68,29 @@ describe('the backfill state machine with defaults', () => {
     machine = idOf(t, 'AWS::StepFunctions::StateMachine');
   });
 
-  it('runs Plan, skips to Summary when nothing is planned, else exports the units, then Summary', () => {
+  it('runs Plan, skips to Focus when nothing is planned, else exports the units, then Focus, then Summary', () => {
     expect(definition.StartAt).toBe('Plan');
-    expect(Object.keys(definition.States)).toEqual(['Plan', 'AnyUnits', 'ExportUnits', 'Summary']);
+    expect(Object.keys(definition.States)).toEqual(['Plan', 'AnyUnits', 'ExportUnits', 'Focus', 'Summary']);
     expect(state('Plan').Next).toBe('AnyUnits');
     expect(state('AnyUnits')).toEqual({
       Type: 'Choice',
-      Choices: [{ Variable: '$.units', NumericEquals: 0, Next: 'Summary' }],
+      Choices: [{ Variable: '$.units', NumericEquals: 0, Next: 'Focus' }],
       Default: 'ExportUnits',
     });
-    expect(state('ExportUnits').Next).toBe('Summary');
+    expect(state('ExportUnits').Next).toBe('Focus');
+    expect(state('Focus').Next).toBe('Summary');
     expect(state('Summary').End).toBe(true);
     expect(definition.TimeoutSeconds).toBe(86_400);
+  });
+
+  it('hands Focus the window, keeps its figures beside the plan, and reaches Summary even when it fails', () => {
+    expect(state('Focus')).toMatchObject({
+      Resource: 'arn:aws:states:::lambda:invoke',
+      Parameters: { FunctionName: fn(t, 'Focus'), Payload: { 'from.$': '$.from', 'to.$': '$.to' } },
+      ResultSelector: { 'failures.$': '$.Payload.failures' },
+      ResultPath: '$.focus',
+      Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.focusError', Next: 'Summary' }],
+    });
   });
 
   it('keeps the plan as the state through the map and hands all of it to Summary', () => {
@@ -189,7 +200,7 @@ describe('the backfill state machine with defaults', () => {
     });
   });
 
-  it('lets its role invoke exactly the three functions and touch S3 only under <prefix>/_runs/', () => {
+  it('lets its role invoke exactly the four functions and touch S3 only under <prefix>/_runs/', () => {
     const arnOf = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
     const under = (path: string) => ({ 'Fn::Join': ['', [arnOf(idOf(t, 'AWS::S3::Bucket')), path]] });
     const invoke = (name: string) => {
@@ -205,6 +216,7 @@ describe('the backfill state machine with defaults', () => {
 
     expect(statements).toEqual([
       invoke('Plan'),
+      invoke('Focus'),
       invoke('Summary'),
       invoke('Unit'),
       expect.objectContaining({ Action: expect.arrayContaining(['logs:CreateLogDelivery']), Resource: '*' }),

@@ -15,6 +15,7 @@ import { readSettings } from '../infra/settings.ts';
 
 const run = promisify(execFile);
 const NAMES = [
+  'BackfillFocus',
   'BackfillPlan',
   'BackfillSummary',
   'BackfillUnit',

@@ -26,7 +26,13 @@ describe('CloudforetExportStack with defaults', () => {
   });
 
   it('runs every function on Node 24, arm64, with memory, timeout and concurrency from settings', () => {
-    for (const prefix of ['CostExport', 'InventoryExport', 'BackfillPlan', 'BackfillSummary']) {
+    for (const prefix of [
+      'CostExport',
+      'InventoryExport',
+      'BackfillPlan',
+      'BackfillFocus',
+      'BackfillSummary',
+    ]) {
       t.hasResourceProperties('AWS::Lambda::Function', {
         FunctionName: Match.absent(),
         Role: arnOf(idOf(t, 'AWS::IAM::Role', `${prefix}Role`)),
@@ -45,7 +51,7 @@ describe('CloudforetExportStack with defaults', () => {
       Runtime: 'nodejs24.x',
       ReservedConcurrentExecutions: 1,
     });
-    t.resourceCountIs('AWS::Lambda::Function', 6);
+    t.resourceCountIs('AWS::Lambda::Function', 7);
     t.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
   });
 

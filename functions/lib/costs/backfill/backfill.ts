@@ -71,6 +71,17 @@ export interface BackfillPlan {
   readonly jobMarks?: readonly JobMark[];
   /** Months outside the window re-examined because a sync job replaced them since the last marks. */
   readonly reexamined?: ReadonlyArray<{ dataSourceId: string; months: readonly string[] }>;
+  /** Set by the Focus state: what the focus pass derived, and its failures. */
+  readonly focus?: BackfillFocus;
+  /** Set by the Focus state when its function failed (Step Functions' Error and Cause). */
+  readonly focusError?: { readonly Error?: string; readonly Cause?: string };
+}
+
+export interface BackfillFocus {
+  readonly written: number;
+  readonly removed: number;
+  readonly notStarted: number;
+  readonly failures: ReadonlyArray<{ dataSourceId: string; date: string; code: string; message: string }>;
 }
 
 export type BackfillItem = PlannedUnit & { readonly runId: string };

@@ -3,7 +3,7 @@
 import { forEachLimit } from '../../pool.ts';
 import { parseManifest } from '../../storage/manifest.ts';
 import type { Sink } from '../../storage/sink.ts';
-import type { BackfillItem, BackfillPlan, BackfillUnifiedCosts } from './backfill.ts';
+import type { BackfillFocus, BackfillItem, BackfillPlan, BackfillUnifiedCosts } from './backfill.ts';
 import { writeJobMarks } from '../planning/job-marks.ts';
 import { costManifestKey, costManifestPrefix } from '../sources/day-keys.ts';
 
@@ -25,6 +25,8 @@ export interface BackfillSummary {
   readonly retainedFrom?: string;
   /** Job-history marks written (default-window backfills): data sources whose units all exported. */
   readonly jobMarksWritten?: number;
+  /** The Focus state's pass; its failures (or its own error, as one) are counted in `failed`. */
+  readonly focus?: BackfillFocus & { readonly error?: string };
 }
 
 /** A unit counts as exported when its manifest carries this run's id. */
@@ -42,6 +44,7 @@ export async function summarizeBackfill(sink: Sink, plan: BackfillPlan): Promise
     .map(({ dataSourceId, date }) => ({ dataSourceId, date }));
   const ids = [...new Set(items.map((i) => i.dataSourceId))].sort();
   const jobMarksWritten = plan.jobMarks ? await writeJobMarks(sink, plan.jobMarks, failures) : undefined;
+  const focus = focusOf(plan);
   return {
     runId: plan.runId,
     from: plan.from,
@@ -49,7 +52,10 @@ export async function summarizeBackfill(sink: Sink, plan: BackfillPlan): Promise
     units: items.length,
     exported: done.size,
     unchanged: plan.unchanged,
-    failed: failures.length + (plan.unifiedCosts?.failures.length ?? 0),
+    failed:
+      failures.length +
+      (plan.unifiedCosts?.failures.length ?? 0) +
+      (focus ? focus.failures.length + (focus.error ? 1 : 0) : 0),
     skippedSyncInProgress: plan.skippedSyncInProgress,
     perDataSource: ids.map((dataSourceId) => ({
       dataSourceId,
@@ -60,5 +66,14 @@ export async function summarizeBackfill(sink: Sink, plan: BackfillPlan): Promise
     unifiedCosts: plan.unifiedCosts,
     ...(plan.beyondRetention && { beyondRetention: plan.beyondRetention, retainedFrom: plan.retainedFrom }),
     ...(jobMarksWritten !== undefined && { jobMarksWritten }),
+    ...(focus && { focus }),
   };
+}
+
+function focusOf(plan: BackfillPlan): BackfillSummary['focus'] {
+  if (plan.focusError) {
+    const error = `${plan.focusError.Error ?? 'Error'}: ${plan.focusError.Cause ?? ''}`.slice(0, 1000);
+    return { written: 0, removed: 0, notStarted: 0, failures: [], error };
+  }
+  return plan.focus;
 }
