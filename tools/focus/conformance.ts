@@ -492,7 +492,8 @@ function aggregate(fn: 'AND' | 'OR', children: RuleResult[], keyword: string): V
       reason: `none of its rules apply (${children[0]?.reason ?? 'no items'})`,
     };
   }
-  return { status: 'not-evaluated', reason: 'none of its rules could be evaluated' };
+  const open = children.filter((c) => c.status === 'not-evaluated').map((c) => c.id);
+  return { status: 'not-evaluated', reason: `none of its rules could be evaluated (${open.join(', ')})` };
 }
 
 function count(rules: RuleResult[]): Counts {
@@ -614,7 +615,10 @@ export function formatTable(report: ConformanceReport, options: { all?: boolean 
 }
 
 /** The checked-in list of every rule that is not applied to the data, and why (markdown). */
-export function notAppliedList(report: ConformanceReport): string {
+export function notAppliedList(
+  report: ConformanceReport,
+  applicability: Applicability = cloudforetApplicability,
+): string {
   const rows = report.rules.filter((r) => r.status === 'not-applicable' || r.status === 'not-evaluated');
   const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
   return [
@@ -627,6 +631,16 @@ export function notAppliedList(report: ConformanceReport): string {
     'the rows; MAY: cannot be broken; or unsupported).',
     '',
     formatCounts('All rules', report.counts),
+    '',
+    '## Applicability criteria declared',
+    '',
+    '| Criterion | Supported | Why |',
+    '|:----------|:----------|:----|',
+    ...Object.entries(applicability).map(
+      ([name, c]) => `| ${name} | ${c.supported ? 'yes' : 'no'} | ${cell(c.reason)} |`,
+    ),
+    '',
+    '## Rules',
     '',
     '| Rule | Keyword | Status | Why |',
     '|:-----|:--------|:-------|:----|',
