@@ -63,7 +63,15 @@ describe('run ledger', () => {
     const rows = (await ledger(exportUnitsTable)).filter((r) => r.run_id === 'run-1');
 
     expect(rows.map((r) => `${r.table_name}/${r.partition_value}/${r.source}`).sort()).toEqual(
-      manifests.map((m) => m.replace(/\/[a-z_]+=/, '/').replace(/\.json$/, '')).sort(),
+      manifests
+        .map((m) =>
+          m
+            // focus/x_billing_period=YYYY-MM/x_charge_day=DD: the unit's partition is its day.
+            .replace(/\/x_billing_period=(\d{4}-\d{2})\/x_charge_day=(\d{2})\//, '/$1-$2/')
+            .replace(/\/[a-z_]+=/, '/')
+            .replace(/\.json$/, ''),
+        )
+        .sort(),
     );
     expect(rows.find((r) => r.table_name === 'regions')).toMatchObject({ scope: 'domain domain-1' });
     expect(new Set(rows.map((r) => r.table_name))).toContain('costs');

@@ -104,3 +104,27 @@ export const SERVICE_CATEGORIES: Readonly<Record<string, string>> = {
 export function serviceCategoryOf(product: string | null): string {
   return (product !== null && SERVICE_CATEGORIES[product]) || 'Other';
 }
+
+/**
+ * Provider usage units -> FOCUS Unit Format (`Hours`, `GB-Months`, …), for the units AWS, Azure
+ * and Google Cloud cost rows carry; any other unit is kept as the provider wrote it (the original
+ * is always in x_usage_unit).
+ */
+export const FOCUS_UNITS: Readonly<Record<string, string>> = {
+  Hrs: 'Hours',
+  hour: 'Hours',
+  hours: 'Hours',
+  '1 Hour': 'Hours',
+  'GB-Mo': 'GB-Months',
+  '1 GB/Month': 'GB-Months',
+  'gibibyte month': 'GiB-Months',
+  tebibyte: 'TiB',
+  gibibyte: 'GiB',
+  'Lambda-GB-Second': 'GB-Seconds',
+  Request: 'Requests',
+  requests: 'Requests',
+};
+
+export function focusUnitOf(unit: string): string {
+  return FOCUS_UNITS[unit] ?? unit;
+}

@@ -6,6 +6,7 @@ import {
   type ChargeCategory,
   chargeCategoryOf,
   chargeFrequencyOf,
+  focusUnitOf,
   serviceCategoryOf,
 } from './focus-mapping.ts';
 
@@ -133,6 +134,26 @@ function payer(r: CostRecord, c: FocusContext) {
   return trusted === undefined ? undefined : c.trustedAccounts.get(trusted);
 }
 
+/**
+ * The payer's provider account id, else the row's own account (a standalone account bills itself);
+ * a row with neither is billed through its Cloudforet service account, else its data source.
+ */
+function billingAccountId(r: CostRecord, c: FocusContext): string {
+  return (
+    text(payer(r, c)?.accountId) ??
+    text(r.account_id) ??
+    text(r.service_account_id) ??
+    text(r.data_source_id) ??
+    'unknown'
+  );
+}
+
+/** FOCUS wants a unit wherever a quantity is given; a Cloudforet row may lack one. */
+const unit = (r: CostRecord) => {
+  const u = text(r.usage_unit);
+  return u === null ? 'Unknown' : focusUnitOf(u);
+};
+
 type FocusColumn = Column<CostRecord, FocusContext>;
 
 const string = (name: string, description: string, value: FocusColumn['value']): FocusColumn => ({
@@ -169,15 +190,15 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
     string(
       'BillingAccountId',
       'Payer: the trusted account billing the service account, else the provider account itself',
-      (r, c) => text(payer(r, c)?.accountId) ?? text(r.account_id),
+      billingAccountId,
     ),
     string(
       'BillingAccountName',
-      "The payer's display name (a standalone account: the service account's)",
+      "The payer's display name (a standalone account: the service account's); else its id",
       (r, c) => {
         const sa = serviceAccount(r, c);
-        if (sa?.trustedAccountId !== undefined) return text(payer(r, c)?.name);
-        return text(sa?.name);
+        const name = sa?.trustedAccountId !== undefined ? text(payer(r, c)?.name) : text(sa?.name);
+        return name ?? billingAccountId(r, c);
       },
     ),
     string('BillingCurrency', "The data source's currency (ISO 4217)", (r) => text(r.currency)),
@@ -204,19 +225,27 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
     double('ConsumedQuantity', 'usage_quantity, on Usage rows only', (r) =>
       derived(r).category === 'Usage' ? amount(r.usage_quantity) : null,
     ),
-    string('ConsumedUnit', 'usage_unit, on Usage rows only', (r) =>
-      derived(r).category === 'Usage' ? text(r.usage_unit) : null,
+    string(
+      'ConsumedUnit',
+      'usage_unit in FOCUS unit format (Unknown when the row names none), on Usage rows only',
+      (r) => (derived(r).category === 'Usage' ? unit(r) : null),
     ),
     double('ContractedCost', 'BilledCost: Cloudforet keeps no negotiated prices', (r) => amount(r.cost)),
-    double('EffectiveCost', 'BilledCost: Cloudforet does not amortize', (r) => amount(r.cost)),
+    double(
+      'EffectiveCost',
+      'BilledCost; 0 on Purchase rows (FOCUS: a purchase is effective where it is used)',
+      (r) => (derived(r).category === 'Purchase' ? 0 : amount(r.cost)),
+    ),
     string('HostProviderName', 'The cloud whose costs these are', providerName),
     string('InvoiceIssuerName', 'The provider (Cloudforet records no reseller)', providerName),
     double('ListCost', 'BilledCost: Cloudforet keeps no list prices', (r) => amount(r.cost)),
     double('PricingQuantity', 'usage_quantity, on Usage and Purchase rows', (r) =>
       usageOrPurchase(r) ? amount(r.usage_quantity) : null,
     ),
-    string('PricingUnit', 'usage_unit, on Usage and Purchase rows', (r) =>
-      usageOrPurchase(r) ? text(r.usage_unit) : null,
+    string(
+      'PricingUnit',
+      'usage_unit in FOCUS unit format (Unknown when none), on Usage and Purchase rows',
+      (r) => (usageOrPurchase(r) ? unit(r) : null),
     ),
     string('ProviderName', 'Deprecated in FOCUS 1.3 (ServiceProviderName); kept for 1.2 tools', providerName),
     string('PublisherName', 'Deprecated in FOCUS 1.3 (HostProviderName); kept for 1.2 tools', providerName),
@@ -239,8 +268,13 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
       providerName,
     ),
     string('SubAccountId', 'Provider account, subscription or project', (r) => text(r.account_id)),
-    string('SubAccountName', "The service account's display name", (r, c) =>
-      text(serviceAccount(r, c)?.name),
+    string(
+      'SubAccountName',
+      "The service account's display name, else the account id; NULL with SubAccountId",
+      (r, c) => {
+        const id = text(r.account_id);
+        return id === null ? null : (text(serviceAccount(r, c)?.name) ?? id);
+      },
     ),
     string('Tags', 'Resource tags in FOCUS Key-Value Format (JSON object of primitives)', (r) =>
       focusTags(r.tags),
@@ -254,6 +288,7 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
     custom('x_service_account_id', 'service_account_id', 'Cloudforet service account'),
     custom('x_provider', 'provider', 'Cloudforet provider code'),
     custom('x_usage_type', 'usage_type', 'Provider usage type'),
+    custom('x_usage_unit', 'usage_unit', 'The usage unit as the provider wrote it'),
     custom('x_region_key', 'region_key', 'provider.region_code'),
     string(
       'x_charge_category_basis',
