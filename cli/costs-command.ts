@@ -81,8 +81,17 @@ function describeCosts(s: CostRunSummary & { scope: string }): string {
     `  ${s.rows.toLocaleString('en-US')} rows, ${s.bytes.toLocaleString('en-US')} bytes in ${(s.durationMs / 1000).toFixed(1)} s`,
     ...s.failures.map((f) => `  FAILED ${f.dataSourceId} ${f.date}: ${f.message} [${f.code}]`),
     ...describeUnified(s.unifiedCosts),
+    ...describeFocus(s.focus),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+function describeFocus(f: CostRunSummary['focus']): string[] {
+  if (!f) return [];
+  return [
+    `  focus (FOCUS 1.3): ${f.written} days derived, ${f.removed} removed, ${f.current} current, ${f.rows.toLocaleString('en-US')} rows`,
+    ...f.failures.map((x) => `  FAILED focus ${x.dataSourceId} ${x.date}: ${x.message} [${x.code}]`),
+  ];
 }
 
 function describeUnified(u: CostRunSummary['unifiedCosts']): string[] {

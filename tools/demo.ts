@@ -55,6 +55,12 @@ try {
                             ORDER BY snapshot_date DESC LIMIT 1)
      GROUP BY ALL ORDER BY provider, type`,
   );
+  await show(
+    'the same costs as FOCUS 1.3 rows (the focus table), by provider and charge category',
+    join(out, 'focus', '*', '*', '*.parquet'),
+    `SELECT ServiceProviderName, ChargeCategory, BillingCurrency, count(*) AS rows, round(sum(BilledCost), 2) AS billed_cost
+     FROM read_parquet('$GLOB', hive_partitioning = true) GROUP BY ALL ORDER BY ALL`,
+  );
   await costByProjectName(out);
 } finally {
   await simulator.close();
