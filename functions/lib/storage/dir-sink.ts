@@ -44,13 +44,10 @@ export function dirSink(root: string): Sink {
       }
     },
     read: async (key) => {
-      try {
-        return await readFile(pathOf(key), 'utf8');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        throw sinkError('read', pathOf(key), error);
-      }
+      const bytes = await readBytes(pathOf(key));
+      return bytes && new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
     },
+    readBytes: (key) => readBytes(pathOf(key)),
     remove: async (key) => {
       await rm(pathOf(key), { force: true }).catch((error) => {
         throw sinkError('remove', pathOf(key), error);
@@ -82,6 +79,15 @@ export function dirSink(root: string): Sink {
     },
     removeStaleTemporaries: (startedAt) => removeStaleTemporaries(base, startedAt),
   };
+}
+
+async function readBytes(path: string): Promise<Uint8Array | undefined> {
+  try {
+    return new Uint8Array(await readFile(path));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw sinkError('read', path, error);
+  }
 }
 
 /** The nearest existing folder on the way to dir, and why it cannot be written into, if it cannot. */

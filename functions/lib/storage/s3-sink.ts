@@ -31,6 +31,19 @@ export function s3Sink(opts: S3SinkOptions): Sink {
   const { client, bucket, prefix } = opts;
   const keyOf = (key: string) => joinKey(prefix, key);
   const fail = (action: string, key: string, error: unknown) => s3Error(action, bucket, keyOf(key), error);
+  const readObject = async (key: string): Promise<Uint8Array | undefined> => {
+    try {
+      const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(key) }));
+      return await answer.Body?.transformToByteArray();
+    } catch (error) {
+      if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
+      // S3 answers 403, not 404, for a missing key to a role whose s3:ListBucket is limited to a
+      // prefix (the stack's roles): only a listing tells "not there" from "not allowed".
+      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (status === 403 && !(await listKeys(opts, keyOf(key))).has(key)) return undefined;
+      throw fail('read', key, error);
+    }
+  };
   return {
     location: `s3://${bucket}${prefix ? `/${prefix}` : ''}`,
     begin: (key, contentType) => beginUpload(opts, keyOf(key), contentType),
@@ -52,18 +65,10 @@ export function s3Sink(opts: S3SinkOptions): Sink {
       }
     },
     read: async (key) => {
-      try {
-        const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(key) }));
-        return await answer.Body?.transformToString('utf8');
-      } catch (error) {
-        if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
-        // S3 answers 403, not 404, for a missing key to a role whose s3:ListBucket is limited to a
-        // prefix (the stack's roles): only a listing tells "not there" from "not allowed".
-        const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-        if (status === 403 && !(await listKeys(opts, keyOf(key))).has(key)) return undefined;
-        throw fail('read', key, error);
-      }
+      const bytes = await readObject(key);
+      return bytes && new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
     },
+    readBytes: (key) => readObject(key),
     remove: async (key) => {
       await client
         .send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(key) }))

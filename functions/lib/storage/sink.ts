@@ -37,6 +37,8 @@ export interface Sink {
   createIfAbsent(key: string, body: string, contentType: string): Promise<boolean>;
   /** A small object's text, or undefined when there is none. */
   read(key: string): Promise<string | undefined>;
+  /** An object's bytes (a published Parquet file), or undefined when there is none. */
+  readBytes(key: string): Promise<Uint8Array | undefined>;
   remove(key: string): Promise<void>;
   /** Keys under a prefix (relative to the sink's root), in any order. */
   list(prefix: string): Promise<string[]>;
