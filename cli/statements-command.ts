@@ -3,7 +3,11 @@
 // under DIR (a directory or s3://bucket/prefix), written to DIR/statements/billed_month=YYYY-MM/:
 // working copies, or a revision beside a statement the statements function archived. No Cloudforet request.
 import { type PublishedStatement, publishStatement } from '../functions/lib/statements/publish.ts';
-import { buildStatements, readProjectNames, readUnifiedMonth } from '../functions/lib/statements/statements.ts';
+import {
+  buildStatements,
+  readProjectNames,
+  readUnifiedMonth,
+} from '../functions/lib/statements/statements.ts';
 import { partitionPrefix, STATEMENTS } from '../functions/lib/storage/layout.ts';
 import { joinKey } from '../functions/lib/storage/sink.ts';
 import { SUPPORTED_CURRENCIES } from '../functions/lib/tables/unified-costs.ts';
@@ -32,7 +36,8 @@ export async function runStatements(ctx: CommandContext): Promise<number> {
   const folder = joinKey(sink.location, partitionPrefix(STATEMENTS, month).slice(0, -1));
   const statements = buildStatements(rows, month, currency, await readProjectNames(sink));
   const published: PublishedStatement[] = [];
-  for (const s of statements) published.push(await publishStatement(sink, s, { archive: false, now: new Date() }));
+  for (const s of statements)
+    published.push(await publishStatement(sink, s, { archive: false, now: new Date() }));
   const summary = statements.map((s, i) => ({
     workspace: s.name,
     total: s.total,

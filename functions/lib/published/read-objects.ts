@@ -17,13 +17,16 @@ export async function readParquetFolder(sink: Sink, folder: string): Promise<Row
     .filter((k) => k.endsWith('.parquet') && !k.slice(folder.length).includes('/'))
     .sort();
   const rows: Row[] = [];
-  for (const key of keys) {
-    const bytes = await sink.readBytes(key);
-    if (bytes === undefined) continue;
-    const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-    rows.push(...((await parquetReadObjects({ file, compressors })) as Row[]));
-  }
+  for (const key of keys) rows.push(...(await readParquetObject(sink, key)));
   return rows;
+}
+
+/** The rows of one Parquet object; none when it is not there. */
+export async function readParquetObject(sink: Sink, key: string): Promise<Row[]> {
+  const bytes = await sink.readBytes(key);
+  if (bytes === undefined) return [];
+  const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  return (await parquetReadObjects({ file, compressors })) as Row[];
 }
 
 /** The newest `<partitionKey>=<value>` folder under `<table>/` (values sort as dates do), if any. */

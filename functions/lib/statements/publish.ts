@@ -7,7 +7,12 @@
 // that, the CLI's files are working copies it replaces at each run.
 import { createHash } from 'node:crypto';
 import { ExportError } from '../errors.ts';
-import { partitionManifestPrefix, STATEMENTS, statementKey, statementManifestKey } from '../storage/layout.ts';
+import {
+  partitionManifestPrefix,
+  STATEMENTS,
+  statementKey,
+  statementManifestKey,
+} from '../storage/layout.ts';
 import type { Sink } from '../storage/sink.ts';
 import { plainDecimal, type Statement, statementCsv, statementHtml } from './statements.ts';
 
@@ -118,7 +123,9 @@ function figuresDigest(s: Statement): string {
       ].join('\u0000'),
     )
     .sort();
-  return createHash('sha256').update(`${s.currency}\n${lines.join('\n')}`).digest('hex');
+  return createHash('sha256')
+    .update(`${s.currency}\n${lines.join('\n')}`)
+    .digest('hex');
 }
 
 function projectCosts(s: Statement): Record<string, number> {

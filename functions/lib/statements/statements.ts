@@ -111,7 +111,8 @@ export function buildStatements(
         lines,
         total: lines.reduce((n, l) => n + l.cost, 0),
         // The Parquet column is the string 'true' or 'false'.
-        confirmed: group.length > 0 && group.every((r) => r.is_confirmed === true || r.is_confirmed === 'true'),
+        confirmed:
+          group.length > 0 && group.every((r) => r.is_confirmed === true || r.is_confirmed === 'true'),
         rates: monthRates(group, currency),
         rateSources: [...new Set(group.map((r) => str(r.exchange_source)).filter(Boolean))].sort(),
       };
