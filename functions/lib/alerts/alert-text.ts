@@ -29,6 +29,6 @@ export function money(n: number): string {
 
 /** Aligned "Label:  value" lines. */
 export function fieldLines(fields: ReadonlyArray<readonly [string, string]>): string[] {
-  const width = Math.max(...fields.map(([label]) => label.length)) + 2;
+  const width = Math.max(...fields.map(([label]) => label.length)) + 3;
   return fields.map(([label, value]) => `${`${label}:`.padEnd(width)}${value}`);
 }

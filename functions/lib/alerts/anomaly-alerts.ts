@@ -42,26 +42,48 @@ export async function currencyOfDay(
   return typeof currency === 'string' ? currency : undefined;
 }
 
-export function anomalyAlert(a: Anomaly, source: DataSourceInfo, destination: string): Alert {
-  return {
-    id: ['anomaly', a.billed_date, a.data_source_id, a.scope, a.key],
-    figure: a.actual,
-    message: (previous) => anomalyMessage(a, source, destination, previous?.figure),
-  };
+/**
+ * One alert per data source and day: a 4x day shows in the data source and in each of its projects,
+ * workspaces and accounts, and is one event. The headline is the data source's own anomaly, else
+ * the finer one that rose most; the others are listed under it.
+ */
+export function anomalyAlerts(
+  anomalies: readonly Anomaly[],
+  sources: ReadonlyMap<string, DataSourceInfo>,
+  destination: string,
+): Alert[] {
+  const groups = new Map<string, Anomaly[]>();
+  for (const a of anomalies) {
+    const id = `${a.data_source_id}|${a.billed_date}`;
+    groups.set(id, [...(groups.get(id) ?? []), a]);
+  }
+  return [...groups.values()].map((group) => {
+    const rise = (a: Anomaly) =>
+      a.scope === 'data_source' ? Number.POSITIVE_INFINITY : a.actual - a.expected;
+    const [head, ...others] = [...group].sort((a, b) => rise(b) - rise(a)) as [Anomaly, ...Anomaly[]];
+    const source = sources.get(head.data_source_id) ?? { name: head.data_source_id, currency: 'USD' };
+    return {
+      id: ['anomaly', head.billed_date, head.data_source_id],
+      figure: head.actual,
+      message: (previous) => anomalyMessage(head, others, source, destination, previous?.figure),
+    };
+  });
 }
 
 export function anomalyMessage(
   a: Anomaly,
+  others: readonly Anomaly[],
   source: DataSourceInfo,
   destination: string,
   alertedBefore?: number,
 ): AlertMessage {
   const cur = source.currency;
-  const where = a.scope === 'data_source' ? source.name : `${a.scope} ${a.key} (${source.name})`;
-  const ratio = a.expected > 0 ? `${(a.actual / a.expected).toFixed(1)}x expected` : 'expected none';
+  const where = a.scope === 'data_source' ? source.name : `${a.scope} ${a.key}`;
+  const ratio = (x: Anomaly) =>
+    x.expected > 0 ? `${(x.actual / x.expected).toFixed(1)}x expected` : 'none expected';
   const restated = alertedBefore !== undefined;
   const subject = snsSubject(
-    `Cost anomaly${restated ? ' (restated)' : ''}: ${where} on ${a.billed_date}: ${money(a.actual)} ${cur}, ${ratio}`,
+    `Cost anomaly${restated ? ' (restated)' : ''} on ${a.billed_date}: ${where}, ${money(a.actual)} ${cur} (${ratio(a)})`,
   );
   const filter =
     a.scope === 'data_source' || a.key === '(none)'
@@ -78,9 +100,14 @@ export function anomalyMessage(
       ['Scope', a.scope],
       ['Key', a.key],
       ['Expected', `${money(a.expected)} ${cur} (median of up to 28 days before)`],
-      ['Actual', `${money(a.actual)} ${cur} (${ratio})`],
+      ['Actual', `${money(a.actual)} ${cur} (${ratio(a)})`],
       ['Currency', `${cur} (the data source's own)`],
     ]),
+    ...(others.length > 0 ? ['', 'Also unusual that day in this data source:'] : []),
+    ...others
+      .slice(0, 10)
+      .map((o) => `  ${o.scope} ${o.key}: ${money(o.actual)} ${cur} against ${money(o.expected)} expected`),
+    ...(others.length > 10 ? [`  ... and ${others.length - 10} more`] : []),
     '',
     `Explain it in Athena: the saved query ${ANOMALY_QUERY} shows each day's cost by provider;`,
     'this one lists what the day cost by project and product:',

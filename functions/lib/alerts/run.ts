@@ -8,7 +8,7 @@ import { EventError, errorMessage } from '../errors.ts';
 import { eventFields } from '../event-shape.ts';
 import type { Logger } from '../log.ts';
 import type { Sink } from '../storage/sink.ts';
-import { anomalyAlert, currencyOfDay, type DataSourceInfo, readDataSources } from './anomaly-alerts.ts';
+import { anomalyAlerts, currencyOfDay, type DataSourceInfo, readDataSources } from './anomaly-alerts.ts';
 import { budgetAlerts, readBudgetForecasts } from './budget-alerts.ts';
 import { type Alert, type Publish, type SendOutcome, sendOnce } from './sent-ledger.ts';
 
@@ -53,14 +53,12 @@ export async function runAlerts(deps: AlertsDeps, request: AlertsRequest): Promi
     (a) => a.billed_date >= request.from,
   );
   const sources = anomalies.length > 0 ? await readDataSources(sink) : new Map<string, DataSourceInfo>();
-  const alerts: Alert[] = [];
   for (const a of anomalies) {
-    const source = sources.get(a.data_source_id) ?? {
-      name: a.data_source_id,
-      currency: (await currencyOfDay(sink, a.data_source_id, a.billed_date)) ?? 'USD',
-    };
-    alerts.push(anomalyAlert(a, source, sink.location));
+    if (sources.has(a.data_source_id)) continue;
+    const currency = await currencyOfDay(sink, a.data_source_id, a.billed_date);
+    sources.set(a.data_source_id, { name: a.data_source_id, currency: currency ?? 'USD' });
   }
+  const alerts: Alert[] = anomalyAlerts(anomalies, sources, sink.location);
   const budgets = await readBudgetForecasts(sink, today);
   if (budgets.snapshotDate === undefined)
     deps.log.info('no budgets snapshot of the last 7 days: no budget alert');
