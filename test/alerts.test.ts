@@ -93,7 +93,7 @@ describe('alerts function', () => {
         `^Cost anomaly on ${spike}: ${ds}, ${money(truth).replace('.', '\\.')} USD \\([34]\\.\\dx expected\\)$`,
       ),
     );
-    expect(alert.message).toContain(`Data source:  ${ds} (${ds})\n`);
+    expect(alert.message).toContain(`Data source:  ${ds}\n`);
     expect(alert.message).toContain(`Day:          ${spike} (billed date, UTC)\n`);
     expect(alert.message).toContain('Scope:        data_source\n');
     expect(alert.message).toContain(`Key:          ${ds}\n`);
@@ -102,6 +102,16 @@ describe('alerts function', () => {
     expect(alert.message).toContain("Currency:     USD (the data source's own)\n");
     expect(alert.message).toContain(`WHERE billed_date = '${spike}' AND data_source_id = '${ds}'`);
     expect(loadNamedQueries().map((q) => q.name)).toContain(/saved query (\w+)/.exec(alert.message)![1]);
+    // Slack through AWS Chatbot (an HTTPS subscriber): its custom notification, the same text inside.
+    expect(JSON.parse(alert.https)).toEqual({
+      version: '1.0',
+      source: 'custom',
+      content: {
+        textType: 'client-markdown',
+        title: alert.subject,
+        description: `\`\`\`\n${alert.message}\`\`\``,
+      },
+    });
   });
 
   it('sends nothing new on the next run: the ledger says it went out', async () => {

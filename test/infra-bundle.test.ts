@@ -21,6 +21,8 @@ const NAMES = [
   'CostExport',
   'FreshnessCheck',
   'InventoryExport',
+  'ReportsAlerts',
+  'ReportsStatements',
 ];
 
 /** Modules the bundle still loads at run time, other than Node's own. */

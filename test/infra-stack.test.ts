@@ -8,7 +8,16 @@ import { type Json, arnOf, idOf, statementsOfRole, synth } from './support/synth
 describe('CloudforetExportStack with defaults', () => {
   let t: Template;
   let ids: Record<
-    'bucket' | 'secret' | 'cost' | 'inventory' | 'freshness' | 'alerts' | 'statements' | 'backfill' | 'failed' | 'dlq',
+    | 'bucket'
+    | 'secret'
+    | 'cost'
+    | 'inventory'
+    | 'freshness'
+    | 'alerts'
+    | 'statements'
+    | 'backfill'
+    | 'failed'
+    | 'dlq',
     string
   >;
   beforeAll(() => {

@@ -1,6 +1,6 @@
 // A loopback SNS responder for the real SNSClient: the AWS Query protocol it speaks (a form-encoded
 // POST with Action=Publish&Version=2010-03-31, answered in XML), Publish only, with SNS's own
-// checks of the topic and the subject. Point a client at it with AWS_ENDPOINT_URL_SNS.
+// checks of the topic, the subject and a MessageStructure=json message (one entry per protocol). Point a client at it with AWS_ENDPOINT_URL_SNS.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,7 +8,10 @@ import type { AddressInfo } from 'node:net';
 export interface PublishedMessage {
   readonly topicArn: string;
   readonly subject: string | undefined;
+  /** What an e-mail subscriber receives (the `email` entry of a MessageStructure=json message). */
   readonly message: string;
+  /** What an HTTPS subscriber (AWS Chatbot) receives; the same as message unless structured. */
+  readonly https: string;
   readonly messageId: string;
 }
 
@@ -45,12 +48,36 @@ export async function startSns(topicName = 'cloudforet-export-alerts'): Promise<
     if (subject !== undefined && (subject.length > 100 || !/^[\x20-\x7e]+$/.test(subject))) {
       return error(res, 400, 'Sender', 'InvalidParameter', 'Invalid parameter: Subject');
     }
-    const message = form.get('Message') ?? '';
-    if (message === '' || Buffer.byteLength(message) > 262_144) {
+    const raw = form.get('Message') ?? '';
+    if (raw === '' || Buffer.byteLength(raw) > 262_144) {
       return error(res, 400, 'Sender', 'InvalidParameter', 'Invalid parameter: Message too long or empty');
     }
+    let perProtocol: Record<string, unknown> = { default: raw };
+    if (form.get('MessageStructure') === 'json') {
+      try {
+        perProtocol = JSON.parse(raw) as Record<string, unknown>;
+      } catch {
+        return error(
+          res,
+          400,
+          'Sender',
+          'InvalidParameter',
+          'Invalid parameter: Message Structure - JSON message body failed to parse',
+        );
+      }
+      if (typeof perProtocol.default !== 'string') {
+        return error(
+          res,
+          400,
+          'Sender',
+          'InvalidParameter',
+          'Invalid parameter: Message Structure - No default entry in JSON message body',
+        );
+      }
+    }
+    const pick = (protocol: string) => String(perProtocol[protocol] ?? perProtocol.default);
     const messageId = randomUUID();
-    published.push({ topicArn, subject, message, messageId });
+    published.push({ topicArn, subject, message: pick('email'), https: pick('https'), messageId });
     answer(
       res,
       200,

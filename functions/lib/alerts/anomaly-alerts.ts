@@ -95,7 +95,10 @@ export function anomalyMessage(
       : 'A cost anomaly was found in the Cloudforet export.',
     '',
     ...fieldLines([
-      ['Data source', `${source.name} (${a.data_source_id})`],
+      [
+        'Data source',
+        source.name === a.data_source_id ? a.data_source_id : `${source.name} (${a.data_source_id})`,
+      ],
       ['Day', `${a.billed_date} (billed date, UTC)`],
       ['Scope', a.scope],
       ['Key', a.key],

@@ -21,11 +21,30 @@ export function readAlertsTopic(env: Readonly<Record<string, string | undefined>
   return arn;
 }
 
+/**
+ * One message per kind of subscriber (SNS MessageStructure 'json'): e-mail and the default get the
+ * plain text; HTTPS subscribers, which is what AWS Chatbot is, get Chatbot's custom notification
+ * (it drops plain text), so one topic serves e-mail and Slack.
+ */
+export function snsMessage(subject: string, body: string): string {
+  const chatbot = {
+    version: '1.0',
+    source: 'custom',
+    content: { textType: 'client-markdown', title: subject, description: `\`\`\`\n${body}\`\`\`` },
+  };
+  return JSON.stringify({ default: body, email: body, https: JSON.stringify(chatbot) });
+}
+
 export function snsPublish(client: SNSClient, topicArn: string): Publish {
   return async ({ subject, body }) => {
     try {
       const answer = await client.send(
-        new PublishCommand({ TopicArn: topicArn, Subject: subject, Message: body }),
+        new PublishCommand({
+          TopicArn: topicArn,
+          Subject: subject,
+          MessageStructure: 'json',
+          Message: snsMessage(subject, body),
+        }),
       );
       return answer.MessageId ?? '';
     } catch (error) {
