@@ -13,12 +13,12 @@ export const SUBJECT_MAX = 100;
  * dropped, any other character becomes '?', and a long subject ends in '...'.
  */
 export function snsSubject(text: string): string {
-  const ascii = text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^\x20-\x7e]/g, '?')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const ascii = [...text.replace(/\s+/g, ' ').trim()]
+    .map((c) => {
+      const plain = c.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
+      return /^[\x20-\x7e]+$/.test(plain) ? plain : '?';
+    })
+    .join('');
   return ascii.length <= SUBJECT_MAX ? ascii : `${ascii.slice(0, SUBJECT_MAX - 3).trimEnd()}...`;
 }
 
