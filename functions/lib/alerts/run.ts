@@ -1,7 +1,7 @@
 // The alerts run, after the daily export: the anomalies of the recent days and the budgets on
 // pace to pass a threshold, each published once through `publish` (one SNS topic) and recorded in
 // the sent-alerts ledger at the destination. Reads the destination only: no Cloudforet request.
-import { detectAnomalies } from '../anomalies/detect.ts';
+import { type Anomaly, detectAnomalies } from '../anomalies/detect.ts';
 import { readPublishedCosts } from '../anomalies/series.ts';
 import { addDays, isIsoDate, utcDay } from '../dates.ts';
 import { EventError, errorMessage } from '../errors.ts';
@@ -46,33 +46,26 @@ export function defaultAlertsRequest(now: Date): AlertsRequest {
 }
 
 export async function runAlerts(deps: AlertsDeps, request: AlertsRequest): Promise<AlertsSummary> {
-  const { sink } = deps;
   const today = utcDay(deps.now);
-  const published = await readPublishedCosts(sink, today);
-  const anomalies = detectAnomalies(published.series, { judgeBefore: published.judgeBefore }).filter(
-    (a) => a.billed_date >= request.from,
-  );
-  const sources = anomalies.length > 0 ? await readDataSources(sink) : new Map<string, DataSourceInfo>();
-  for (const a of anomalies) {
-    if (sources.has(a.data_source_id)) continue;
-    const currency = await currencyOfDay(sink, a.data_source_id, a.billed_date);
-    sources.set(a.data_source_id, { name: a.data_source_id, currency: currency ?? 'USD' });
-  }
-  const alerts: Alert[] = anomalyAlerts(anomalies, sources, sink.location);
-  const budgets = await readBudgetForecasts(sink, today);
+  const anomalies = await recentAnomalies(deps.sink, today, request.from);
+  const budgets = await readBudgetForecasts(deps.sink, today);
   if (budgets.snapshotDate === undefined)
     deps.log.info('no budgets snapshot of the last 7 days: no budget alert');
-  for (const f of budgets.forecasts) alerts.push(...budgetAlerts(f, budgets.snapshotDate!, sink.location));
-
+  const alerts: Alert[] = [
+    ...anomalyAlerts(anomalies, await dataSourcesOf(deps.sink, anomalies), deps.sink.location),
+    ...budgets.forecasts.flatMap((f) => budgetAlerts(f, budgets.snapshotDate!, deps.sink.location)),
+  ];
   const outcomes: Array<[Alert, SendOutcome]> = [];
-  for (const alert of alerts) outcomes.push([alert, await sendOnce(deps, alert)]);
-  const count = (o: SendOutcome['outcome']) => outcomes.filter(([, r]) => r.outcome === o).length;
-  for (const [alert, r] of outcomes) {
+  for (const alert of alerts) {
+    const r = await sendOnce(deps, alert);
+    outcomes.push([alert, r]);
+    const name = alert.id.join('/');
     if (r.outcome === 'sent')
-      deps.log.info('alert sent', { alert: alert.id.join('/'), version: r.version, messageId: r.messageId });
+      deps.log.info('alert sent', { alert: name, version: r.version, messageId: r.messageId });
     if (r.outcome === 'failed')
-      deps.log.error('alert not sent', { alert: alert.id.join('/'), error: errorMessage(r.error) });
+      deps.log.error('alert not sent', { alert: name, error: errorMessage(r.error) });
   }
+  const count = (o: SendOutcome['outcome']) => outcomes.filter(([, r]) => r.outcome === o).length;
   return {
     from: request.from,
     anomalies: anomalies.length,
@@ -87,6 +80,28 @@ export async function runAlerts(deps: AlertsDeps, request: AlertsRequest): Promi
       r.outcome === 'failed' ? [{ alert: alert.id.join('/'), error: errorMessage(r.error) }] : [],
     ),
   };
+}
+
+/** The anomalies of billed days from `from` on, judged as `cloudforet-export anomalies` judges. */
+async function recentAnomalies(sink: Sink, today: string, from: string): Promise<Anomaly[]> {
+  const published = await readPublishedCosts(sink, today);
+  return detectAnomalies(published.series, { judgeBefore: published.judgeBefore }).filter(
+    (a) => a.billed_date >= from,
+  );
+}
+
+/** Names and currencies of the anomalies' data sources: the snapshot, else the day's own rows. */
+async function dataSourcesOf(
+  sink: Sink,
+  anomalies: readonly Anomaly[],
+): Promise<Map<string, DataSourceInfo>> {
+  const sources = anomalies.length > 0 ? await readDataSources(sink) : new Map<string, DataSourceInfo>();
+  for (const a of anomalies) {
+    if (sources.has(a.data_source_id)) continue;
+    const currency = await currencyOfDay(sink, a.data_source_id, a.billed_date);
+    sources.set(a.data_source_id, { name: a.data_source_id, currency: currency ?? 'USD' });
+  }
+  return sources;
 }
 
 /** `{}`, or `{"from": "YYYY-MM-DD"}` to alert anomalies of billed days from that one on. */
