@@ -148,4 +148,19 @@ describe('statements function', () => {
     expect(summary.statements.map((s) => s.outcome)).toEqual(summary.statements.map(() => 'unchanged'));
     expect(await keys()).toEqual(before);
   });
+
+  it('refuses, exit 2, statements of an archived month in another currency', async () => {
+    const before = await keys();
+    const io = fakeIo();
+
+    const code = await main(
+      ['statements', '--month', MONTH, '--out', `s3://${BUCKET}/${PREFIX}`, '--currency', 'KRW'],
+      {},
+      io,
+    );
+
+    expect(code).toBe(2);
+    expect(io.err()).toContain(`the statements of ${MONTH} are archived in USD: give --currency USD`);
+    expect(await keys()).toEqual(before);
+  });
 });

@@ -6,7 +6,7 @@
 // `<name>.r2.txt` saying what changed, and its own record; nothing archived is rewritten. Before
 // that, the CLI's files are working copies it replaces at each run.
 import { createHash } from 'node:crypto';
-import { ExportError } from '../errors.ts';
+import { EventError, ExportError } from '../errors.ts';
 import {
   partitionManifestPrefix,
   STATEMENTS,
@@ -65,9 +65,9 @@ export async function publishStatement(
     return { name: s.name, outcome: 'archived', revision: 1, files, total: s.total };
   }
   if (latest.currency !== s.currency) {
-    throw new ExportError(
+    throw new EventError(
       'STATEMENT_CURRENCY',
-      `the statements of ${s.month} are archived in ${latest.currency}: give --currency ${latest.currency}, or write ${s.currency} statements to another --out`,
+      `the statements of ${s.month} are archived in ${latest.currency}: give --currency ${latest.currency} (the function's "currency"), or write ${s.currency} statements to another destination`,
     );
   }
   if (latest.figures === figures) {
