@@ -43,12 +43,23 @@ module.exports = {
     },
     mustNotImport(
       'cloudforet',
-      ['storage', 'parquet', 'tables', 'export', 'costs', 'inventory', 'anomalies', 'lambda'],
+      ['storage', 'parquet', 'tables', 'export', 'costs', 'inventory', 'anomalies', 'alerts', 'lambda'],
       'cloudforet talks HTTP only',
     ),
     mustNotImport(
       'storage',
-      ['cloudforet', 'parquet', 'tables', 'export', 'costs', 'inventory', 'anomalies', 'lambda'],
+      [
+        'cloudforet',
+        'parquet',
+        'tables',
+        'export',
+        'costs',
+        'inventory',
+        'anomalies',
+        'published',
+        'alerts',
+        'lambda',
+      ],
       'storage moves bytes; it knows no Parquet',
     ),
     mustNotImport(
@@ -65,12 +76,33 @@ module.exports = {
     ),
     mustNotImport(
       'statements',
-      ['cloudforet', 'parquet', 'export', 'costs', 'inventory', 'anomalies', 'lambda'],
+      ['cloudforet', 'parquet', 'export', 'costs', 'inventory', 'anomalies', 'alerts', 'lambda'],
       'statements read what was published (unified costs), never Cloudforet',
     ),
     mustNotImport(
+      'published',
+      [
+        'cloudforet',
+        'parquet',
+        'tables',
+        'export',
+        'costs',
+        'inventory',
+        'anomalies',
+        'statements',
+        'alerts',
+        'lambda',
+      ],
+      'reading published objects through a sink knows no kind of export',
+    ),
+    mustNotImport(
+      'alerts',
+      ['cloudforet', 'parquet', 'export', 'costs', 'inventory', 'statements', 'lambda'],
+      'alerts read what was published, never Cloudforet; SNS comes in as a function (lambda/connect-alerts.ts)',
+    ),
+    mustNotImport(
       'anomalies',
-      ['cloudforet', 'parquet', 'export', 'costs', 'inventory', 'lambda'],
+      ['cloudforet', 'parquet', 'export', 'costs', 'inventory', 'statements', 'alerts', 'lambda'],
       'anomalies read what was published (manifests), never Cloudforet',
     ),
     mustNotImport(

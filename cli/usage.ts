@@ -85,16 +85,17 @@ Options:
   --out DIR | s3://bucket/prefix   the destination 'costs' exported to (env EXPORT_DESTINATION)
   --json                   print {"anomalies":[...], ...} as one JSON object (default: lines for people)
 ${EXIT_CODES}`,
-  statements: `Usage: cloudforet-export statements --month YYYY-MM --out DIR [--currency USD|KRW|JPY] [--json]
+  statements: `Usage: cloudforet-export statements --month YYYY-MM --out (DIR | s3://bucket/prefix) [--currency USD|KRW|JPY] [--json]
 Writes one CSV (RFC 4180 line items: workspace_id, project_id, project_name, provider, product,
 data_source_id, service_account_id, origin_currency, cost) and one HTML page per workspace with
 costs in the month to DIR/statements/billed_month=YYYY-MM/<workspace_id>.csv|.html; costs with no
-workspace go to unassigned.csv|.html. Reads the unified costs 'costs' exported under DIR (a local
-directory): each workspace's costs add up to its unified-cost total. No Cloudforet request.
+workspace go to unassigned.csv|.html. Reads the unified costs 'costs' exported under DIR: each
+workspace's costs add up to its unified-cost total. No Cloudforet request. A statement the
+statements function archived is never rewritten: a changed one gets <workspace_id>.rN.csv beside it.
 Options:
   --month YYYY-MM          the billed month of the statements (required)
   --currency CODE          USD, KRW or JPY, at the month's rates (default USD)
-  --out DIR                the local directory 'costs' exported to (env EXPORT_DESTINATION)
+  --out DIR | s3://bucket/prefix   the destination 'costs' exported to (env EXPORT_DESTINATION)
   --json                   print a summary of the statements written as one JSON object (default: lines for people)
 ${EXIT_CODES}`,
 } as const;

@@ -1,7 +1,8 @@
 // The Cloudforet export stack: a bucket, the secret, the cost and inventory functions, the cost
 // backfill state machine and the inventory function on daily schedules, Glue tables with
 // partition projection, the run ledger's tables, an Athena workgroup, alarms, an hourly freshness
-// check with its alarms and a dashboard.
+// check with its alarms and a dashboard, and the cost alerts topic with the alerts and statements
+// functions, daily after the cost export.
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -13,6 +14,7 @@ import { AthenaTables } from './athena-tables.ts';
 import { AthenaWorkgroup } from './athena-workgroup.ts';
 import { BackfillStateMachine } from './backfill-state-machine.ts';
 import { cloudforetSecret } from './cloudforet-secret.ts';
+import { CostAlerts } from './cost-alerts.ts';
 import { ATHENA_RESULTS_PREFIX, exportBucket } from './export-bucket.ts';
 import { ExportFunction } from './export-function.ts';
 import { LedgerTables } from './ledger-tables.ts';
@@ -54,6 +56,7 @@ export class CloudforetExportStack extends Stack {
       access: 'observe',
       reservedConcurrency: settings.reservedConcurrency === undefined ? undefined : 1,
     });
+    const costAlerts = new CostAlerts(this, 'Reports', common);
     new ExportSchedules(this, 'Schedules', {
       timeZone: settings.scheduleTimeZone,
       deadLetterQueue: schedulerDlq,
@@ -69,6 +72,19 @@ export class CloudforetExportStack extends Stack {
           description: 'Daily inventory snapshot',
           expression: settings.inventorySchedule,
           target: { function: inventory.function },
+        },
+        {
+          id: 'AlertsDaily',
+          description: 'Daily cost alerts after the cost export: anomalies and budget burn rates',
+          expression: settings.alertsSchedule,
+          target: { function: costAlerts.alerts.function },
+        },
+        {
+          id: 'StatementsDaily',
+          description:
+            'Daily statements after the cost export: archive confirmed months, revise restated ones',
+          expression: settings.statementsSchedule,
+          target: { function: costAlerts.statements.function },
         },
         {
           id: 'FreshnessHourly',
@@ -105,6 +121,8 @@ export class CloudforetExportStack extends Stack {
         { id: 'CostExport', function: cost.function },
         { id: 'InventoryExport', function: inventory.function },
         { id: 'FreshnessCheck', function: freshness.function },
+        { id: 'Alerts', function: costAlerts.alerts.function },
+        { id: 'Statements', function: costAlerts.statements.function },
       ],
       stateMachines: [{ id: 'Backfill', stateMachine: backfill.stateMachine }],
       queues: [
@@ -146,6 +164,11 @@ export class CloudforetExportStack extends Stack {
       'Dashboard',
       monitoring.dashboard.dashboardName,
       'CloudWatch dashboard: freshness and export metrics',
+    );
+    output(
+      'AlertsTopicArn',
+      costAlerts.topic.topicArn,
+      'Cost alerts (anomalies, budgets): subscribe e-mail (-c alertEmail) or AWS Chatbot for Slack',
     );
     output('AthenaWorkgroup', athena.workgroup.ref, 'Athena workgroup with the saved queries');
     output('GlueDatabase', settings.databaseName, 'Glue database holding the export tables');

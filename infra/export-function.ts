@@ -52,6 +52,8 @@ export interface ExportFunctionProps {
    * 'observe': the secret, and read the prefix (the freshness check).
    */
   readonly access?: ExportAccess;
+  /** Variables this function alone needs, beside the shared ones. */
+  readonly environment?: Readonly<Record<string, string>>;
 }
 
 export type ExportAccess = 'export' | 'read' | 'observe';
@@ -83,7 +85,10 @@ export class ExportFunction extends Construct {
       logGroup,
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
-      environment: functionEnvironment(settings, props.bucket.bucketName, props.secret.secretId),
+      environment: {
+        ...functionEnvironment(settings, props.bucket.bucketName, props.secret.secretId),
+        ...props.environment,
+      },
       bundling: BUNDLING,
       // Exports are idempotent (fixed keys, whole-object replace), so one retry is safe.
       retryAttempts: 1,

@@ -33,6 +33,12 @@ export interface Settings {
   /** undefined: the functions use unreserved account concurrency. */
   readonly reservedConcurrency: number | undefined;
   readonly alarmEmail: string | undefined;
+  /** E-mail subscribed to the cost alerts topic (anomalies, budgets); undefined: none. */
+  readonly alertEmail: string | undefined;
+  /** When the alerts function runs: after the daily cost export. */
+  readonly alertsSchedule: string;
+  /** When the statements function runs: after the daily cost export. */
+  readonly statementsSchedule: string;
   /** A data source with no newer billed day exported, or no Cloudforet sync, for this long alarms. */
   readonly freshnessHours: number;
   readonly projectionStart: string;
@@ -71,6 +77,9 @@ export const settingDefaults = {
   timeoutSeconds: 900,
   reservedConcurrency: 2,
   alarmEmail: '',
+  alertEmail: '',
+  alertsSchedule: 'cron(0 9 * * ? *)',
+  statementsSchedule: 'cron(30 9 * * ? *)',
   freshnessHours: 36,
   projectionStart: '2025-01-01',
   athenaBytesScannedLimit: 10 * GiB,
@@ -117,7 +126,8 @@ export function readSettings(context: Readonly<Record<string, unknown>>): Settin
     ...readStorage(r),
     ...readFunctionTuning(r),
     ...readAthena(r),
-    alarmEmail: r.optional('alarmEmail', /^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an e-mail address'),
+    alarmEmail: r.optional('alarmEmail', EMAIL, 'must be an e-mail address'),
+    alertEmail: r.optional('alertEmail', EMAIL, 'must be an e-mail address'),
     freshnessHours: r.integer('freshnessHours', 1, 720),
   };
   r.problems.push(...crossProblems(settings));
@@ -200,13 +210,17 @@ function readSchedules(r: Reader) {
   r.check('costSchedule', isScheduleExpression(costSchedule), SCHEDULE_HINT);
   const inventorySchedule = r.orDefault('inventorySchedule');
   r.check('inventorySchedule', isScheduleExpression(inventorySchedule), SCHEDULE_HINT);
+  const alertsSchedule = r.orDefault('alertsSchedule');
+  r.check('alertsSchedule', isScheduleExpression(alertsSchedule), SCHEDULE_HINT);
+  const statementsSchedule = r.orDefault('statementsSchedule');
+  r.check('statementsSchedule', isScheduleExpression(statementsSchedule), SCHEDULE_HINT);
   const scheduleTimeZone = r.orDefault('scheduleTimeZone');
   r.check(
     'scheduleTimeZone',
     isTimeZone(scheduleTimeZone),
     'must be an IANA time zone such as UTC or Asia/Seoul',
   );
-  return { costSchedule, inventorySchedule, scheduleTimeZone };
+  return { costSchedule, inventorySchedule, alertsSchedule, statementsSchedule, scheduleTimeZone };
 }
 
 function readStorage(r: Reader) {
@@ -278,6 +292,8 @@ function readAthena(r: Reader) {
   );
   return { projectionStart, athenaBytesScannedLimit, databaseName, workgroupName };
 }
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
 const KMS_KEY_HINT =

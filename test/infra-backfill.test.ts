@@ -272,7 +272,7 @@ describe('the backfill state machine with defaults', () => {
         Statistic: 'Sum',
         Threshold: 1,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-        AlarmActions: [{ Ref: idOf(t, 'AWS::SNS::Topic') }],
+        AlarmActions: [{ Ref: idOf(t, 'AWS::SNS::Topic', 'AlarmsTopic') }],
       });
     }
   });

@@ -22,6 +22,8 @@ const NAMES = [
   'CostExport',
   'FreshnessCheck',
   'InventoryExport',
+  'ReportsAlerts',
+  'ReportsStatements',
 ];
 
 /** Modules the bundle still loads at run time, other than Node's own. */

@@ -3,8 +3,10 @@
 // validation error.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parseAlertsEvent } from '../functions/lib/alerts/run.ts';
 import { parseCostEvent } from '../functions/lib/costs/event.ts';
 import { parseInventoryEvent } from '../functions/lib/inventory/event.ts';
+import { parseStatementsEvent } from '../functions/lib/statements/monthly.ts';
 import { readSettings } from '../infra/settings.ts';
 
 const dir = new URL('../events/', import.meta.url);
@@ -22,6 +24,8 @@ const afterBackfill = new Date('2026-04-15T12:00:00Z');
 describe('sample console events', () => {
   it('cover every documented case', () => {
     expect(files.sort()).toEqual([
+      'alerts-default.json',
+      'alerts-from.json',
       'backfill-range.json',
       'costs-default-window.json',
       'costs-force-one-day.json',
@@ -30,7 +34,40 @@ describe('sample console events', () => {
       'costs-range.json',
       'inventory-labelled.json',
       'inventory-today.json',
+      'statements-default.json',
+      'statements-one-month.json',
     ]);
+  });
+
+  it('alerts-*.json: {} alerts the last 35 days, {"from"} from that day', () => {
+    expect(parseAlertsEvent(read('alerts-default.json'), now)).toEqual({ from: '2025-12-28' });
+    expect(parseAlertsEvent(read('alerts-from.json'), now)).toEqual({ from: '2026-01-01' });
+  });
+
+  it('statements-*.json: {} looks at the three months before this one, {"month"} at one', () => {
+    expect(parseStatementsEvent(read('statements-default.json'), now)).toEqual({
+      months: ['2025-11', '2025-12', '2026-01'],
+      currency: 'USD',
+    });
+    expect(parseStatementsEvent(read('statements-one-month.json'), now)).toEqual({
+      months: ['2026-01'],
+      currency: 'KRW',
+    });
+  });
+
+  it('refuse alerts and statements events they cannot run, saying what to give', () => {
+    expect(() => parseAlertsEvent({ from: '2026-13-01' }, now)).toThrow(
+      /"from" must be a past day as YYYY-MM-DD/,
+    );
+    expect(() => parseAlertsEvent({ form: '2026-01-01' }, now)).toThrow(
+      /unknown key\(s\): form \(did you mean from\?\)/,
+    );
+    expect(() => parseStatementsEvent({ month: '2026-02' }, now)).toThrow(
+      /the current month is never confirmed/,
+    );
+    expect(() => parseStatementsEvent({ currency: 'EUR' }, now)).toThrow(
+      /"currency" must be one of KRW, USD, JPY/,
+    );
   });
 
   it.each(files.filter((f) => f.startsWith('costs-')))('%s is a valid cost event', (file) => {

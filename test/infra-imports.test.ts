@@ -1,6 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Json, synth } from './support/synth-stack.ts';
+import { idOf, type Json, synth } from './support/synth-stack.ts';
 
 function statementBySid(template: Template, sid: string): Json[] {
   return Object.values(template.findResources('AWS::IAM::Policy'))
@@ -31,7 +31,8 @@ describe('an existing secret and bucket, imported by name', () => {
   it('lets each function but the backfill summary (exporters and the freshness check) read that one secret, whatever 6-character suffix its ARN carries', () => {
     const statements = statementBySid(t, 'ReadCloudforetSecret');
 
-    expect(statements).toHaveLength(5);
+    // Cost, inventory, backfill plan, unit and focus, and the freshness check.
+    expect(statements).toHaveLength(6);
     for (const statement of statements) {
       expect(statement.Action).toBe('secretsmanager:GetSecretValue');
       expect(statement.Resource).toEqual({
@@ -116,7 +117,7 @@ describe('operational settings', () => {
     t.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'email',
       Endpoint: 'ops@example.com',
-      TopicArn: { Ref: Object.keys(t.findResources('AWS::SNS::Topic'))[0] },
+      TopicArn: { Ref: idOf(t, 'AWS::SNS::Topic', 'AlarmsTopic') },
     });
   });
 

@@ -32,7 +32,7 @@ describe('monitoring', () => {
       EvaluationPeriods: 3,
       DatapointsToAlarm: 3,
       TreatMissingData: 'breaching',
-      AlarmActions: [{ Ref: idOf(t, 'AWS::SNS::Topic') }],
+      AlarmActions: [{ Ref: idOf(t, 'AWS::SNS::Topic', 'AlarmsTopic') }],
     });
     expect(String(alarm.AlarmDescription)).toContain(words);
     expect(String(alarm.AlarmDescription)).toContain('more than 20 h');

@@ -96,7 +96,7 @@ describe('CloudforetExportStack storage and operations', () => {
   });
 
   it('alarms on each exporter’s errors and on any message in either queue, notifying one topic', () => {
-    const topic = { Ref: idOf(t, 'AWS::SNS::Topic') };
+    const topic = { Ref: idOf(t, 'AWS::SNS::Topic', 'AlarmsTopic') };
     for (const fn of [ids.cost, ids.inventory]) {
       t.hasResourceProperties('AWS::CloudWatch::Alarm', {
         Namespace: 'AWS/Lambda',
@@ -118,13 +118,14 @@ describe('CloudforetExportStack storage and operations', () => {
         AlarmActions: [topic],
       });
     }
-    // 6 here, the freshness check's errors and its two freshness alarms (test/infra-monitoring.test.ts).
-    t.resourceCountIs('AWS::CloudWatch::Alarm', 9);
+    // 6 here, the freshness check's errors and its two freshness alarms (test/infra-monitoring.test.ts),
+    // the alerts' and the statements' errors (test/infra-alerts.test.ts).
+    t.resourceCountIs('AWS::CloudWatch::Alarm', 11);
     t.resourceCountIs('AWS::SNS::Subscription', 0);
   });
 
   it('lets CloudWatch alarms of this account publish to the TLS-only topic', () => {
-    const topic = { Ref: idOf(t, 'AWS::SNS::Topic') };
+    const topic = { Ref: idOf(t, 'AWS::SNS::Topic', 'AlarmsTopic') };
 
     t.hasResourceProperties('AWS::SNS::TopicPolicy', {
       Topics: [topic],
@@ -170,6 +171,7 @@ describe('CloudforetExportStack storage and operations', () => {
     const outputs = t.findOutputs('*');
 
     expect(Object.keys(outputs).sort()).toEqual([
+      'AlertsTopicArn',
       'AthenaWorkgroup',
       'BackfillStateMachineArn',
       'BucketName',

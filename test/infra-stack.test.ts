@@ -8,7 +8,16 @@ import { type Json, arnOf, idOf, statementsOfRole, synth } from './support/synth
 describe('CloudforetExportStack with defaults', () => {
   let t: Template;
   let ids: Record<
-    'bucket' | 'secret' | 'cost' | 'inventory' | 'freshness' | 'backfill' | 'failed' | 'dlq',
+    | 'bucket'
+    | 'secret'
+    | 'cost'
+    | 'inventory'
+    | 'freshness'
+    | 'alerts'
+    | 'statements'
+    | 'backfill'
+    | 'failed'
+    | 'dlq',
     string
   >;
   beforeAll(() => {
@@ -20,6 +29,8 @@ describe('CloudforetExportStack with defaults', () => {
       cost: idOf(t, 'AWS::Lambda::Function', 'CostExportFunction'),
       inventory: idOf(t, 'AWS::Lambda::Function', 'InventoryExportFunction'),
       freshness: idOf(t, 'AWS::Lambda::Function', 'FreshnessCheckFunction'),
+      alerts: idOf(t, 'AWS::Lambda::Function', 'ReportsAlertsFunction'),
+      statements: idOf(t, 'AWS::Lambda::Function', 'ReportsStatementsFunction'),
       failed: idOf(t, 'AWS::SQS::Queue', 'FailedInvocationsQueue'),
       dlq: idOf(t, 'AWS::SQS::Queue', 'SchedulerDeadLetterQueue'),
     };
@@ -45,13 +56,16 @@ describe('CloudforetExportStack with defaults', () => {
         LoggingConfig: { LogGroup: { Ref: idOf(t, 'AWS::Logs::LogGroup', `${prefix}Logs`) } },
       });
     }
-    // The hourly freshness check reserves one: it never runs twice at once.
-    t.hasResourceProperties('AWS::Lambda::Function', {
-      Role: arnOf(idOf(t, 'AWS::IAM::Role', 'FreshnessCheckRole')),
-      Runtime: 'nodejs24.x',
-      ReservedConcurrentExecutions: 1,
-    });
-    t.resourceCountIs('AWS::Lambda::Function', 7);
+    // The freshness check, the alerts and the statements reserve one each: never two runs at once.
+    for (const prefix of ['FreshnessCheck', 'ReportsAlerts', 'ReportsStatements']) {
+      t.hasResourceProperties('AWS::Lambda::Function', {
+        Role: arnOf(idOf(t, 'AWS::IAM::Role', `${prefix}Role`)),
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        ReservedConcurrentExecutions: 1,
+      });
+    }
+    t.resourceCountIs('AWS::Lambda::Function', 9);
     t.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
   });
 
@@ -89,12 +103,14 @@ describe('CloudforetExportStack with defaults', () => {
     }
   });
 
-  it('schedules the backfill state machine and the inventory export daily, the freshness check hourly, in UTC with {} as input, retries and a DLQ', () => {
+  it('schedules the backfill state machine, the inventory export, the alerts and the statements daily, the freshness check hourly, in UTC with {} as input, retries and a DLQ', () => {
     const role = arnOf(idOf(t, 'AWS::IAM::Role', 'SchedulesRole'));
     for (const [target, expression] of [
       [{ Ref: ids.backfill }, 'cron(0 6 * * ? *)'],
       [arnOf(ids.inventory), 'cron(0 7 * * ? *)'],
       [arnOf(ids.freshness), 'rate(1 hour)'],
+      [arnOf(ids.alerts), 'cron(0 9 * * ? *)'],
+      [arnOf(ids.statements), 'cron(30 9 * * ? *)'],
     ] as const) {
       t.hasResourceProperties('AWS::Scheduler::Schedule', {
         ScheduleExpression: expression,
@@ -110,10 +126,10 @@ describe('CloudforetExportStack with defaults', () => {
         },
       });
     }
-    t.resourceCountIs('AWS::Scheduler::Schedule', 3);
+    t.resourceCountIs('AWS::Scheduler::Schedule', 5);
   });
 
-  it('lets only EventBridge Scheduler of this account assume the scheduler role, to start exactly the state machine, the inventory function and the freshness check', () => {
+  it('lets only EventBridge Scheduler of this account assume the scheduler role, to start exactly the state machine and the scheduled functions', () => {
     const roleId = idOf(t, 'AWS::IAM::Role', 'SchedulesRole');
     t.hasResourceProperties('AWS::IAM::Role', {
       AssumeRolePolicyDocument: {
@@ -137,6 +153,8 @@ describe('CloudforetExportStack with defaults', () => {
       { Action: 'states:StartExecution', Effect: 'Allow', Resource: { Ref: ids.backfill } },
       { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: arnOf(ids.dlq) },
       invoke(ids.inventory),
+      invoke(ids.alerts),
+      invoke(ids.statements),
       invoke(ids.freshness),
     ]);
   });

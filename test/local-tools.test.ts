@@ -65,7 +65,9 @@ describe('npm run invoke', () => {
     expect(help.code).toBe(0);
     expect(help.out).toMatch(/^Usage: npm run invoke -- FUNCTION EVENT\.json/);
     expect(unknown.code).toBe(2);
-    expect(unknown.err).toMatch(/^invoke: give a function \(backfill-plan, .*cost-export/);
+    expect(unknown.err).toMatch(
+      /^invoke: give a function \(alerts, backfill-plan, .*cost-export.*, statements\)/,
+    );
   });
 });
 

@@ -16,7 +16,8 @@ reads stdin) against a local simulator (a seeded domain with 13 months of costs 
 yesterday, UTC), s3rver as the bucket and a Secrets Manager responder holding the app's secret,
 and prints what the Lambda console would: the function's log lines, then the response (or the
 error, with exit 1). Nothing leaves this machine; everything stops when the function returns.
-Functions: cost-export, inventory-export, freshness-check, backfill-plan, backfill-unit, backfill-summary
+Functions: cost-export, inventory-export, freshness-check, backfill-plan, backfill-unit, backfill-summary,
+statements, alerts (alerts publishes to SNS: give --env ALERTS_TOPIC_ARN=… and a reachable SNS)
 Options:
   --env NAME=VALUE   set a variable for the function, e.g. --env LOG_LEVEL=debug (repeatable)
   -h, --help         this text`;

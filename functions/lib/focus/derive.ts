@@ -6,7 +6,7 @@ import type { CloudforetClient } from '../cloudforet/client.ts';
 import { createHash } from 'node:crypto';
 import { ExportError } from '../errors.ts';
 import { type Compression, exportListing } from '../export/listing-export.ts';
-import { parquetRowGroups } from '../parquet/read.ts';
+import { parquetRowGroups } from '../published/read-objects.ts';
 import { manifestKey, objectKey } from '../storage/layout.ts';
 import type { UnitManifest } from '../storage/manifest.ts';
 import type { Sink } from '../storage/sink.ts';

@@ -3,13 +3,13 @@
 // virtual workspaces already folded into the workspace their account is linked to. One CSV (line
 // items, RFC 4180) and one HTML page (the total, the rates and their source, whether Cloudforet
 // has confirmed the month) per workspace with costs; rows with no workspace go to "unassigned".
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { gunzipSync, zstdDecompressSync } from 'node:zlib';
-import { parquetReadObjects } from 'hyparquet';
-import { currencyColumnName } from '../tables/unified-costs.ts';
+import { newestPartition, readParquetFolder, type Row } from '../published/read-objects.ts';
+import { partitionPrefix } from '../storage/layout.ts';
+import type { Sink } from '../storage/sink.ts';
+import { projectTable } from '../tables/identity.ts';
+import { currencyColumnName, unifiedCostTable } from '../tables/unified-costs.ts';
 
-export type Row = Record<string, unknown>;
+export type { Row };
 
 export interface Statement {
   /** The workspace id, or 'unassigned'. */
@@ -49,44 +49,23 @@ export const COLUMNS = [
   'cost',
 ] as const;
 
-const compressors = {
-  GZIP: (input: Uint8Array) => new Uint8Array(gunzipSync(input)),
-  ZSTD: (input: Uint8Array) => new Uint8Array(zstdDecompressSync(input)),
-};
-
-async function readFolder(folder: string): Promise<Row[]> {
-  const files = (await readdir(folder).catch(() => [] as string[]))
-    .filter((f) => f.endsWith('.parquet'))
-    .sort();
-  const rows: Row[] = [];
-  for (const f of files) {
-    const bytes = await readFile(join(folder, f));
-    const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-    rows.push(...((await parquetReadObjects({ file, compressors })) as Row[]));
-  }
-  return rows;
-}
-
-/** Every unified cost row of the month under `dir` (all scope objects, each row once). */
-export async function readUnifiedMonth(dir: string, month: string): Promise<Row[]> {
+/** Every unified cost row of the month in the sink (all scope objects, each row once). */
+export async function readUnifiedMonth(sink: Sink, month: string): Promise<Row[]> {
   const byId = new Map<string, Row>();
-  for (const row of await readFolder(join(dir, 'unified_costs', `billed_month=${month}`))) {
+  for (const row of await readParquetFolder(sink, partitionPrefix(unifiedCostTable(), month))) {
     byId.set(String(row.unified_cost_id), row);
   }
   return [...byId.values()];
 }
 
 /**
- * project id -> name, from the newest projects snapshot under `dir` (none: an empty map). Unified
+ * project id -> name, from the newest projects snapshot in the sink (none: an empty map). Unified
  * costs carry the project id as its name when Cloudforet had none at hand.
  */
-export async function readProjectNames(dir: string): Promise<Map<string, string>> {
-  const days = (await readdir(join(dir, 'projects')).catch(() => [] as string[]))
-    .filter((d) => /^snapshot_date=\d{4}-\d\d-\d\d$/.test(d))
-    .sort();
-  const newest = days.at(-1);
+export async function readProjectNames(sink: Sink): Promise<Map<string, string>> {
+  const newest = await newestPartition(sink, projectTable);
   if (!newest) return new Map();
-  const rows = await readFolder(join(dir, 'projects', newest));
+  const rows = await readParquetFolder(sink, partitionPrefix(projectTable, newest));
   return new Map(
     rows.filter((r) => typeof r.name === 'string').map((r) => [String(r.project_id), String(r.name)]),
   );
@@ -131,7 +110,9 @@ export function buildStatements(
         currency,
         lines,
         total: lines.reduce((n, l) => n + l.cost, 0),
-        confirmed: group.length > 0 && group.every((r) => r.is_confirmed === true),
+        // The Parquet column is the string 'true' or 'false'.
+        confirmed:
+          group.length > 0 && group.every((r) => r.is_confirmed === true || r.is_confirmed === 'true'),
         rates: monthRates(group, currency),
         rateSources: [...new Set(group.map((r) => str(r.exchange_source)).filter(Boolean))].sort(),
       };

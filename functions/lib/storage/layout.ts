@@ -5,6 +5,9 @@
 //   _manifests/cost-jobs/<data source>.json                 the job history a run saw
 //   _runs/costs/<run id>/units.json                         a backfill's units (Step Functions)
 //   ledger/<table>/<day key>=YYYY-MM-DD/<unit>~<ms>-<tag>.json  append-only ledgers
+//   statements/billed_month=M/<workspace>[.r<N>].csv|.html|.txt monthly statements and revisions
+//   _manifests/statements/billed_month=M/<workspace>.r<N>.json   what each archived version holds
+//   _alerts/sent/<kind>/<…>/v<NNNN>.json, v<NNNN>.sent.json     the sent-alerts ledger
 //   _destination.json, _destination-costs.json              which domain and cost scope own it
 //   _tmp/.<name>.<pid>-<hex>.tmp                            the directory sink's temporaries
 // A leading `_` keeps Athena, Spark and Hive from reading bookkeeping as data.
@@ -35,9 +38,14 @@ export const COST_CLAIM_KEY = '_destination-costs.json';
 export const TEMP_DIR = '_tmp';
 export const JOB_MARKS_PREFIX = `${MANIFESTS_DIR}/cost-jobs/`;
 
+/** The folder of one partition of a table: `<table>/<partition key>=<value>/` (see partitionPath). */
+export function partitionPrefix(table: TableLocation, partition: string): string {
+  return `${table.name}/${partitionPath(table, partition)}/`;
+}
+
 /** The Parquet object of one unit: `<name>` is a data source id or a scope ('domain', a workspace). */
 export function objectKey(table: TableLocation, partition: string, name: string): string {
-  return `${table.name}/${partitionPath(table, partition)}/${name}.parquet`;
+  return `${partitionPrefix(table, partition)}${name}.parquet`;
 }
 
 export function manifestPrefix(table: TableLocation): string {
@@ -46,6 +54,43 @@ export function manifestPrefix(table: TableLocation): string {
 
 export function manifestKey(table: TableLocation, partition: string, name: string): string {
   return `${manifestPrefix(table)}${partitionPath(table, partition)}/${name}.json`;
+}
+
+/** The manifests of one partition of a table. */
+export function partitionManifestPrefix(table: TableLocation, partition: string): string {
+  return `${manifestPrefix(table)}${table.partitionKey}=${partition}/`;
+}
+
+/** Monthly statements per workspace: `statements/billed_month=M/<file>` (csv, html, a revision's note). */
+export const STATEMENTS: TableLocation = { name: 'statements', partitionKey: 'billed_month' };
+
+export function statementKey(month: string, file: string): string {
+  return `${partitionPrefix(STATEMENTS, month)}${file}`;
+}
+
+/** The record of one archived statement version: `_manifests/statements/billed_month=M/<name>.r<N>.json`. */
+export function statementManifestKey(month: string, name: string, revision: number): string {
+  return manifestKey(STATEMENTS, month, `${name}.r${revision}`);
+}
+
+export const ALERTS_DIR = '_alerts';
+
+/**
+ * The sent-alerts ledger: one folder per alert (`id`: slash-separated parts, each made key-safe),
+ * one claim per version sent (`v0001.json`, created only if absent: one run wins it) and its
+ * confirmation once SNS took the message (`v0001.sent.json`).
+ */
+export function alertPrefix(id: readonly string[]): string {
+  const safe = id.map((part) => part.replace(/[^A-Za-z0-9._-]/g, (c) => `~${c.charCodeAt(0).toString(16)}`));
+  return `${ALERTS_DIR}/sent/${safe.join('/')}/`;
+}
+
+export function alertClaimKey(id: readonly string[], version: number): string {
+  return `${alertPrefix(id)}v${String(version).padStart(4, '0')}.json`;
+}
+
+export function alertSentKey(id: readonly string[], version: number): string {
+  return `${alertPrefix(id)}v${String(version).padStart(4, '0')}.sent.json`;
 }
 
 export function jobMarkKey(dataSourceId: string): string {

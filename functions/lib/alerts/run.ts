@@ -1,0 +1,119 @@
+// The alerts run, after the daily export: the anomalies of the recent days and the budgets on
+// pace to pass a threshold, each published once through `publish` (one SNS topic) and recorded in
+// the sent-alerts ledger at the destination. Reads the destination only: no Cloudforet request.
+import { type Anomaly, detectAnomalies } from '../anomalies/detect.ts';
+import { readPublishedCosts } from '../anomalies/series.ts';
+import { addDays, isIsoDate, utcDay } from '../dates.ts';
+import { EventError, errorMessage } from '../errors.ts';
+import { eventFields } from '../event-shape.ts';
+import type { Logger } from '../log.ts';
+import type { Sink } from '../storage/sink.ts';
+import { anomalyAlerts, currencyOfDay, type DataSourceInfo, readDataSources } from './anomaly-alerts.ts';
+import { budgetAlerts, readBudgetForecasts } from './budget-alerts.ts';
+import { type Alert, type Publish, type SendOutcome, sendOnce } from './sent-ledger.ts';
+
+/** Anomalies of billed days this far back are alerted by default (restatements included). */
+export const ALERT_LOOKBACK_DAYS = 35;
+
+export interface AlertsRequest {
+  /** Alert anomalies of billed days from this one on. */
+  readonly from: string;
+}
+
+export interface AlertsDeps {
+  readonly sink: Sink;
+  readonly publish: Publish;
+  readonly log: Logger;
+  readonly now: Date;
+  readonly runId?: string;
+}
+
+export interface AlertsSummary {
+  readonly from: string;
+  readonly anomalies: number;
+  readonly budgets: number;
+  readonly budgetSnapshot: string | null;
+  readonly sent: number;
+  readonly alreadySent: number;
+  readonly inFlight: number;
+  readonly failed: number;
+  readonly sentSubjects: string[];
+  readonly failures: Array<{ alert: string; error: string }>;
+}
+
+export function defaultAlertsRequest(now: Date): AlertsRequest {
+  return { from: addDays(utcDay(now), -ALERT_LOOKBACK_DAYS) };
+}
+
+export async function runAlerts(deps: AlertsDeps, request: AlertsRequest): Promise<AlertsSummary> {
+  const today = utcDay(deps.now);
+  const anomalies = await recentAnomalies(deps.sink, today, request.from);
+  const budgets = await readBudgetForecasts(deps.sink, today);
+  if (budgets.snapshotDate === undefined)
+    deps.log.info('no budgets snapshot of the last 7 days: no budget alert');
+  const alerts: Alert[] = [
+    ...anomalyAlerts(anomalies, await dataSourcesOf(deps.sink, anomalies), deps.sink.location),
+    ...budgets.forecasts.flatMap((f) => budgetAlerts(f, budgets.snapshotDate!, deps.sink.location)),
+  ];
+  const outcomes: Array<[Alert, SendOutcome]> = [];
+  for (const alert of alerts) {
+    const r = await sendOnce(deps, alert);
+    outcomes.push([alert, r]);
+    const name = alert.id.join('/');
+    if (r.outcome === 'sent')
+      deps.log.info('alert sent', { alert: name, version: r.version, messageId: r.messageId });
+    if (r.outcome === 'failed')
+      deps.log.error('alert not sent', { alert: name, error: errorMessage(r.error) });
+  }
+  const count = (o: SendOutcome['outcome']) => outcomes.filter(([, r]) => r.outcome === o).length;
+  return {
+    from: request.from,
+    anomalies: anomalies.length,
+    budgets: budgets.forecasts.length,
+    budgetSnapshot: budgets.snapshotDate ?? null,
+    sent: count('sent'),
+    alreadySent: count('already sent'),
+    inFlight: count('in flight'),
+    failed: count('failed'),
+    sentSubjects: outcomes.flatMap(([, r]) => (r.outcome === 'sent' ? [r.subject] : [])),
+    failures: outcomes.flatMap(([alert, r]) =>
+      r.outcome === 'failed' ? [{ alert: alert.id.join('/'), error: errorMessage(r.error) }] : [],
+    ),
+  };
+}
+
+/** The anomalies of billed days from `from` on, judged as `cloudforet-export anomalies` judges. */
+async function recentAnomalies(sink: Sink, today: string, from: string): Promise<Anomaly[]> {
+  const published = await readPublishedCosts(sink, today);
+  return detectAnomalies(published.series, { judgeBefore: published.judgeBefore }).filter(
+    (a) => a.billed_date >= from,
+  );
+}
+
+/** Names and currencies of the anomalies' data sources: the snapshot, else the day's own rows. */
+async function dataSourcesOf(
+  sink: Sink,
+  anomalies: readonly Anomaly[],
+): Promise<Map<string, DataSourceInfo>> {
+  const sources = anomalies.length > 0 ? await readDataSources(sink) : new Map<string, DataSourceInfo>();
+  for (const a of anomalies) {
+    if (sources.has(a.data_source_id)) continue;
+    const currency = await currencyOfDay(sink, a.data_source_id, a.billed_date);
+    sources.set(a.data_source_id, { name: a.data_source_id, currency: currency ?? 'USD' });
+  }
+  return sources;
+}
+
+/** `{}`, or `{"from": "YYYY-MM-DD"}` to alert anomalies of billed days from that one on. */
+export function parseAlertsEvent(event: unknown, now: Date): AlertsRequest {
+  const fields = eventFields(event, ['from'], '{"from": "2026-01-01"}');
+  const from = fields?.from;
+  if (from === undefined) return defaultAlertsRequest(now);
+  if (!isIsoDate(from) || from > utcDay(now)) {
+    throw new EventError(
+      'EVENT_BAD_DATE',
+      `"from" must be a past day as YYYY-MM-DD (got ${JSON.stringify(from)})`,
+    );
+  }
+  return { from };
+}

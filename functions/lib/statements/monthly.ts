@@ -1,0 +1,104 @@
+// The statements function's run: for each month asked, once Cloudforet has confirmed it (every
+// unified-cost manifest of the month says so), archive each workspace's statement, or a revision
+// beside it when the month was restated since (publish.ts). An unconfirmed month writes nothing.
+import { addDays, utcDay } from '../dates.ts';
+import { EventError } from '../errors.ts';
+import { eventFields } from '../event-shape.ts';
+import { partitionManifestPrefix } from '../storage/layout.ts';
+import { parseManifest } from '../storage/manifest.ts';
+import type { Sink } from '../storage/sink.ts';
+import { SUPPORTED_CURRENCIES, unifiedCostTable } from '../tables/unified-costs.ts';
+import { type PublishedStatement, publishStatement } from './publish.ts';
+import { buildStatements, readProjectNames, readUnifiedMonth } from './statements.ts';
+
+/** Months before the current one a scheduled run ({}) looks at: confirmation comes mid next month. */
+export const STATEMENT_MONTHS_BACK = 3;
+
+export interface StatementsRequest {
+  readonly months: readonly string[];
+  readonly currency: string;
+}
+
+export interface MonthStatements {
+  readonly month: string;
+  readonly status: 'no unified costs' | 'not confirmed' | 'confirmed';
+  readonly statements: readonly PublishedStatement[];
+}
+
+export interface StatementsSummary {
+  readonly currency: string;
+  readonly months: readonly MonthStatements[];
+  readonly archived: number;
+  readonly revised: number;
+  readonly unchanged: number;
+}
+
+export async function runMonthlyStatements(
+  deps: { readonly sink: Sink; readonly now: Date },
+  request: StatementsRequest,
+): Promise<StatementsSummary> {
+  const months: MonthStatements[] = [];
+  for (const month of request.months) months.push(await monthStatements(deps, month, request.currency));
+  const all = months.flatMap((m) => m.statements);
+  const count = (o: PublishedStatement['outcome']) => all.filter((s) => s.outcome === o).length;
+  return {
+    currency: request.currency,
+    months,
+    archived: count('archived'),
+    revised: count('revised'),
+    unchanged: count('unchanged'),
+  };
+}
+
+async function monthStatements(
+  deps: { readonly sink: Sink; readonly now: Date },
+  month: string,
+  currency: string,
+): Promise<MonthStatements> {
+  const { sink } = deps;
+  const prefix = partitionManifestPrefix(unifiedCostTable(), month);
+  const manifests = await Promise.all(
+    (await sink.list(prefix))
+      .filter((k) => k.endsWith('.json'))
+      .map(async (k) => parseManifest(await sink.read(k))),
+  );
+  if (manifests.length === 0) return { month, status: 'no unified costs', statements: [] };
+  if (!manifests.every((m) => (m as { isConfirmed?: unknown } | undefined)?.isConfirmed === true)) {
+    return { month, status: 'not confirmed', statements: [] };
+  }
+  const rows = await readUnifiedMonth(sink, month);
+  const statements = buildStatements(rows, month, currency, await readProjectNames(sink));
+  const published: PublishedStatement[] = [];
+  for (const s of statements)
+    published.push(await publishStatement(sink, s, { archive: true, now: deps.now }));
+  return { month, status: 'confirmed', statements: published };
+}
+
+/** `{}`: the STATEMENT_MONTHS_BACK months before this one; or `{"month": "YYYY-MM"}`; `"currency"` (USD). */
+export function parseStatementsEvent(event: unknown, now: Date): StatementsRequest {
+  const fields = eventFields(event, ['month', 'currency'], '{"month": "2026-01", "currency": "USD"}') ?? {};
+  const currency = fields.currency ?? 'USD';
+  if (typeof currency !== 'string' || !(SUPPORTED_CURRENCIES as readonly string[]).includes(currency)) {
+    throw new EventError(
+      'EVENT_BAD_CURRENCY',
+      `"currency" must be one of ${SUPPORTED_CURRENCIES.join(', ')} (got ${JSON.stringify(currency)})`,
+    );
+  }
+  const thisMonth = utcDay(now).slice(0, 7);
+  if (fields.month !== undefined) {
+    const month = fields.month;
+    if (typeof month !== 'string' || !/^\d{4}-(0[1-9]|1[0-2])$/.test(month) || month >= thisMonth) {
+      throw new EventError(
+        'EVENT_BAD_MONTH',
+        `"month" must be a past month as YYYY-MM (got ${JSON.stringify(month)}): the current month is never confirmed`,
+      );
+    }
+    return { months: [month], currency };
+  }
+  const months: string[] = [];
+  for (let day = `${thisMonth}-01`; months.length < STATEMENT_MONTHS_BACK; ) {
+    day = `${addDays(day, -1).slice(0, 7)}-01`;
+    months.push(day.slice(0, 7));
+  }
+  return { months: months.reverse(), currency };
+}
