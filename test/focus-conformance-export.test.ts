@@ -15,7 +15,7 @@ import { exportListing } from '../functions/lib/export/listing-export.ts';
 import { deriveFocusUnit } from '../functions/lib/focus/derive.ts';
 import type { FocusNames } from '../functions/lib/focus/names.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
-import type { UnitManifest } from '../functions/lib/storage/manifest.ts';
+import { parseManifest, type UnitManifest } from '../functions/lib/storage/manifest.ts';
 import { costTable } from '../functions/lib/tables/costs.ts';
 import { checkFocusConformance, type ConformanceReport, formatCounts } from '../tools/focus/conformance.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
@@ -153,7 +153,7 @@ describe('FOCUS conformance of the focus table the export writes', () => {
         tags: { team: 'web' },
       }),
     ];
-    const published = await exportListing(
+    await exportListing(
       { client: undefined as never, sink },
       {
         list: { path: 'fixture', idKey: 'cost_id' },
@@ -186,16 +186,8 @@ describe('FOCUS conformance of the focus table the export writes', () => {
       providerNames: new Map([['aws', 'AWS']]),
       regionNames: new Map([['aws.us-east-1', 'US East (N. Virginia)']]),
     };
-    const manifest = {
-      ...published,
-      table: 'costs',
-      partition: date,
-      dataSourceId: 'ds-charges',
-      totalCount: rows.length,
-      schemaVersion: 1,
-      runId: 'fixture',
-      exportedAt: '',
-    } as UnitManifest;
+    // The costs unit as published: its manifest names the object and its checksum.
+    const manifest = parseManifest(await sink.read(costManifestKey('ds-charges', date)))!;
 
     const focus = await deriveFocusUnit(
       { client: undefined as never, sink, runId: 'focus', names },
