@@ -170,6 +170,12 @@ function sizeTargets(f: Figures): Target[] {
       pass: perMillion <= duckdb,
     },
     {
+      name: 'data pages larger after compression (one unit)',
+      value: `${((100 * f.sizes.dataPagesGrown) / f.sizes.dataPages).toFixed(0)} % of ${f.sizes.dataPages}`,
+      goal: 'none, or explained',
+      pass: undefined,
+    },
+    {
       name: 'largest data page (one unit, uncompressed)',
       value: `${(f.sizes.largestPageBytes / 1024).toFixed(0)} KiB`,
       goal: '≤ 2 MiB',
@@ -222,6 +228,9 @@ function summary(f: Figures, machine: Record<string, string | number>): Record<s
     pagesInFlightBoundRowsPerSec: round(pagesInFlightBound(f.concurrency, f.latencyMs)),
     latencyMs: f.latencyMs,
     largestPageBytes: f.sizes.largestPageBytes,
+    dataPages: f.sizes.dataPages,
+    dataPagesGrownShare: round(f.sizes.dataPagesGrown / f.sizes.dataPages, 3),
+    bytesPerMillionRowsDuckdbZstd19OurOrder: round(f.sizes.duckdbZstd19OurOrder * 1e6),
     firstBackfill: estimateBackfill(cpuUsPerRow(f.pipelineS3.result)),
     bundles: f.bundles,
     inventory: f.inventory && {
