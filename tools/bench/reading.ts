@@ -31,7 +31,7 @@ export const READING_SCALE: ReadingScale = {
   dataSources: 5,
   from: '2025-10-16',
   to: '2026-10-15',
-  rowsPerDay: 2000,
+  rowsPerDay: 1000,
   snapshotDays: 365,
   cloudServices: 2000,
 };
