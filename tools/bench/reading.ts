@@ -9,7 +9,7 @@ import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { main as cli } from '../../cli/main.ts';
-import { addDays } from '../../functions/lib/dates.ts';
+import { addDays, utcDay } from '../../functions/lib/dates.ts';
 import { exportTables } from '../../functions/lib/tables/all-tables.ts';
 import { loadNamedQueries } from '../../infra/named-queries.ts';
 import { fakeIo } from '../../test/support/fake-io.ts';
@@ -26,11 +26,16 @@ export interface ReadingScale {
   readonly cloudServices: number;
 }
 
-/** Athena's clock stands the day after `to`, mid-month, so month-to-date questions have days. */
+/**
+ * The year up to yesterday by the real clock (Athena's clock stands at today, noon UTC): the
+ * exporter keeps to Cloudforet's retention as of the real clock, and a fixed window once lost its
+ * oldest month to it.
+ */
+const YESTERDAY = addDays(utcDay(new Date()), -1);
 export const READING_SCALE: ReadingScale = {
   dataSources: 5,
-  from: '2025-10-16',
-  to: '2026-10-15',
+  from: addDays(YESTERDAY, -364),
+  to: YESTERDAY,
   rowsPerDay: 1000,
   snapshotDays: 365,
   cloudServices: 2000,
