@@ -15,7 +15,10 @@ usage AS (
     SELECT u.*, row_number() OVER (PARTITION BY u.budget_id, u.billed_month ORDER BY u.exported_at DESC) AS pick
     FROM budget_usage u
     CROSS JOIN latest l
+    -- The window again, as a literal bound: the latest day is in it, and a literal lets the engine
+    -- skip older snapshot partitions at planning (a join alone is pruned at run time, if at all).
     WHERE u.snapshot_date = l.snapshot_date
+      AND u.snapshot_date >= CAST(current_date - INTERVAL '7' DAY AS varchar)
   ) x WHERE pick = 1
 ),
 budget AS (
@@ -24,6 +27,7 @@ budget AS (
     FROM budgets b
     CROSS JOIN latest l
     WHERE b.snapshot_date = l.snapshot_date
+      AND b.snapshot_date >= CAST(current_date - INTERVAL '7' DAY AS varchar)
   ) x WHERE pick = 1
 ),
 spent AS (

@@ -8,6 +8,7 @@ import { startS3 } from '../../test/support/s3-server.ts';
 import { bestOf, bundleStage, machine, runStage, startSource } from './harness.ts';
 import { measureBundles } from './bundles.ts';
 import { profileSizes } from './profile.ts';
+import { describeReading, measureReading, READING_SCALE, readingSummary } from './reading.ts';
 import { type Figures, type InventoryFigures, type Row, render } from './report.ts';
 import type { StageResult, StageSpec } from './stage.ts';
 
@@ -27,8 +28,17 @@ const { values: args } = parseArgs({
     'part-size-mb': { type: 'string' },
     repeat: { type: 'string', default: '2' },
     services: { type: 'string', default: '200000' },
+    reading: { type: 'boolean', default: false },
+    'reading-only': { type: 'boolean', default: false },
+    'reading-rows-per-day': { type: 'string', default: String(READING_SCALE.rowsPerDay) },
+    'reading-snapshot-days': { type: 'string', default: String(READING_SCALE.snapshotDays) },
   },
 });
+const readingScale = {
+  ...READING_SCALE,
+  rowsPerDay: Number(args['reading-rows-per-day']),
+  snapshotDays: Number(args['reading-snapshot-days']),
+};
 const dataSources = Number(args['data-sources']);
 const days = Math.max(1, Math.round(Number(args.rows) / (dataSources * Number(args['unit-rows']))));
 const unitRows = Math.round(Number(args.rows) / (dataSources * days));
@@ -42,6 +52,12 @@ const repeat = Math.max(1, Number(args.repeat));
 const progress = (text: string) => process.stderr.write(`${text}\n`);
 
 async function main(): Promise<void> {
+  if (args['reading-only']) {
+    const reading = await measureReading(readingScale);
+    console.log(describeReading(reading));
+    console.log(JSON.stringify({ reading: readingSummary(reading), machine: machine() }));
+    return;
+  }
   progress(
     `bench: ${dataSources} data sources × ${days} days × ${unitRows.toLocaleString('en-US')} rows, concurrency ${concurrency}`,
   );
@@ -98,6 +114,7 @@ async function main(): Promise<void> {
     const inventory = await measureInventory(stageScript, Number(args.services));
     progress('bundles: building each function and timing its cold import');
     const bundles = await measureBundles();
+    const reading = args.reading ? await measureReading(readingScale) : undefined;
     const best = (stage: string, note: string): Row => ({
       stage,
       note: repeat > 1 ? `${note}; best of ${repeat}` : note,
@@ -134,6 +151,7 @@ async function main(): Promise<void> {
       sizes,
       bundles,
       inventory,
+      reading,
     };
     console.log(render(figures, machine()));
   } finally {

@@ -80,6 +80,119 @@ export class ColumnBuffer {
     }
   }
 
+  /**
+   * Each row's dictionary index (-1 where null), the key rows are ordered by; undefined once
+   * the column is plain.
+   */
+  rowKeys(): Int32Array | undefined {
+    if (!this.dictionary) return undefined;
+    const { defs, indexes } = this.scratch;
+    // Entries ranked by value, so that like values (ids of one prefix) sit together too.
+    const byValue = this.entries.map((_, i) => i).sort((a, b) => compare(this.entries[a], this.entries[b]));
+    const rank = new Int32Array(this.entries.length);
+    for (let i = 0; i < byValue.length; i++) rank[byValue[i]!] = i;
+    const keys = new Int32Array(this.rows);
+    for (let r = 0, p = 0; r < this.rows; r++) keys[r] = defs[r] ? rank[indexes[p++]!]! : -1;
+    return keys;
+  }
+
+  /** The dictionary's size so far: the radix of this column's keys. */
+  get dictionaryEntries(): number {
+    return this.entries.length;
+  }
+
+  /**
+   * Reorders the row group's values: row r becomes row order[r]. Page cuts are drawn again in
+   * the new order (they depend on the sizes of the values before each).
+   */
+  permute(order: Int32Array): void {
+    const rows = this.rows;
+    const { defs } = this.scratch;
+    const at = new Int32Array(rows);
+    for (let r = 0, p = 0; r < rows; r++) at[r] = defs[r] ? p++ : -1;
+    const newDefs = new Uint8Array(rows);
+    for (let r = 0; r < rows; r++) newDefs[r] = defs[order[r]!]!;
+    defs.set(newDefs);
+    if (this.dictionary) {
+      const { indexes } = this.scratch;
+      const moved = new (indexes.constructor as typeof Int32Array)(this.present);
+      for (let r = 0, p = 0; r < rows; r++) {
+        const from = at[order[r]!]!;
+        if (from >= 0) moved[p++] = indexes[from]!;
+      }
+      // Entries renumbered in order of first appearance: the indexes of sorted rows then climb
+      // in runs, and the dictionary page lists its values in the rows' order.
+      const renumbered = new Int32Array(this.entries.length).fill(-1);
+      const entries: unknown[] = [];
+      const entrySizes: number[] = [];
+      for (let i = 0; i < this.present; i++) {
+        const old = moved[i]!;
+        if (renumbered[old] === -1) {
+          renumbered[old] = entries.length;
+          entries.push(this.entries[old]);
+          entrySizes.push(this.entrySizes[old]!);
+        }
+        indexes[i] = renumbered[old]!;
+      }
+      this.entries = entries;
+      this.entrySizes = entrySizes;
+    } else {
+      this.permutePlain(order, at);
+    }
+    if (this.cuts.length > 0) this.recut();
+  }
+
+  private permutePlain(order: Int32Array, at: Int32Array): void {
+    const plain = this.scratch.plain.view() as Buffer;
+    const moved = Buffer.allocUnsafeSlow(plain.length);
+    if (this.kind !== 'bytes') {
+      // Eight bytes a value, copied as two 32-bit words: the bits exactly (a NaN's payload too).
+      const from = new Uint32Array(plain.buffer, plain.byteOffset, plain.length / 4);
+      const to = new Uint32Array(moved.buffer, moved.byteOffset, moved.length / 4);
+      for (let r = 0, p = 0; r < this.rows; r++) {
+        const i = at[order[r]!]!;
+        if (i < 0) continue;
+        to[p++] = from[2 * i]!;
+        to[p++] = from[2 * i + 1]!;
+      }
+    } else {
+      const starts = new Int32Array(this.present + 1);
+      for (let i = 0, o = 0; i < this.present; i++) {
+        starts[i] = o;
+        o += 4 + plain.readUInt32LE(o);
+      }
+      starts[this.present] = plain.length;
+      for (let r = 0, o = 0; r < this.rows; r++) {
+        const i = at[order[r]!]!;
+        if (i < 0) continue;
+        o += plain.copy(moved, o, starts[i]!, starts[i + 1]!);
+      }
+    }
+    this.scratch.plain.overwrite(moved);
+  }
+
+  /** Page cuts drawn again over the values in their present order. */
+  private recut(): void {
+    const { defs, indexes } = this.scratch;
+    const plain = this.scratch.plain.view();
+    const view = new DataView(plain.buffer, plain.byteOffset, plain.byteLength);
+    this.cuts = [];
+    let bytes = 0;
+    let next = PAGE_BYTES;
+    for (let r = 0, p = 0; r < this.rows; r++) {
+      if (defs[r]) {
+        if (this.dictionary) bytes += this.entrySizes[indexes[p]!]!;
+        else bytes += this.kind === 'bytes' ? 4 + view.getUint32(bytes, true) : 8;
+        p++;
+      }
+      if (bytes >= next) {
+        this.cuts.push({ rows: r + 1, present: p, plainBytes: bytes });
+        next = bytes + PAGE_BYTES;
+      }
+    }
+    this.nextCut = next;
+  }
+
   /** The row group's pages; they borrow this buffer's memory until reset(). */
   takePages(): ColumnPages {
     const bitWidth = this.entries.length <= 1 ? 0 : 32 - Math.clz32(this.entries.length - 1);
@@ -252,6 +365,9 @@ export class ColumnBuffer {
     this.scratch.indexes = indexes;
   }
 }
+
+/** Order of two dictionary entries (strings by UTF-16 code units, numbers by value). */
+const compare = (a: unknown, b: unknown): number => ((a as number) < (b as number) ? -1 : a === b ? 0 : 1);
 
 /** The map key of a value: -0 apart from 0, which a Map would take as one. */
 const dictionaryKey = (value: unknown): unknown =>

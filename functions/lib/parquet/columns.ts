@@ -22,6 +22,13 @@ export interface TableDef<R = Record<string, unknown>, C = unknown> {
   readonly schemaVersion: number;
   readonly description: string;
   readonly columns: ReadonlyArray<Column<R, C>>;
+  /**
+   * Columns the rows of each row group are ordered by before they are encoded (the order of rows
+   * inside one object is free): rows alike sit together, so dictionary indexes run long and the
+   * codec finds repeats. Compared by dictionary index (first appearance), not by value; a column
+   * that is not dictionary-encoded when its row group ends takes no part.
+   */
+  readonly clusterBy?: readonly string[];
 }
 
 /** The partition value's format: a day, or a month for billed_month. */

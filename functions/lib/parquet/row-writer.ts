@@ -6,6 +6,7 @@ import { ByteWriter } from 'hyparquet-writer';
 import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
 import { parquetSchema, type TableDef } from './columns.ts';
+import { clusterOrder } from './cluster.ts';
 import { ColumnBuffer, type ColumnPages } from './column-buffer.ts';
 import {
   byteLength,
@@ -47,6 +48,8 @@ export class ParquetRowWriter<R, C> {
   private readonly out: ByteOut;
   private readonly schema: SchemaElement[];
   private readonly columns: ColumnBuffer[];
+  /** The columns rows are ordered by inside a row group (table.clusterBy), in turn. */
+  private readonly clusterBy: ColumnBuffer[];
   private readonly rowGroupRows: number;
   private readonly codec: Compression;
   private readonly kvMetadata: { key: string; value: string }[];
@@ -63,6 +66,11 @@ export class ParquetRowWriter<R, C> {
     this.codec = opts.compression ?? DEFAULT_COMPRESSION;
     this.schema = parquetSchema(table as TableDef<never, never>);
     this.columns = this.schema.slice(1).map((element) => new ColumnBuffer(element));
+    this.clusterBy = (table.clusterBy ?? []).map((name) => {
+      const column = this.columns.find((c) => c.element.name === name);
+      if (!column) throw new Error(`parquet: ${table.name} clusters by ${name}, which it does not have`);
+      return column;
+    });
     this.kvMetadata = Object.entries({
       table: table.name,
       schema_version: String(table.schemaVersion),
@@ -120,20 +128,25 @@ export class ParquetRowWriter<R, C> {
     if (this.buffered === 0) return;
     const numRows = this.buffered;
     this.buffered = 0;
+    const order = this.clusterBy.length > 0 ? clusterOrder(this.clusterBy, numRows) : undefined;
+    if (order) for (const column of this.columns) column.permute(order);
     const pages = this.columns.map((c) => c.takePages());
     // Two at a time: zlib's pool has four threads, and each deflate holds ~256 KB while it runs.
     const compressed: Compressed[] = [];
     await forEachLimit(pages, 2, async (p, i) => {
       const data: Uint8Array[][] = [];
       for (const page of p.pages) data.push(await this.compress(page.parts));
-      compressed[i] = { dictionary: p.dictionary && (await this.compress([p.dictionary])), data };
+      const dictionary = p.dictionary && (await this.compress([p.dictionary]));
+      compressed[i] = smaller(p, { codec: this.codec, dictionary, data });
     });
-    for (const column of this.columns) column.reset();
     const head = this.offset === 0 ? [MAGIC] : [];
     const start = this.offset + head.length * MAGIC.length;
-    const group = assembleRowGroup(pages, compressed, { start, numRows, codec: this.codec });
+    const group = assembleRowGroup(pages, compressed, { start, numRows });
     this.rowGroups.push(group.rowGroup);
-    await this.emit([...head, ...group.parts]);
+    // emit copies the parts at once; an uncompressed chunk's are the columns' own memory.
+    const written = this.emit([...head, ...group.parts]);
+    for (const column of this.columns) column.reset();
+    await written;
   }
 
   private compress(parts: Uint8Array[]): Promise<Uint8Array[]> | Uint8Array[] {
@@ -153,7 +166,6 @@ interface GroupLayout {
   /** Where the row group begins in the file. */
   readonly start: number;
   readonly numRows: number;
-  readonly codec: Compression;
 }
 
 /** Page headers, pages and the row group's metadata, laid out from `start` in the file. */
@@ -229,7 +241,7 @@ function columnChunk(
       type: p.element.type!,
       encodings: p.dictionary ? ['PLAIN', 'RLE', 'RLE_DICTIONARY'] : ['PLAIN', 'RLE'],
       path_in_schema: [p.element.name],
-      codec: layout.codec,
+      codec: zipped.codec,
       num_values: BigInt(layout.numRows),
       total_uncompressed_size: BigInt(uncompressed),
       total_compressed_size: BigInt(at - chunkStart),
@@ -252,5 +264,24 @@ function encodingStats(p: ColumnPages) {
   return [{ page_type: 'DICTIONARY_PAGE', encoding: 'PLAIN', count: 1 } as const, data];
 }
 
-/** A page compressed, as the chunks the compressor gave: they are copied once, into the row group. */
-type Compressed = { dictionary?: Uint8Array[]; data: Uint8Array[][] };
+/**
+ * A column chunk's pages compressed, as the chunks the compressor gave (copied once, into the
+ * row group), or left as they are with codec UNCOMPRESSED.
+ */
+type Compressed = { codec: Compression | 'UNCOMPRESSED'; dictionary?: Uint8Array[]; data: Uint8Array[][] };
+
+/**
+ * The chunk as it is when the codec made it no smaller: a page of a few bytes (one value's
+ * dictionary, the indexes of a column of one value) grows by the frame's header and checksum.
+ * Parquet names the codec per column chunk, so the choice is the chunk's, not each page's.
+ */
+function smaller(p: ColumnPages, zipped: Compressed): Compressed {
+  const raw = (p.dictionary?.length ?? 0) + p.pages.reduce((n, page) => n + byteLength(page.parts), 0);
+  const packed = byteLength(zipped.dictionary ?? []) + zipped.data.reduce((n, d) => n + byteLength(d), 0);
+  if (packed < raw) return zipped;
+  return {
+    codec: 'UNCOMPRESSED',
+    dictionary: p.dictionary && [p.dictionary],
+    data: p.pages.map((page) => page.parts),
+  };
+}

@@ -32,6 +32,12 @@ export class GrowingBytes {
     this.length = this.buffer.writeBigInt64LE(BigInt(value), this.length);
   }
 
+  /** Replaces the bytes held by as many others (the same values in another order). */
+  overwrite(bytes: Uint8Array): void {
+    if (bytes.length !== this.length) throw new Error('GrowingBytes.overwrite: length differs');
+    this.buffer.set(bytes, 0);
+  }
+
   view(): Uint8Array {
     return this.buffer.subarray(0, this.length);
   }

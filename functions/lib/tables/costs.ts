@@ -27,6 +27,9 @@ export const costTable: TableDef<ApiRecord, CostContext> = {
   partitionKey: 'billed_date',
   schemaVersion: 1,
   description: 'Daily cost rows from Cloudforet cost-analysis, one file per data source and billed_date.',
+  // Product first (usage types and details hang off it), then where and whose, then the
+  // resource: 11 % fewer bytes than the API's cost_id order (docs/performance.md).
+  clusterBy: ['product', 'region_code', 'account_id', 'resource', 'usage_type', 'additional_info'],
   columns: [
     text('cost_id', 'Cloudforet cost row id; changes when a sync re-inserts the month'),
     {
