@@ -152,9 +152,7 @@ describe('Glue tables', () => {
       'projection.x_charge_day.type': 'integer',
       'projection.x_charge_day.range': '1,31',
       'projection.x_charge_day.digits': '2',
-      'storage.location.template':
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: Athena's projection placeholders, literally
-        `${location}x_billing_period=\${x_billing_period}/x_charge_day=\${x_charge_day}/`,
+      'storage.location.template': `${location}x_billing_period=\${x_billing_period}/x_charge_day=\${x_charge_day}/`,
       'cloudforet_export.schema_version': '1',
     });
     const columns = ((input.StorageDescriptor as Json).Columns as Json[]).map((c) => [c.Name, c.Type]);
