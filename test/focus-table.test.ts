@@ -146,13 +146,16 @@ describe('the focus table', () => {
     expect(restated.billed).toBeCloseTo(sim.costTruth(ds, day).costSum, 6);
   });
 
-  it('keeps published rows when identity answers no service accounts', async () => {
+  it.each([
+    ['no service accounts', '/identity/service-account/list', 5],
+    ['no trusted accounts, though service accounts name them', '/identity/trusted-account/list', 7],
+  ])('keeps published rows when identity answers %s', async (_what, path, offset) => {
     const [, ds] = sim.dataSourceIds() as [string, string];
-    const day = addDays(FROM, 5);
+    const day = addDays(FROM, offset);
     const key = join(out, focusObjectKey(ds, day));
     const bytes = await readFile(key);
     sim.resync(ds, day, { costFactor: 3 });
-    sim.injectFault({ path: '/identity/service-account/list', kind: 'empty', times: 1 });
+    sim.injectFault({ path, kind: 'empty', times: 1 });
 
     const { code, summary } = await exportCosts();
 

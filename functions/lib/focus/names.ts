@@ -8,6 +8,14 @@ import type { FocusContext } from '../tables/focus.ts';
 
 export type FocusNames = Omit<FocusContext, 'exportedAtMs'>;
 
+/**
+ * The names, and what they visibly lack: Cloudforet answers an empty list as `{}`, and so can a
+ * broken gateway, so a gap means published FOCUS rows must not be replaced with these names.
+ */
+export interface FocusNamesRead extends FocusNames {
+  readonly gap?: string;
+}
+
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** Where providers keep the account id in a trusted account's `data` (AWS, Google Cloud, Azure). */
@@ -29,13 +37,13 @@ async function allowedOrEmpty(
   req: ListRequest,
   log: Logger,
   signal?: AbortSignal,
-): Promise<ApiRecord[]> {
+): Promise<{ rows: ApiRecord[]; denied: boolean }> {
   try {
-    return await all(client, req, signal);
+    return { rows: await all(client, req, signal), denied: false };
   } catch (error) {
     if (!(error instanceof CloudforetApiError && error.status === 403)) throw error;
     log.warn('focus names: verb not allowed for this app; its names fall back', { path: req.path });
-    return [];
+    return { rows: [], denied: true };
   }
 }
 
@@ -43,7 +51,7 @@ export async function readFocusNames(
   client: CloudforetClient,
   log: Logger,
   signal?: AbortSignal,
-): Promise<FocusNames> {
+): Promise<FocusNamesRead> {
   const [accounts, trusted, providers, regions] = await Promise.all([
     all(client, { path: '/identity/service-account/list', idKey: 'service_account_id' }, signal),
     allowedOrEmpty(
@@ -61,23 +69,38 @@ export async function readFocusNames(
     if (id) serviceAccounts.set(id, { name: str(a.name), trustedAccountId: str(a.trusted_account_id) });
   }
   const trustedAccounts = new Map<string, { accountId?: string; name?: string }>();
-  for (const t of trusted) {
+  for (const t of trusted.rows) {
     const id = str(t.trusted_account_id);
     const data = (t.data && typeof t.data === 'object' ? t.data : {}) as Record<string, unknown>;
     const accountId = PAYER_ACCOUNT_KEYS.map((k) => str(data[k])).find((v) => v !== undefined);
     if (id) trustedAccounts.set(id, { accountId, name: str(t.name) });
   }
   const providerNames = new Map<string, string>();
-  for (const p of providers) {
+  for (const p of providers.rows) {
     const code = str(p.provider);
     const name = str(p.name);
     if (code && name) providerNames.set(code, name);
   }
   const regionNames = new Map<string, string>();
-  for (const r of regions) {
+  for (const r of regions.rows) {
     const key = str(r.region_key);
     const name = str(r.name);
     if (key && name) regionNames.set(key, name);
   }
-  return { serviceAccounts, trustedAccounts, providerNames, regionNames };
+  // Positive evidence of a short answer: no service accounts at all, or service accounts naming
+  // trusted accounts the (allowed) trusted-account listing did not return.
+  const unknownPayers = trusted.denied
+    ? 0
+    : new Set(
+        [...serviceAccounts.values()]
+          .map((a) => a.trustedAccountId)
+          .filter((id) => id !== undefined && !trustedAccounts.has(id)),
+      ).size;
+  const gap =
+    serviceAccounts.size === 0
+      ? 'identity/service-account/list answered no service accounts'
+      : unknownPayers > 0
+        ? `identity/trusted-account/list lacks ${unknownPayers} trusted accounts that service accounts name`
+        : undefined;
+  return { serviceAccounts, trustedAccounts, providerNames, regionNames, ...(gap && { gap }) };
 }

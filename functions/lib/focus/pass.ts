@@ -14,7 +14,7 @@ import type { Sink } from '../storage/sink.ts';
 import { costTable } from '../tables/costs.ts';
 import { focusTable } from '../tables/focus.ts';
 import { deriveFocusUnit, type FocusManifest, focusManifestKey } from './derive.ts';
-import { type FocusNames, readFocusNames } from './names.ts';
+import { type FocusNamesRead, readFocusNames } from './names.ts';
 
 export interface FocusPassDeps {
   readonly client: CloudforetClient;
@@ -81,7 +81,7 @@ export async function exportFocus(
   }
   candidates.sort((a, b) => a.date.localeCompare(b.date) || a.dataSourceId.localeCompare(b.dataSourceId));
 
-  let names: Promise<FocusNames> | undefined;
+  let names: Promise<FocusNamesRead> | undefined;
   let written = 0;
   let removed = 0;
   let current = 0;
@@ -106,10 +106,10 @@ export async function exportFocus(
     }
     names ??= readFocusNames(deps.client, log, deps.signal);
     const fields = { dataSourceId: c.dataSourceId, billedDate: c.date };
-    if (focus?.key && (await names).serviceAccounts.size === 0) {
-      // An empty answer proves nothing: published rows are not replaced by rows without names.
-      const message =
-        'identity/service-account/list answered no service accounts: the published FOCUS rows are kept; rerun';
+    const { gap } = await names;
+    if (focus?.key && gap) {
+      // An empty answer proves nothing: published rows are not replaced by rows with fewer names.
+      const message = `${gap}: the published FOCUS rows are kept; rerun`;
       failures.push({ dataSourceId: c.dataSourceId, date: c.date, code: 'FOCUS_NAMES_MISSING', message });
       return;
     }
