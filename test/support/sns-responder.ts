@@ -1,11 +1,10 @@
 // A loopback SNS responder for the real SNSClient: the AWS Query protocol it speaks (a form-encoded
 // POST with Action=Publish&Version=2010-03-31, answered in XML), Publish only, with SNS's own
 // checks of the topic, the subject and a MessageStructure=json message (one entry per protocol). Point a client at it with AWS_ENDPOINT_URL_SNS.
-// The checks follow the Amazon SNS API Reference, Publish (as the SDK's PublishInput documents it):
-// Subject "must be ASCII text ... no line breaks or control characters, and must be less than 100
-// characters long"; with MessageStructure=json, "Keys in the JSON object that correspond to
-// supported transport protocols must have simple JSON string values" and a top-level "default"
-// key with a string value is required, else Publish fails with InvalidParameter.
+// The checks follow the Amazon SNS API Reference for Publish (as the SDK's PublishInput documents
+// it), paraphrased: a Subject is printable ASCII with no line breaks, up to 100 characters; with
+// MessageStructure=json each protocol's key holds a plain string and a top-level `default` entry
+// is required, else Publish fails with InvalidParameter.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
