@@ -53,7 +53,6 @@ export interface MappedCategory {
 }
 
 export function chargeCategoryOf(
-  _provider: string | null,
   info: Readonly<Record<string, unknown>> | undefined,
   cost: number,
 ): MappedCategory {

@@ -112,7 +112,7 @@ function derived(r: CostRecord): Derived {
   let d = derivedOf.get(r);
   if (!d) {
     const info = objectOf(r.additional_info);
-    const mapped = chargeCategoryOf(text(r.provider), info, amount(r.cost));
+    const mapped = chargeCategoryOf(info, amount(r.cost));
     d = { category: mapped.category, basis: mapped.basis, lineItemType: mapped.pluginValue };
     derivedOf.set(r, d);
   }
