@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { type IRole, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { LAMBDA_NODE_FLAGS } from './lambda-node-options.ts';
+import { LAMBDA_NODE_FLAGS, LAMBDA_RUNTIME_ENV } from './lambda-node-options.ts';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -125,6 +125,7 @@ export function functionEnvironment(
     FRESHNESS_HOURS: String(settings.freshnessHours),
     // Source maps in stack traces, and a young generation sized as the bench measured.
     NODE_OPTIONS: LAMBDA_NODE_FLAGS.join(' '),
+    ...LAMBDA_RUNTIME_ENV,
   };
 }
 

@@ -3,3 +3,12 @@
 // (semi-spaces up to 64 MB on a large host); 16 MB, Node 20's default, kept the cost export's
 // peak RSS at ~245 MB instead of ~380 MB at the same throughput (npm run bench, docs/performance.md).
 export const LAMBDA_NODE_FLAGS = ['--enable-source-maps', '--max-semi-space-size=16'] as const;
+
+/**
+ * The functions' environment beside NODE_OPTIONS. glibc gives each thread that allocates its own
+ * malloc arena (up to 8 per core), and zlib's compressions run on libuv's four threads: memory
+ * freed in those arenas stays resident. Two arenas took the cost export's peak RSS from ~300 to
+ * ~260 MB at the same CPU (npm run bench, docs/performance.md). Lambda passes a function's
+ * environment to the runtime process, whose glibc reads this at start.
+ */
+export const LAMBDA_RUNTIME_ENV = { MALLOC_ARENA_MAX: '2' } as const;

@@ -88,6 +88,7 @@ describe('CloudforetExportStack with defaults', () => {
       PARQUET_COMPRESSION: 'ZSTD',
       FRESHNESS_HOURS: '36',
       NODE_OPTIONS: '--enable-source-maps --max-semi-space-size=16',
+      MALLOC_ARENA_MAX: '2',
     });
   });
 

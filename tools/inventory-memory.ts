@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { CloudforetClient, createDispatcher } from '../functions/lib/cloudforet/client.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { runInventoryExport } from '../functions/lib/inventory/run.ts';
-import { LAMBDA_NODE_FLAGS } from '../infra/lambda-node-options.ts';
+import { LAMBDA_NODE_FLAGS, LAMBDA_RUNTIME_ENV } from '../infra/lambda-node-options.ts';
 import { startSimulator } from './simulator/index.ts';
 
 const MB = 1024 * 1024;
@@ -29,13 +29,14 @@ else if (values.measure)
 else await underFunctionFlags();
 
 /**
- * The measuring process runs with the functions' own Node flags (infra/lambda-node-options.ts),
+ * The measuring process runs with the functions' own Node flags and environment (infra/lambda-node-options.ts),
  * as the bench's stages do: without them Node 24 sizes the young generation from the host's memory.
  */
 async function underFunctionFlags(): Promise<void> {
   const flags = LAMBDA_NODE_FLAGS.filter((f) => f !== '--enable-source-maps');
   const child = fork(fileURLToPath(import.meta.url), [...process.argv.slice(2), '--measure'], {
     execArgv: ['--import', 'tsx', ...flags],
+    env: { ...process.env, ...LAMBDA_RUNTIME_ENV },
   });
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   process.exitCode = code ?? 1;

@@ -1,6 +1,6 @@
 // The bench's processes: the stage bundle, the page source, one fresh process per stage.
 import { type ChildProcess, fork } from 'node:child_process';
-import { LAMBDA_NODE_FLAGS } from '../../infra/lambda-node-options.ts';
+import { LAMBDA_NODE_FLAGS, LAMBDA_RUNTIME_ENV } from '../../infra/lambda-node-options.ts';
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
@@ -66,9 +66,13 @@ export function bestOf(results: readonly StageResult[]): StageResult {
 }
 
 export async function runStage(script: string, stage: string, spec: StageSpec): Promise<StageResult> {
-  // The functions' own Node flags (but source maps, which the bench bundle does not carry).
+  // The functions' own Node flags (but source maps, which the bench bundle does not carry) and
+  // environment.
   const flags = LAMBDA_NODE_FLAGS.filter((f) => f !== '--enable-source-maps');
-  const child = fork(script, [JSON.stringify(spec)], { execArgv: ['--no-warnings', ...flags] });
+  const child = fork(script, [JSON.stringify(spec)], {
+    execArgv: ['--no-warnings', ...flags],
+    env: { ...process.env, ...LAMBDA_RUNTIME_ENV },
+  });
   const message = await firstMessage<{ result?: StageResult; error?: string }>(child, stage);
   if (!message.result) throw new Error(`bench stage '${stage}' failed: ${message.error}`);
   progress(`  ${stage}: ${describe(message.result)}`);

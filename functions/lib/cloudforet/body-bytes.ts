@@ -4,12 +4,22 @@
 // longer than a young-generation cycle. Copied into a buffer taken from this pool instead, it
 // waits off the V8 heap in memory that the next answer reuses.
 
+import { parseJsonBytes } from './json-pieces.ts';
+
 export interface BodyBytes {
   /**
    * The body as text: UTF-8, a leading BOM dropped, as undici's body.text() gives it. The buffer
-   * then goes back to the pool, so this may be called once only.
+   * then goes back to the pool, so this (or json) may be called once only.
    */
   text(): string;
+  /**
+   * JSON.parse of that text, without making a string of a large list answer (json-pieces.ts);
+   * throws JSON.parse's SyntaxError when it is not JSON. Once only, as text().
+   */
+  json(): unknown;
+  /** The body's length in bytes (BOM dropped), and its first characters: for messages. */
+  readonly byteLength: number;
+  readonly head: string;
 }
 
 /** A body longer than the reader's limit; `declared` when its content-length said so up front. */
@@ -56,20 +66,29 @@ export async function readBody(
     throw error;
   }
   let read = false;
-  return {
-    text() {
-      if (read) throw new Error('an answer body can be read once only');
-      read = true;
-      const bom = length >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf;
-      const text = buffer.toString('utf8', bom ? 3 : 0, length);
+  const from = length >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
+  /** The bytes once, then the buffer goes back (an answer kept after reading must not keep it). */
+  const once = <T>(use: (bytes: Buffer) => T): T => {
+    if (read) throw new Error('an answer body can be read once only');
+    read = true;
+    try {
+      return use(buffer);
+    } finally {
       pool.give(buffer);
-      buffer = EMPTY; // the pool's now; an answer kept after reading must not keep it too
-      return text;
-    },
+      buffer = EMPTY;
+    }
+  };
+  return {
+    byteLength: length - from,
+    head: buffer.toString('utf8', from, Math.min(length, from + HEAD_BYTES)),
+    text: () => once((bytes) => bytes.toString('utf8', from, length)),
+    json: () => once((bytes) => parseJsonBytes(bytes, from, length)),
   };
 }
 
 const EMPTY = Buffer.alloc(0);
+/** Enough of the body to show what it is in a message. */
+const HEAD_BYTES = 160;
 const KB64 = 64 * 1024;
 /** A declared length sizes the first buffer up to this; a longer body grows it as it comes. */
 const MAX_HINT = 16 * 1024 * 1024;

@@ -146,7 +146,7 @@ export class CloudforetClient {
     opts: CallOptions,
   ): Promise<T> {
     try {
-      return parseAnswer(path, success.status, success.bytes.text(), opts.check) as T;
+      return parseAnswer(path, success.status, success.bytes, opts.check) as T;
     } catch (error) {
       await this.beforeRetry(path, attempt, error, opts.signal);
       return (await this.receiveFrom<T>(path, body, attempt + 1, opts)).read();

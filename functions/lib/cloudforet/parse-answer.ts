@@ -15,15 +15,22 @@ const ERROR_KEYS = ['detail', 'error', 'code'] as const;
  */
 export type AnswerCheck = (answer: Readonly<Record<string, unknown>>) => string | undefined;
 
+/** An answer's body: parsed once; its length and first characters for messages. */
+export interface AnswerBody {
+  json(): unknown;
+  readonly byteLength: number;
+  readonly head: string;
+}
+
 export function parseAnswer(
   path: string,
   status: number,
-  text: string,
+  body: AnswerBody,
   check?: AnswerCheck,
 ): Record<string, unknown> {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = body.json();
   } catch (error) {
     // A proxy page or a cut connection: transient as far as we can tell.
     throw new CloudforetApiError(
@@ -33,7 +40,7 @@ export function parseAnswer(
         path,
         retryable: true,
         message:
-          `cloudforet: ${path} answered ${status} with a body that is not JSON (${text.length} bytes, starts '${start(text)}'): ` +
+          `cloudforet: ${path} answered ${status} with a body that is not JSON (${body.byteLength} bytes, starts '${start(body.head)}'): ` +
           "check that the endpoint is Cloudforet's HTTP API (the console's CONSOLE_API_V2.ENDPOINT), not the console's web address",
       },
       { cause: error },
@@ -47,7 +54,7 @@ export function parseAnswer(
       path,
       retryable: true,
       message:
-        `cloudforet: ${path} answered ${status} with ${problem} (starts '${start(text)}'), which is no answer of this verb ` +
+        `cloudforet: ${path} answered ${status} with ${problem} (starts '${start(body.head)}'), which is no answer of this verb ` +
         '(an empty list is {}): check what stands between here and the API (a proxy or gateway reporting a failure as a success)',
     });
   }
