@@ -25,6 +25,27 @@ function counted(count: number) {
 }
 
 describe('readBody', () => {
+  it('peeks at the last value of a key before the body is read, and not after', async () => {
+    const text = JSON.stringify({
+      results: [{ cost_id: 'cost-1' }, { cost_id: 'cost-2', data: { cost_id: 'nested' } }],
+      total_count: 2500,
+    });
+    const body = await readBody(chunks(bytes(text)), undefined);
+    // The last occurrence, wherever it is: a guess the pager checks against the parsed page.
+    expect(body.peek('cost_id')).toBe('nested');
+    expect(body.peek('total_count')).toBe(2500);
+    expect(body.peek('absent')).toBeUndefined();
+    const escaped = await readBody(
+      chunks(bytes('{"results":[{"cost_id":"a\\"b"}],"total_count":"7"}')),
+      undefined,
+    );
+    expect(escaped.peek('cost_id')).toBeUndefined();
+    // A string where the pager wants a number: it then guesses nothing.
+    expect(escaped.peek('total_count')).toBe('7');
+    expect(body.json()).toEqual(JSON.parse(text));
+    expect(body.peek('cost_id')).toBeUndefined();
+  });
+
   it('joins chunks split inside a character and drops a leading BOM', async () => {
     const whole = Buffer.from('\uFEFF{"name":"팀-\u{1F600}"}', 'utf8');
     const cut = [whole.subarray(0, 2), whole.subarray(2, 13), whole.subarray(13)];

@@ -34,6 +34,29 @@ describe('fingerprints of a cost day', () => {
     ]);
   });
 
+  it('keys groups as attributionKey keys their rows: absent and odd fields, virtual workspaces', () => {
+    const workspaceOf = new Map([
+      ['v-workspace-1', 'workspace-9'],
+      ['v-workspace-2', undefined],
+    ]);
+    const rows = [
+      row('project-a', 1, { workspace_id: 'v-workspace-1' }),
+      row('project-a', 2, { workspace_id: 'v-workspace-2' }),
+      { project_id: 7, workspace_id: 'workspace-1', cost: 3 },
+      { service_account_id: 'sa-2', cost: 4 },
+      row('project-a', 5, { workspace_id: 'workspace-9' }),
+    ];
+    const builder = new FingerprintBuilder(workspaceOf);
+    builder.add(rows);
+    const keys = [...new Set(rows.map((r) => attributionKey(r, workspaceOf)))].sort();
+    expect(builder.build().map((g) => g.key)).toEqual(keys);
+    expect(builder.build().find((g) => g.key === 'project-a|workspace-9|sa-1')).toEqual({
+      key: 'project-a|workspace-9|sa-1',
+      rows: 2,
+      costSum: 6,
+    });
+  });
+
   it('sees rows moved between projects, though the day keeps its count and sum', () => {
     const before = new FingerprintBuilder();
     before.add([row('project-a', 1), row('project-a', 2)]);

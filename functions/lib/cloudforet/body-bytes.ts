@@ -17,6 +17,12 @@ export interface BodyBytes {
    * throws JSON.parse's SyntaxError when it is not JSON. Once only, as text().
    */
   json(): unknown;
+  /**
+   * The value of the last `"key":` in the bytes, unparsed, while they are unread: a guess for a
+   * pager that asks for the next page before it parses this one (what read gives is the truth).
+   * A string without escapes, or a whole number; undefined otherwise, and once read.
+   */
+  peek(key: string): string | number | undefined;
   /** The body's length in bytes (BOM dropped), and its first characters: for messages. */
   readonly byteLength: number;
   readonly head: string;
@@ -81,9 +87,29 @@ export async function readBody(
   return {
     byteLength: length - from,
     head: buffer.toString('utf8', from, Math.min(length, from + HEAD_BYTES)),
+    peek: (key) => (read ? undefined : lastValue(buffer, from, length, key)),
     text: () => once((bytes) => bytes.toString('utf8', from, length)),
     json: () => once((bytes) => parseJsonBytes(bytes, from, length)),
   };
+}
+
+/** A peeked value longer than this is no id or count: not guessed at. */
+const PEEK_BYTES = 256;
+
+function lastValue(bytes: Buffer, from: number, end: number, key: string): string | number | undefined {
+  const at = bytes.lastIndexOf(`"${key}":`, end - 1);
+  if (at < from) return undefined;
+  let i = at + key.length + 3;
+  while (i < end && bytes[i] === 0x20) i++;
+  if (bytes[i] === 0x22 /* " */) {
+    const close = bytes.indexOf(0x22, i + 1);
+    if (close < 0 || close > end || close - i > PEEK_BYTES) return undefined;
+    const text = bytes.toString('utf8', i + 1, close);
+    return text.includes('\\') ? undefined : text;
+  }
+  let stop = i;
+  while (stop < end && stop - i < 20 && bytes[stop]! >= 0x30 && bytes[stop]! <= 0x39) stop++;
+  return stop > i ? Number(bytes.toString('latin1', i, stop)) : undefined;
 }
 
 const EMPTY = Buffer.alloc(0);

@@ -55,6 +55,8 @@ export interface CallOptions {
 /** An answer that came whole and is not parsed yet; read() parses it, once. */
 export interface PendingAnswer<T> {
   read(): Promise<T>;
+  /** A guess at the last value of a key, from the bytes before read() (BodyBytes.peek). */
+  peek(key: string): string | number | undefined;
 }
 
 export const defaultRetry: RetryPolicy = { attempts: 5, baseDelayMs: 250, maxDelayMs: 10_000 };
@@ -131,7 +133,10 @@ export class CloudforetClient {
       try {
         opts.signal?.throwIfAborted();
         const success = await this.callOnce(path, body, opts.signal);
-        return { read: () => this.read<T>(path, body, success, attempt, opts) };
+        return {
+          read: () => this.read<T>(path, body, success, attempt, opts),
+          peek: (key) => success.bytes.peek(key),
+        };
       } catch (error) {
         await this.beforeRetry(path, attempt, error, opts.signal);
       }

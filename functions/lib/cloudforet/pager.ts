@@ -129,8 +129,11 @@ export async function* listPages(
 /**
  * Keyset pages: the server's top-k sort holds one page on every page (an offset makes it hold
  * every row before the page too), and rows that vanish before the last id cannot shift the pages.
- * A page's request needs the last id of the page before, so pages come one after the other:
- * the next is asked for as soon as a page is read, and travels while the caller encodes it.
+ * A page's request needs the last id of the page before, so pages come one after the other. The
+ * next is asked for as soon as a page has come, before it is parsed: its last id is guessed from
+ * the bytes (PendingAnswer.peek), and the guess is kept only if the parsed page ends with that id;
+ * otherwise that request is dropped and the next page asked for after the real last id. It then
+ * travels while this page is parsed and encoded.
  * Drift: total_count counts the rows after the last id, so it must fall by exactly the rows
  * received, and ids must keep ascending.
  */
@@ -141,11 +144,17 @@ async function* listKeysetPages(
 ): AsyncGenerator<ApiRecord[]> {
   const limit = Math.min(req.pageLimit ?? PAGE_LIMIT, PAGE_LIMIT);
   const own = new AbortController();
-  const opts = { signal: signal ? AbortSignal.any([signal, own.signal]) : own.signal };
+  const listing = signal ? AbortSignal.any([signal, own.signal]) : own.signal;
   const unsettled = new Set<Promise<void>>();
-  const ask = (after: string | undefined) => {
+  interface Asked {
+    readonly after: string | undefined;
+    readonly answer: Promise<PendingAnswer<ListAnswer>>;
+    readonly drop: AbortController;
+  }
+  const ask = (after: string | undefined): Asked => {
+    const drop = new AbortController();
     const answer = client.receive<ListAnswer>(req.path, keysetBody(req, after, limit), {
-      ...opts,
+      signal: AbortSignal.any([listing, drop.signal]),
       check: rowsFrom(1),
     });
     const settled = answer.then(
@@ -154,12 +163,14 @@ async function* listKeysetPages(
     );
     unsettled.add(settled);
     void settled.then(() => unsettled.delete(settled));
-    return answer;
+    return { after, answer, drop };
   };
   let remaining: number | undefined;
   let last: string | undefined;
-  let next: Promise<PendingAnswer<ListAnswer>> | undefined = ask(undefined);
-  /** The checks of one answer, and the page after it asked for; its rows. */
+  let next: Asked | undefined = ask(undefined);
+  /** The page after the guessed last id, asked before this one is parsed. */
+  let guessed: Asked | undefined;
+  /** The checks of one answer, and the page after it asked for (the guessed one if right); its rows. */
   const accept = ({ total_count: total = 0, results: rows = [] }: ListAnswer): ApiRecord[] => {
     if (remaining !== undefined && total !== remaining) {
       throw new PagingDriftError(
@@ -171,13 +182,20 @@ async function* listKeysetPages(
     }
     last = checkAscending(req, rows, last);
     remaining = total - rows.length;
-    if (remaining > 0) next = ask(last);
+    const guess = guessed;
+    guessed = undefined;
+    if (guess && (remaining === 0 || guess.after !== last)) guess.drop.abort();
+    if (remaining > 0) next = guess?.after === last ? guess : ask(last);
     return rows;
   };
   /** The answer asked for last, parsed; nothing keeps it but the caller. */
   const readNext = async (): Promise<ListAnswer> => {
-    const pending = await next!;
+    const pending = await next!.answer;
     next = undefined;
+    // More rows than a page after this one's start: there is a next page; guess where it starts.
+    const total = pending.peek('total_count');
+    const after = pending.peek(req.idKey);
+    if (typeof total === 'number' && total > limit && typeof after === 'string') guessed = ask(after);
     return pending.read();
   };
   // Yielded out of a holder, as in listPages: a suspended generator keeps its locals.

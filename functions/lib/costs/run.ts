@@ -16,7 +16,7 @@ import { silentLogger } from '../log.ts';
 import type { PlannedUnit } from './planning/plan-units.ts';
 import { jobMarksOf, warnAboutSources } from './planning/plan-reports.ts';
 import { writeJobMarks } from './planning/job-marks.ts';
-import { forEachLimit } from '../pool.ts';
+import { forEachLimit, Gate } from '../pool.ts';
 import { prepareDestination } from '../export/prepare-destination.ts';
 import type { DestinationOwner } from '../storage/destination-claim.ts';
 import { clampToRetention } from './planning/retention.ts';
@@ -64,19 +64,30 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
   warnAboutSources(log, plan);
   const results: CostUnitResult[] = [];
   const failures: UnitFailure[] = [];
+  // `concurrency` units page at once, each holding a place from its start to its last page; one
+  // more may be publishing meanwhile (its last checks, commit, ledger and manifest), so no place
+  // waits for that. A unit waiting for a place has not started. A unit retried after its pages
+  // came (a failed commit) pages again without a place: rare, and bounded by the units running.
+  const concurrency = deps.concurrency ?? 4;
+  const paging = new Gate(concurrency);
   const exec = await unitExecutor({ ...deps, runId, log }, dataSources);
   let rows = 0;
   const notStarted: PlannedUnit[] = [];
-  await forEachLimit(plan.units, deps.concurrency ?? 4, async (unit) => {
-    if (notStarted.length > 0 || deps.shouldStartUnit?.() === false || deps.signal?.aborted) {
-      notStarted.push(unit);
-      return;
-    }
-    const outcome = await exec.run(unit);
-    if ('code' in outcome) failures.push(outcome);
-    else {
-      results.push(outcome);
-      rows += outcome.rows;
+  await forEachLimit(plan.units, concurrency + 1, async (unit) => {
+    const leave = await paging.enter();
+    try {
+      if (notStarted.length > 0 || deps.shouldStartUnit?.() === false || deps.signal?.aborted) {
+        notStarted.push(unit);
+        return;
+      }
+      const outcome = await exec.run(unit, leave);
+      if ('code' in outcome) failures.push(outcome);
+      else {
+        results.push(outcome);
+        rows += outcome.rows;
+      }
+    } finally {
+      leave();
     }
     const unitsDone = results.length + failures.length;
     deps.onProgress?.({ unitsDone, unitsTotal: plan.units.length, rows, elapsedMs: Date.now() - started });

@@ -25,6 +25,11 @@ export interface ListingExportDeps {
   readonly signal?: AbortSignal;
   /** Parquet page codec (PARQUET_COMPRESSION); the writer's default unless set. */
   readonly compression?: Compression;
+  /**
+   * Called once the last page has come, before the unit publishes: frees the unit's paging place
+   * (costs/run.ts), so the next unit pages while this one publishes.
+   */
+  readonly pagingDone?: () => void;
 }
 
 /** What one object holds, once published (key null: the listing was empty, so no object). */
@@ -148,6 +153,7 @@ async function writeObject<C>(
       page = undefined;
       await appended;
     }
+    deps.pagingDone?.();
     await spec.beforePublish?.(count, signal);
     if (!writer || !upload) return { rows: 0, bytes: 0 };
     const { bytes } = await writer.close();

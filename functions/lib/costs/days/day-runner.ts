@@ -23,12 +23,19 @@ export type UnitExecutorDeps = Omit<CostUnitDeps, 'workspaceOfVirtual' | 'syncSt
 export async function unitExecutor(
   deps: UnitExecutorDeps,
   dataSources: readonly DataSourceInfo[],
-): Promise<{ run(unit: PlannedUnit): Promise<CostUnitResult | UnitFailure>; retries(): number }> {
+): Promise<{
+  /** pagingDone: called when the unit's (first attempt's) last page has come. */
+  run(unit: PlannedUnit, pagingDone?: () => void): Promise<CostUnitResult | UnitFailure>;
+  retries(): number;
+}> {
   const byId = new Map(dataSources.map((d) => [d.id, d]));
   const workspaceOfVirtual = await virtualWorkspaceMap(deps.client);
   const unitDeps: CostUnitDeps = { ...deps, workspaceOfVirtual, syncStamps: new Map() };
   let retries = 0;
-  const run = async (planned: PlannedUnit): Promise<CostUnitResult | UnitFailure> => {
+  const run = async (
+    planned: PlannedUnit,
+    pagingDone?: () => void,
+  ): Promise<CostUnitResult | UnitFailure> => {
     const { jobId, analyzed } = planned;
     const unit = { dataSource: byId.get(planned.dataSourceId)!, date: planned.date, jobId, analyzed };
     const { dataSourceId, date } = planned;
@@ -36,7 +43,7 @@ export async function unitExecutor(
     const outcome = await attemptUnit(
       { what: 'cost unit', log: deps.log, fields, attempts: deps.unitAttempts, signal: deps.signal },
       restating(deps.sink, { ...planned, runId: deps.runId, workspaceOf: workspaceOfVirtual }, () =>
-        exportCostUnit(unitDeps, unit),
+        exportCostUnit({ ...unitDeps, pagingDone }, unit),
       ),
     );
     retries += outcome.retries;

@@ -40,6 +40,8 @@ export interface CostUnitDeps {
   readonly syncStamps: SyncStamps;
   /** Aborting it ends the unit and every request it started. */
   readonly signal?: AbortSignal;
+  /** The unit's last page has come (ListingExportDeps.pagingDone). */
+  readonly pagingDone?: () => void;
 }
 
 /**

@@ -45,25 +45,50 @@ export function canonicalGroups(groups: readonly GroupStat[], workspaceOf: Works
   return sortGroups([...merged].map(([key, g]) => ({ key, ...g })));
 }
 
-/** Adds rows up per attribution, as the export reads them (keyed through the mapping, when given). */
+/**
+ * Adds rows up per attribution, as the export reads them (keyed through the mapping, when given).
+ * Nested by field, so a row costs three lookups and no key string (built once a group, in build()).
+ */
 export class FingerprintBuilder {
-  private readonly groups = new Map<string, { rows: number; costSum: number }>();
+  private readonly groups = new Map<string, Map<string, Map<string, { rows: number; costSum: number }>>>();
 
   constructor(private readonly workspaceOf?: WorkspaceOfVirtual) {}
 
   add(page: readonly Record<string, unknown>[]): void {
     for (const row of page) {
-      const key = attributionKey(row, this.workspaceOf);
-      const group = this.groups.get(key) ?? { rows: 0, costSum: 0 };
+      const project = typeof row.project_id === 'string' ? row.project_id : '';
+      let workspace = typeof row.workspace_id === 'string' ? row.workspace_id : '';
+      if (this.workspaceOf?.has(workspace)) workspace = this.workspaceOf.get(workspace) ?? '';
+      const account = typeof row.service_account_id === 'string' ? row.service_account_id : '';
+      const byWorkspace = entry(this.groups, project, () => new Map());
+      const group = entry(
+        entry(byWorkspace, workspace, () => new Map()),
+        account,
+        () => ({ rows: 0, costSum: 0 }),
+      );
       group.rows++;
       group.costSum += typeof row.cost === 'number' ? row.cost : 0;
-      this.groups.set(key, group);
     }
   }
 
   build(): GroupStat[] {
-    return sortGroups([...this.groups].map(([key, g]) => ({ key, ...g })));
+    const groups: GroupStat[] = [];
+    for (const [project, byWorkspace] of this.groups)
+      for (const [workspace, byAccount] of byWorkspace)
+        for (const [account, g] of byAccount)
+          groups.push({ key: `${project}|${workspace}|${account}`, ...g });
+    return sortGroups(groups);
   }
+}
+
+/** The map's value for the key, made and set first if there is none. */
+function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
 }
 
 export function sortGroups(groups: GroupStat[]): GroupStat[] {
