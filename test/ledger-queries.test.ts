@@ -1,6 +1,6 @@
 // The saved queries over the run ledger, run in DuckDB (tools/duckdb-athena.ts) over what cost runs
 // against the simulator wrote: freshness, completeness, reconcile, restatements of confirmed months.
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
@@ -77,6 +77,41 @@ describe('saved queries over the run ledger', () => {
         .sort()
         .map((id) => [id, GAP]),
     );
+  });
+
+  it('completeness_missing_days lists every day of a longer gap, and nothing between consecutive days', async () => {
+    // A ledger written by hand: a two-day gap, a day with no rows (still covered), another
+    // table's unit inside a gap (not covering it), a day exported twice, a lone day.
+    const own = await mkdtemp(join(tmpdir(), 'ledger-gaps-'));
+    const folder = join(own, 'ledger', 'export_units', `export_date=${MONTH_7}-20`);
+    await mkdir(folder, { recursive: true });
+    const unit = (source: string, day: number, more: Record<string, unknown> = {}) =>
+      JSON.stringify({
+        table_name: 'costs',
+        partition_value: `${MONTH_7}-${String(day).padStart(2, '0')}`,
+        source,
+        object_key: `k-${source}-${day}`,
+        exported_at: `${MONTH_7}-20T00:00:00.000Z`,
+        ...more,
+      });
+    const lines = [
+      ...[1, 2, 5, 6, 6, 9, 11].map((d) => unit('ds-a', d)),
+      unit('ds-a', 7, { object_key: null, row_count: 0 }),
+      unit('ds-a', 10, { table_name: 'focus' }),
+      unit('ds-b', 3),
+    ];
+    await Promise.all(lines.map((line, i) => writeFile(join(folder, `u${i}.json`), `${line}\n`)));
+    const db = await athenaOver(own);
+    try {
+      const rows = await db.run(sql('completeness_missing_days'));
+
+      expect(rows.map((r) => [r.data_source_id, r.missing_billed_date])).toEqual(
+        [3, 4, 8, 10].map((d) => ['ds-a', `${MONTH_7}-${String(d).padStart(2, '0')}`]),
+      );
+    } finally {
+      db.close();
+      await rm(own, { recursive: true, force: true });
+    }
   });
 
   it("reconcile_cost_days matches Cloudforet's analyze totals, then finds the one day whose file no longer does", async () => {

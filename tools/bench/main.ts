@@ -1,6 +1,7 @@
 // npm run bench [-- --rows 5000000]: the cost export measured against the local simulator and
 // s3rver. The page source (simulator + recording front) and s3rver run in their own processes;
 // each measured stage runs alone in a fresh process built as the Lambda is (esbuild, ESM).
+// The reading stage (reading.ts) ends the run: --no-reading skips it, --reading-only runs it alone.
 // Prints progress on stderr, then the table, the targets and one JSON line on stdout.
 import { parseArgs } from 'node:util';
 import { addDays } from '../../functions/lib/dates.ts';
@@ -17,6 +18,7 @@ const FROM = '2026-01-01';
 const REFERENCE_ROWS = 1_000_000;
 
 const { values: args } = parseArgs({
+  allowNegative: true,
   options: {
     rows: { type: 'string', default: '1000000' },
     'data-sources': { type: 'string', default: '4' },
@@ -28,7 +30,7 @@ const { values: args } = parseArgs({
     'part-size-mb': { type: 'string' },
     repeat: { type: 'string', default: '2' },
     services: { type: 'string', default: '200000' },
-    reading: { type: 'boolean', default: false },
+    reading: { type: 'boolean', default: true },
     'reading-only': { type: 'boolean', default: false },
     'reading-rows-per-day': { type: 'string', default: String(READING_SCALE.rowsPerDay) },
     'reading-snapshot-days': { type: 'string', default: String(READING_SCALE.snapshotDays) },

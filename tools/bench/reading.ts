@@ -1,19 +1,24 @@
-// The cost of reading (npm run bench -- --reading): a year of cost files (12 months × 5 data
-// sources) and daily inventory snapshots, written by the exporter's own writer (the CLI against
-// the simulator) into a directory laid out as the bucket; then every saved query and view run
-// in DuckDB (tools/duckdb-athena.ts translates them) under its profiler, DuckDB standing in for
+// The cost of reading (a stage of npm run bench; --reading-only alone, --no-reading skips it): a
+// year of cost files (12 months × 5 data sources), the focus rows the cost export derives from
+// them and daily inventory snapshots, written by the exporter's own writer (the CLI against the
+// simulator) into a directory laid out as the bucket; then every saved query and view run in
+// DuckDB (tools/duckdb-athena.ts translates them) under its profiler, DuckDB standing in for
 // Athena's scan. Per query: the objects and bytes DuckDB read, against the minimum the question
 // needs: the columns it reads, in the partitions its filters select, and of snapshot tables only
 // the newest day (a name or an inventory count is asked as of now).
-import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
+import type { CliIo } from '../../cli/command-context.ts';
 import { main as cli } from '../../cli/main.ts';
+import type { CostRunSummary } from '../../functions/lib/costs/run.ts';
+import { retentionStart } from '../../functions/lib/costs/planning/job-history.ts';
 import { addDays, utcDay } from '../../functions/lib/dates.ts';
+import { ledgerPrefix } from '../../functions/lib/storage/layout.ts';
 import { exportTables } from '../../functions/lib/tables/all-tables.ts';
+import { ledgerTables } from '../../functions/lib/tables/ledger.ts';
 import { loadNamedQueries } from '../../infra/named-queries.ts';
-import { fakeIo } from '../../test/support/fake-io.ts';
-import { type AthenaLike, athenaOver } from '../duckdb-athena.ts';
+import { type AthenaLike, athenaOver, trinoToDuckDb } from '../duckdb-athena.ts';
 import { startSimulator } from '../simulator/index.ts';
 import { markdownTable } from './markdown.ts';
 
@@ -27,16 +32,19 @@ export interface ReadingScale {
 }
 
 /**
- * The year up to yesterday by the real clock (Athena's clock stands at today, noon UTC): the
- * exporter keeps to Cloudforet's retention as of the real clock, and a fixed window once lost its
- * oldest month to it.
+ * The 12 months Cloudforet retains by the real clock (this one included), up to yesterday
+ * (Athena's clock stands at today, noon UTC): the exporter keeps to that retention, and a fixed
+ * window once lost its oldest month to it. Objects, not rows, are what the layout costs; rows a
+ * day only make each object bigger, so the bench's default keeps them few enough for the stage
+ * to take a few minutes on 2 cores (docs/performance.md, "Reading cost").
  */
-const YESTERDAY = addDays(utcDay(new Date()), -1);
+const TODAY = new Date();
+const YESTERDAY = addDays(utcDay(TODAY), -1);
 export const READING_SCALE: ReadingScale = {
   dataSources: 5,
-  from: addDays(YESTERDAY, -364),
+  from: retentionStart(TODAY),
   to: YESTERDAY,
-  rowsPerDay: 1000,
+  rowsPerDay: 100,
   snapshotDays: 365,
   cloudServices: 2000,
 };
@@ -47,16 +55,24 @@ export interface QueryReading {
   readonly bytes: number;
   readonly minObjects: number;
   readonly minBytes: number;
+  /** DuckDB's wall time for the query here: where the stage's time goes, not Athena's. */
+  readonly ms: number;
 }
 
 export interface ReadingFigures {
   readonly scale: ReadingScale;
+  /** Data source-days and cost rows the CLI exported (days beyond retention are not). */
+  readonly costUnits: number;
   readonly costRows: number;
-  /** The whole export: parquet objects and bytes, and of them the costs table. */
+  /** The whole export: parquet objects and bytes, and of them the costs and focus tables. */
   readonly objects: number;
   readonly bytes: number;
   readonly costObjects: number;
   readonly costBytes: number;
+  readonly focusObjects: number;
+  readonly focusBytes: number;
+  /** Wall time of the stage: the export (CLI and snapshot copies), the queries, in all. */
+  readonly seconds: { readonly export: number; readonly queries: number; readonly total: number };
   readonly queries: QueryReading[];
   /** A year's spend by month and provider over the daily objects, and over one object a month. */
   readonly compaction: {
@@ -65,6 +81,12 @@ export interface ReadingFigures {
     monthlyObjects: number;
     monthlyBytes: number;
   };
+}
+
+/** What the export holds: its Parquet objects, and the JSON objects of each ledger table. */
+interface ExportIndex {
+  readonly files: Map<string, FileInfo>;
+  readonly ledger: Map<string, number>;
 }
 
 interface FileInfo {
@@ -86,16 +108,20 @@ const EVERY_SNAPSHOT = new Set(['create_costs_named_as_of_day_view', 'inventory_
 const progress = (text: string) => process.stderr.write(`${text}\n`);
 
 export async function measureReading(scale: ReadingScale = READING_SCALE): Promise<ReadingFigures> {
+  const started = performance.now();
   const dir = await mkdtemp(join(tmpdir(), 'bench-reading-'));
   const out = join(dir, 'out');
   try {
-    await exportYear(dir, out, scale);
-    const files = await indexFiles(out);
+    const exported = await exportYear(dir, out, scale);
+    const exportEnded = performance.now();
+    const index = await indexFiles(out);
+    const { files } = index;
     const now = new Date(`${addDays(scale.to, 1)}T12:00:00.000Z`);
     const queries: QueryReading[] = [];
     let compaction: ReadingFigures['compaction'] | undefined;
     const all = loadNamedQueries();
     const db = await athenaOver(out, { now });
+    const context: ProfileContext = { index, dir, now };
     try {
       // Every query reads from the files, not from what the one before left in DuckDB's caches.
       await db.connection.run('SET enable_external_file_cache = false');
@@ -104,21 +130,33 @@ export async function measureReading(scale: ReadingScale = READING_SCALE): Promi
       for (const q of all) if (q.sql.startsWith('CREATE OR REPLACE VIEW')) await db.run(q.sql);
       for (const q of all) {
         const sql = q.sql.startsWith('CREATE OR REPLACE VIEW') ? `SELECT * FROM ${viewName(q.sql)}` : q.sql;
-        queries.push({ query: q.name, ...(await profile(db, sql, q.name, files, dir)) });
+        queries.push({ query: q.name, ...(await profile(db, sql, q.name, context)) });
       }
-      compaction = await compact(db, files, dir);
+      compaction = await compact(db, context);
     } finally {
       db.close();
     }
     const list = [...files.values()];
     const costs = list.filter((f) => f.table === 'costs');
+    const focus = list.filter((f) => f.table === 'focus');
+    const ended = performance.now();
+    const seconds = (ms: number) => Math.round(ms / 100) / 10;
+    progress(`reading: queries measured in ${seconds(ended - exportEnded)} s`);
     return {
       scale,
-      costRows: scale.dataSources * scale.rowsPerDay * (daysBetween(scale.from, scale.to) + 1),
+      costUnits: exported.units,
+      costRows: exported.rows,
       objects: list.length,
       bytes: list.reduce((n, f) => n + f.size, 0),
       costObjects: costs.length,
       costBytes: costs.reduce((n, f) => n + f.size, 0),
+      focusObjects: focus.length,
+      focusBytes: focus.reduce((n, f) => n + f.size, 0),
+      seconds: {
+        export: seconds(exportEnded - started),
+        queries: seconds(ended - exportEnded),
+        total: seconds(ended - started),
+      },
       queries,
       compaction: compaction!,
     };
@@ -129,10 +167,22 @@ export async function measureReading(scale: ReadingScale = READING_SCALE): Promi
 
 const daysBetween = (from: string, to: string) =>
   Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000);
+/** Calendar months from `from`'s to `to`'s, both counted. */
+function monthsBetween(from: string, to: string): number {
+  const month = (day: string) => Number(day.slice(0, 4)) * 12 + Number(day.slice(5, 7));
+  return month(to) - month(from) + 1;
+}
 const viewName = (sql: string) => /CREATE OR REPLACE VIEW\s+(\w+)/.exec(sql)![1]!;
 
-/** Costs for the year and one inventory snapshot by the CLI; the snapshot copied to every day before. */
-async function exportYear(dir: string, out: string, scale: ReadingScale): Promise<void> {
+/**
+ * Costs for the year (and the focus rows the cost export derives at its end) and one inventory
+ * snapshot by the CLI; the snapshot copied to every day before. The CLI's progress goes to stderr.
+ */
+async function exportYear(
+  dir: string,
+  out: string,
+  scale: ReadingScale,
+): Promise<Pick<CostRunSummary, 'units' | 'rows'>> {
   const started = performance.now();
   const simulator = await startSimulator({
     seed: 7,
@@ -144,13 +194,18 @@ async function exportYear(dir: string, out: string, scale: ReadingScale): Promis
     exactRowsPerDay: true,
     cloudServices: scale.cloudServices,
   });
+  let summary: CostRunSummary;
   try {
     await writeFile(join(dir, 'app.secret'), simulator.issueToken());
     const common = ['--endpoint', simulator.url, '--secret-file', join(dir, 'app.secret'), '--out', out];
-    const costs = await cli(['costs', ...common, '--from', scale.from, '--to', scale.to], {}, fakeIo());
-    const inventory = await cli(['inventory', ...common, '--snapshot-date', scale.to], {}, fakeIo());
+    const io = cliIo();
+    const costs = await cli(['costs', ...common, '--from', scale.from, '--to', scale.to, '--json'], {}, io);
+    const inventory = await cli(['inventory', ...common, '--snapshot-date', scale.to], {}, cliIo());
     if (costs !== 0 || inventory !== 0)
       throw new Error(`reading: the export failed (${costs}, ${inventory})`);
+    summary = JSON.parse(io.out()) as CostRunSummary;
+    if (!summary.focus || summary.focus.failures.length > 0)
+      throw new Error(`reading: the focus pass did not run or failed (${JSON.stringify(summary.focus)})`);
   } finally {
     await simulator.close();
   }
@@ -163,15 +218,43 @@ async function exportYear(dir: string, out: string, scale: ReadingScale): Promis
     }
   }
   progress(`reading: exported a year in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  return summary;
 }
 
-/** Every Parquet object of the export: its table, partition, size and column chunk bytes. */
-async function indexFiles(out: string): Promise<Map<string, FileInfo>> {
+/** The CLI's streams in process: its progress lines to stderr, its answer kept. */
+function cliIo(): CliIo & { out: () => string } {
+  const out: string[] = [];
+  const stream = (write: (text: string) => void) =>
+    ({
+      isTTY: false,
+      write: (chunk: string) => {
+        write(String(chunk));
+        return true;
+      },
+    }) as unknown as NodeJS.WriteStream;
+  return {
+    stdout: stream((text) => out.push(text)),
+    stderr: stream((text) => process.stderr.write(`reading: ${text}`)),
+    out: () => out.join(''),
+  };
+}
+
+/**
+ * Every Parquet object of the export (its table, partition, size and column chunk bytes), and how
+ * many JSON objects each ledger table holds.
+ */
+async function indexFiles(out: string): Promise<ExportIndex> {
   const files = new Map<string, FileInfo>();
+  const ledger = new Map<string, number>();
+  for (const table of ledgerTables) {
+    const found = await readdir(join(out, ledgerPrefix(table.name)), { recursive: true }).catch(() => []);
+    ledger.set(table.name, found.filter((f) => String(f).endsWith('.json')).length);
+  }
   const db = await athenaOver(out);
   try {
     for (const table of exportTables) {
-      const glob = join(out, table.name, '*', '*.parquet');
+      // focus is partitioned by billing period, then charge day: two folders.
+      const glob = join(out, table.name, ...(table.dayKey ? ['*', '*'] : ['*']), '*.parquet');
       if (!(await stat(join(out, table.name)).catch(() => undefined))) continue;
       const rows = await db.run(
         `SELECT file_name AS f, path_in_schema AS c, sum(total_compressed_size) AS z FROM parquet_metadata('${glob}') GROUP BY 1, 2`,
@@ -180,7 +263,10 @@ async function indexFiles(out: string): Promise<Map<string, FileInfo>> {
         const path = String(r.f);
         let info = files.get(path);
         if (!info) {
-          const partition = path.split(sep).at(-2)!.split('=')[1]!;
+          // billed_date=2026-01-05, or x_billing_period=2026-01/x_charge_day=05: 2026-01/05.
+          const folders = path.split(sep).slice(0, -1).reverse();
+          const keys = folders.slice(0, table.dayKey ? 2 : 1).reverse();
+          const partition = keys.map((k) => k.split('=')[1]!).join('/');
           info = { table: table.name, partition, size: (await stat(path)).size, columns: new Map() };
           files.set(path, info);
         }
@@ -190,7 +276,7 @@ async function indexFiles(out: string): Promise<Map<string, FileInfo>> {
   } finally {
     db.close();
   }
-  return files;
+  return { files, ledger };
 }
 
 interface ScanNode {
@@ -200,13 +286,20 @@ interface ScanNode {
   total_bytes_read?: number;
 }
 
-/** One query in a fresh database under DuckDB's profiler: what it read, and the least it needs. */
+interface ProfileContext {
+  readonly index: ExportIndex;
+  /** Where the profiles are written. */
+  readonly dir: string;
+  /** Athena's clock. */
+  readonly now: Date;
+}
+
+/** One query under DuckDB's profiler: what it read, and the least it needs. */
 async function profile(
   db: AthenaLike,
   sql: string,
   name: string,
-  files: Map<string, FileInfo>,
-  dir: string,
+  { index: { files, ledger }, dir, now }: ProfileContext,
 ): Promise<Omit<QueryReading, 'query'>> {
   const output = join(dir, `profile-${name}.json`);
   await db.connection.run(`PRAGMA enable_profiling = 'json'`);
@@ -214,19 +307,31 @@ async function profile(
   await db.connection.run(
     `SET custom_profiling_settings = '{"TOTAL_BYTES_READ": "true", "EXTRA_INFO": "true", "OPERATOR_TYPE": "true"}'`,
   );
-  await db.run(sql);
+  const started = performance.now();
+  // Kept in DuckDB, not turned into JavaScript rows: a view's SELECT * is 180,000 wide rows.
+  await db.connection.run(trinoToDuckDb(sql, now));
+  const ms = Math.round(performance.now() - started);
   await db.connection.run('PRAGMA disable_profiling');
+  progress(`reading: ${name} in ${(ms / 1000).toFixed(1)} s`);
   if (process.env.READING_KEEP) await writeFile(`/tmp/profile-${name}.json`, await readFile(output));
   const root = JSON.parse(await readFile(output, 'utf8')) as ScanNode;
   let objects = 0;
   let minObjects = 0;
   let minBytes = 0;
+  const ledgersRead = new Set<string>();
   for (const scan of scans(root)) {
     const info = scan.extra_info ?? {};
     const glob = [info['Filename(s)'] ?? ''].flat().join(',');
     const table = exportTables.find((t) => glob.includes(`${sep}${t.name}${sep}`))?.name;
     const read = Number(info['Total Files Read'] ?? 0);
     objects += read;
+    // A ledger table is partitioned by export day: a question about billed days reads it whole,
+    // once. DuckDB reports no bytes for its JSON, so neither does the least.
+    const ledgerTable = ledgerTables.find((t) => glob.includes(`${sep}${ledgerPrefix(t.name)}`))?.name;
+    if (ledgerTable && read > 0 && !ledgersRead.has(ledgerTable)) {
+      ledgersRead.add(ledgerTable);
+      minObjects += ledger.get(ledgerTable) ?? 0;
+    }
     if (!table || read === 0) continue;
     const columns = `${[info.Projections ?? ''].flat().join(',')},${[info.Filters ?? ''].flat().join(',')}`;
     // The newest partitions first: every query's window ends now.
@@ -245,19 +350,15 @@ async function profile(
       for (const [column, bytes] of file.columns) if (mentions(columns, column)) minBytes += bytes;
     }
   }
-  return { objects, bytes: Number(root.total_bytes_read ?? 0), minObjects, minBytes };
+  return { objects, bytes: Number(root.total_bytes_read ?? 0), minObjects, minBytes, ms };
 }
 
 /**
  * The proposal's second table, measured: the year's cost rows rewritten one object a month
  * (DuckDB's writer, ZSTD, row groups of 122,880), and the same question asked of both layouts.
  */
-async function compact(
-  db: AthenaLike,
-  files: Map<string, FileInfo>,
-  dir: string,
-): Promise<ReadingFigures['compaction']> {
-  const monthly = join(dir, 'monthly');
+async function compact(db: AthenaLike, context: ProfileContext): Promise<ReadingFigures['compaction']> {
+  const monthly = join(context.dir, 'monthly');
   await db.run(
     `COPY (SELECT * EXCLUDE (billed_date) FROM costs) TO '${monthly}' ` +
       `(FORMAT PARQUET, COMPRESSION ZSTD, PARTITION_BY (billed_month), PER_THREAD_OUTPUT false)`,
@@ -273,9 +374,9 @@ async function compact(
     `SELECT billed_month, provider, sum(cost) AS cost FROM ${table} GROUP BY 1, 2 ORDER BY 1, 2`;
   const daily = {
     query: 'year by month (daily objects)',
-    ...(await profile(db, question('costs'), 'daily', files, dir)),
+    ...(await profile(db, question('costs'), 'daily', context)),
   };
-  const monthlyRead = await profile(db, question('costs_monthly'), 'monthly', files, dir);
+  const monthlyRead = await profile(db, question('costs_monthly'), 'monthly', context);
   const sizes = await db.run(
     `SELECT count(DISTINCT file_name) AS n, sum(total_compressed_size) AS z FROM parquet_metadata('${monthly}/*/*.parquet')`,
   );
@@ -298,12 +399,16 @@ const MB = 1024 * 1024;
 
 export function describeReading(r: ReadingFigures): string {
   const s = r.scale;
+  const n = (x: number) => x.toLocaleString('en-US');
   return [
-    `reading: ${s.dataSources} data sources × ${daysBetween(s.from, s.to) + 1} days (${s.from} to ${s.to}) × ` +
-      `${s.rowsPerDay.toLocaleString('en-US')} rows = ${r.costRows.toLocaleString('en-US')} cost rows in ` +
-      `${r.costObjects.toLocaleString('en-US')} objects (${(r.costBytes / MB).toFixed(1)} MB, ` +
-      `${(r.costBytes / r.costObjects / 1024).toFixed(0)} KiB each); ${s.snapshotDays} daily inventory snapshots; ` +
-      `${r.objects.toLocaleString('en-US')} Parquet objects, ${(r.bytes / MB).toFixed(1)} MB in all. ` +
+    `reading: ${monthsBetween(s.from, s.to)} months as the CLI exports them, ${s.from} to ${s.to}, ` +
+      `${s.dataSources} data sources × ${daysBetween(s.from, s.to) + 1} days × ${n(s.rowsPerDay)} rows a day ` +
+      `(few rows a day keep the stage short; objects, the figure to read first, do not depend on them, bytes grow with them): ` +
+      `${n(r.costUnits)} data source-days, ${n(r.costRows)} cost rows in ${n(r.costObjects)} cost objects ` +
+      `(${(r.costBytes / MB).toFixed(1)} MB, ${(r.costBytes / r.costObjects / 1024).toFixed(0)} KiB each) and ` +
+      `${n(r.focusObjects)} focus objects (${(r.focusBytes / MB).toFixed(1)} MB); ${s.snapshotDays} daily inventory snapshots; ` +
+      `${n(r.objects)} Parquet objects, ${(r.bytes / MB).toFixed(1)} MB in all. ` +
+      `Stage: ${r.seconds.total} s (export ${r.seconds.export} s, queries ${r.seconds.queries} s). ` +
       'DuckDB read (its profiler) against the least the question needs:',
     '',
     markdownTable([
@@ -329,11 +434,15 @@ export function describeReading(r: ReadingFigures): string {
 export function readingSummary(r: ReadingFigures): Record<string, unknown> {
   return {
     scale: r.scale,
+    costUnits: r.costUnits,
     costRows: r.costRows,
     objects: r.objects,
     bytes: r.bytes,
     costObjects: r.costObjects,
     costBytes: r.costBytes,
+    focusObjects: r.focusObjects,
+    focusBytes: r.focusBytes,
+    seconds: r.seconds,
     compaction: {
       dailyObjects: r.compaction.daily.objects,
       dailyBytes: r.compaction.daily.bytes,
@@ -343,7 +452,7 @@ export function readingSummary(r: ReadingFigures): Record<string, unknown> {
     queries: Object.fromEntries(
       r.queries.map((q) => [
         q.query,
-        { objects: q.objects, bytes: q.bytes, minObjects: q.minObjects, minBytes: q.minBytes },
+        { objects: q.objects, bytes: q.bytes, minObjects: q.minObjects, minBytes: q.minBytes, ms: q.ms },
       ]),
     ),
   };

@@ -12,7 +12,11 @@ const sameNames = (names: readonly string[]) => Object.fromEntries(names.map((n)
 const unifiedCostList: Route = {
   fields: ['query', 'unified_cost_id', 'user_projects', 'workspace_id', 'domain_id'],
   handle(ctx) {
-    return runQuery(unifiedCostRecords(ctx.state), parseQuery(ctx.body['query']), {
+    const query = parseQuery(ctx.body['query']);
+    // `billed_month eq M` keeps other months out of the answer: they need not be built.
+    const month = query.filter.find((c) => c.key === 'billed_month' && c.operator === 'eq')?.value;
+    const records = unifiedCostRecords(ctx.state, typeof month === 'string' ? month : undefined);
+    return runQuery(records, query, {
       idKey: 'unified_cost_id',
       capped: true,
       extra: [

@@ -52,20 +52,58 @@ export function isConfirmed(month: string, today = todayNumber()): boolean {
 }
 
 interface Group {
-  record: ApiRecord;
+  /** The group's first row in the order rows are read: its fields name the group. */
+  readonly row: ApiRecord;
+  readonly workspaceId: string;
   cost: number;
   usage: number;
 }
 
-/** Every unified cost row of every month, built from the live cost rows. */
+/**
+ * Each (data source, month)'s groups, summed once per cost-store epoch and account links: every
+ * change to cost rows bumps the epoch, so the sums are those of the live rows. Only sums are kept;
+ * the records (names, dates, rates, confirmation) are built at each call, as they depend on the
+ * clock and on settings tests change.
+ */
+const sumsCache = new WeakMap<SimState, { epoch: number; groups: Map<string, Group[]> }>();
+
+/** Every unified cost row of every month, built from the live cost rows; `month` keeps one month. */
 // cost-analysis service/unified_cost_service.py list (DOMAIN_ADMIN, WORKSPACE_OWNER in Cloudforet).
-export function unifiedCostRecords(state: SimState): ApiRecord[] {
+export function unifiedCostRecords(state: SimState, month?: string): ApiRecord[] {
   return costMonths(state.world)
-    .filter((m) => !state.missingUnifiedMonths.has(m))
-    .flatMap((month) => state.world.dataSources.flatMap((ds) => monthRecords(state, ds, month)));
+    .filter((m) => !state.missingUnifiedMonths.has(m) && (month === undefined || m === month))
+    .flatMap((m) => state.world.dataSources.flatMap((ds) => monthRecords(state, ds, m)));
 }
 
 function monthRecords(state: SimState, ds: DataSource, month: string): ApiRecord[] {
+  const rates = monthRates(state, month);
+  const origin = dataSourceCurrency(ds) ?? 'USD';
+  return monthGroups(state, ds, month).map(({ row, workspaceId, cost, usage }) => {
+    const record = groupRecord(state, ds, row, workspaceId, month);
+    const converted = Object.fromEntries(CURRENCIES.map((c) => [c, cost * (rates[`${origin}/${c}`] ?? 0)]));
+    const out: ApiRecord = { unified_cost_id: record['unified_cost_id'], cost: converted };
+    if (usage !== 0) out['usage_quantity'] = usage;
+    return { ...out, ...record };
+  });
+}
+
+function monthGroups(state: SimState, ds: DataSource, month: string): Group[] {
+  let cache = sumsCache.get(state);
+  if (!cache || cache.epoch !== state.costs.epoch) {
+    cache = { epoch: state.costs.epoch, groups: new Map() };
+    sumsCache.set(state, cache);
+  }
+  const links = ds.accounts.map((a) => `${a.vWorkspaceId}>${a.linked ? a.workspaceId : ''}`).join(',');
+  const key = `${ds.id}|${month}|${links}`;
+  let found = cache.groups.get(key);
+  if (!found) {
+    found = sumMonth(state, ds, month);
+    cache.groups.set(key, found);
+  }
+  return found;
+}
+
+function sumMonth(state: SimState, ds: DataSource, month: string): Group[] {
   const [first, last] = monthDays(month) ?? [0, -1];
   const groups = new Map<string, Group>();
   const realWorkspace = new Map(ds.accounts.map((a) => [a.vWorkspaceId, a.linked ? a.workspaceId : null]));
@@ -81,21 +119,14 @@ function monthRecords(state: SimState, ds: DataSource, month: string): ApiRecord
         .join('|');
       let group = groups.get(key);
       if (!group) {
-        group = { record: groupRecord(state, ds, row, workspaceId, month), cost: 0, usage: 0 };
+        group = { row, workspaceId, cost: 0, usage: 0 };
         groups.set(key, group);
       }
       group.cost += typeof row['cost'] === 'number' ? row['cost'] : 0;
       group.usage += typeof row['usage_quantity'] === 'number' ? row['usage_quantity'] : 0;
     }
   }
-  const rates = monthRates(state, month);
-  const origin = dataSourceCurrency(ds) ?? 'USD';
-  return [...groups.values()].map(({ record, cost, usage }) => {
-    const converted = Object.fromEntries(CURRENCIES.map((c) => [c, cost * (rates[`${origin}/${c}`] ?? 0)]));
-    const out: ApiRecord = { unified_cost_id: record['unified_cost_id'], cost: converted };
-    if (usage !== 0) out['usage_quantity'] = usage;
-    return { ...out, ...record };
-  });
+  return [...groups.values()];
 }
 
 function groupRecord(
