@@ -4,7 +4,9 @@
 // 128 KB regular-object limit: docs/performance.md). So the rows of `{"results":[...]...}` are
 // decoded and parsed a run of rows at a time, each run a string of under PIECE_BYTES.
 //
-// A cut is placed after a `}` followed by `,{` and proven by the parse itself: a piece is
+// A cut is placed between `}` and `,{"<key>":`, <key> being the first key of the first row (rows of
+// one listing begin alike; a nested object seldom begins with the row's own first key, where a
+// bare `},{` is everywhere in lists of objects), and proven by the parse itself: a piece is
 // `[` + the bytes from one cut to the next + `]`, and its text up to the cut is a prefix of the
 // whole answer's from an element's start, so JSON.parse reads it exactly as it reads the answer.
 // It can succeed only if the cut stands between two elements of the results list: a cut inside
@@ -12,10 +14,15 @@
 // A piece that fails to parse is parsed again whole with the rest (no guessing twice), and
 // anything that is not a plain list answer is parsed whole, as JSON.parse would.
 
-/** Pieces stay under V8's regular-object limit for a one-byte string (128 KB), with room. */
-export const PIECE_BYTES = 96 * 1024;
+/**
+ * Pieces stay under V8's regular-object limit (128 KB) even as two-byte strings: a piece with one
+ * character past Latin-1 takes two bytes a character (a 96 KB piece of such rows cost more than
+ * the whole answer parsed at once).
+ */
+export const PIECE_BYTES = 56 * 1024;
 const HEAD = Buffer.from('{"results":[');
-const CUT = Buffer.from('},{');
+/** The first row's first key, as `{"key":` begins it: short, plain. */
+const FIRST_KEY = /^\{"([A-Za-z0-9_]{1,64})":/;
 /** What may follow the list: the answer's end, or its total_count and end. */
 const TAIL = /^\](?:,"total_count":(\d+))?\}\s*$/;
 
@@ -24,16 +31,18 @@ export function parseJsonBytes(bytes: Buffer, start: number, end: number): unkno
   if (end - start <= PIECE_BYTES || !startsWith(bytes, start, HEAD)) return whole(bytes, start, end);
   const tailAt = bytes.lastIndexOf(0x5d /* ] */, end - 1);
   const tail = tailAt > start ? TAIL.exec(bytes.toString('latin1', tailAt, end)) : null;
-  if (!tail) return whole(bytes, start, end);
+  const first = FIRST_KEY.exec(bytes.toString('latin1', start + HEAD.length, start + HEAD.length + 68));
+  if (!tail || !first) return whole(bytes, start, end);
+  const cutBefore = Buffer.from(`},{"${first[1]}":`);
   const results: unknown[] = [];
   let from = start + HEAD.length;
   while (from < tailAt) {
     let to = tailAt;
     if (tailAt - from > PIECE_BYTES) {
-      const cut = bytes.lastIndexOf(CUT, from + PIECE_BYTES - CUT.length);
-      // No cut in this stretch (one row of ~96 KB): the rest is parsed whole.
-      if (cut <= from) return whole(bytes, start, end);
-      to = cut + 1;
+      let cut = bytes.lastIndexOf(cutBefore, from + PIECE_BYTES - cutBefore.length);
+      // No cut in this stretch (a row of ~96 KB or more): the piece ends after that row.
+      if (cut <= from) cut = bytes.indexOf(cutBefore, from + PIECE_BYTES);
+      to = cut > from && cut < tailAt ? cut + 1 : tailAt;
     }
     let piece: unknown;
     try {
