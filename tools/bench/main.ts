@@ -103,6 +103,7 @@ async function main(): Promise<void> {
       await measure('pipeline → S3', spec('pipeline', s3Sink));
       await measure('pipeline → S3, GZIP', spec('pipeline', { ...s3Sink, compression: 'GZIP' }));
       await source.setLatency(latencyMs);
+      await measure(`limit, ${latencyMs} ms/page`, spec('limit'));
       await measure(`pipeline → S3, ${latencyMs} ms/page`, spec('pipeline', s3Sink));
       await source.setLatency(0);
       if (Number(args.rows) > REFERENCE_ROWS)
@@ -141,6 +142,10 @@ async function main(): Promise<void> {
       pipelineS3: best('pipeline → S3', 'runCostExport to s3rver, ZSTD (the headline)'),
       pipelineGzip: best('pipeline → S3, GZIP', 'the same with PARQUET_COMPRESSION=GZIP'),
       latency: best(`pipeline → S3, ${latencyMs} ms/page`, 'latency added to every answer'),
+      limitLatency: best(
+        `limit, ${latencyMs} ms/page`,
+        'fetch + parse alone at that latency: the most one page in flight a unit gives here',
+      ),
       latencyMs,
       // Units paging at once: no more than there are units.
       concurrency: Math.min(concurrency, dataSources * days),

@@ -21,6 +21,8 @@ export interface Figures {
   readonly pipelineS3: Row;
   readonly pipelineGzip: Row;
   readonly latency: Row;
+  /** The limit at the same latency: what the server's answer time and one page in flight allow. */
+  readonly limitLatency: Row;
   readonly latencyMs: number;
   readonly concurrency: number;
   readonly baseline: Row;
@@ -60,6 +62,7 @@ export function render(f: Figures, machine: Record<string, string | number>): st
     f.pipelineDir,
     f.pipelineS3,
     f.pipelineGzip,
+    f.limitLatency,
     f.latency,
     f.baseline,
     f.hyparquet,
@@ -123,6 +126,8 @@ function speedTargets(f: Figures): Target[] {
   const sizeVersusHyparquet = bytesPerMillion(f.pipelineS3.result) / bytesPerMillion(f.hyparquet.result);
   const bound = pagesInFlightBound(f.concurrency, f.latencyMs);
   const ofBound = rowsPerSec(f.latency.result) / bound;
+  const measuredBound = rowsPerSec(f.limitLatency.result);
+  const ofMeasured = rowsPerSec(f.latency.result) / measuredBound;
   return [
     { name: 'pipeline / limit, wall', value: ratio.toFixed(2), goal: '≥ 0.70', pass: ratio >= 0.7 },
     {
@@ -143,6 +148,14 @@ function speedTargets(f: Figures): Target[] {
       value: `${(ofBound * 100).toFixed(0)} % of ${Math.round(bound).toLocaleString('en-US')}`,
       goal: '≥ 90 %',
       pass: ofBound >= 0.9,
+    },
+    {
+      // The bound above counts the latency alone; each answer also takes the server's own time to
+      // send a page (~6 ms here), which no client with one page in flight a unit can hide.
+      name: `rows/s at ${f.latencyMs} ms per page / fetch + parse alone at ${f.latencyMs} ms`,
+      value: `${(ofMeasured * 100).toFixed(0)} % of ${Math.round(measuredBound).toLocaleString('en-US')}`,
+      goal: '≥ 90 %',
+      pass: ofMeasured >= 0.9,
     },
   ];
 }
@@ -230,6 +243,12 @@ function summary(f: Figures, machine: Record<string, string | number>): Record<s
     bytesPerMillionRowsDuckdbBest: round(duckdbBest(f.sizes) * 1e6),
     gzipBytesPerMillionRows: round(bytesPerMillion(f.pipelineGzip.result)),
     pagesInFlightBoundRowsPerSec: round(pagesInFlightBound(f.concurrency, f.latencyMs)),
+    limitAtLatencyRowsPerSec: round(rowsPerSec(f.limitLatency.result)),
+    shareOfPagesInFlightBound: round(
+      rowsPerSec(f.latency.result) / pagesInFlightBound(f.concurrency, f.latencyMs),
+      3,
+    ),
+    shareOfLimitAtLatency: round(rowsPerSec(f.latency.result) / rowsPerSec(f.limitLatency.result), 3),
     latencyMs: f.latencyMs,
     largestPageBytes: f.sizes.largestPageBytes,
     dataPages: f.sizes.dataPages,
