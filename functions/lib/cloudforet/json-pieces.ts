@@ -2,7 +2,8 @@
 // is a V8 large object, and each one costs a fresh mapping of memory and its page faults (~2 ms
 // a page on the bench's machine against ~0.1 ms for the same bytes in strings under V8's
 // 128 KB regular-object limit: docs/performance.md). So the rows of `{"results":[...]...}` are
-// decoded and parsed a run of rows at a time, each run a string of under PIECE_BYTES.
+// decoded and parsed a run of rows at a time, each run a string of under PIECE_BYTES (or one row,
+// when a row is longer).
 //
 // A cut is placed between `}` and `,{"<key>":`, <key> being the first key of the first row (rows of
 // one listing begin alike; a nested object seldom begins with the row's own first key, where a
@@ -11,8 +12,8 @@
 // whole answer's from an element's start, so JSON.parse reads it exactly as it reads the answer.
 // It can succeed only if the cut stands between two elements of the results list: a cut inside
 // a string leaves that string open, a cut inside a nested object or list leaves it unclosed.
-// A piece that fails to parse is parsed again whole with the rest (no guessing twice), and
-// anything that is not a plain list answer is parsed whole, as JSON.parse would.
+// A piece that fails to parse sends the whole answer to JSON.parse (no guessing twice), as does
+// anything that is not a plain list answer.
 
 /**
  * Pieces stay under V8's regular-object limit (128 KB) even as two-byte strings: a piece with one
