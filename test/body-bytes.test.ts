@@ -46,6 +46,13 @@ describe('readBody', () => {
     expect(body.peek('cost_id')).toBeUndefined();
   });
 
+  it('peeks inside the body only, never at what an earlier body left in the pooled buffer', async () => {
+    const earlier = await readBody(chunks(bytes('{"p":"abcdefghij"}')), '18');
+    earlier.text(); // its buffer goes back to the pool, a quote at byte 16
+    const cut = await readBody(chunks(bytes('{"cost_id":"abcd')), '16');
+    expect(cut.peek('cost_id')).toBeUndefined();
+  });
+
   it('joins chunks split inside a character and drops a leading BOM', async () => {
     const whole = Buffer.from('\uFEFF{"name":"팀-\u{1F600}"}', 'utf8');
     const cut = [whole.subarray(0, 2), whole.subarray(2, 13), whole.subarray(13)];

@@ -96,19 +96,21 @@ export async function readBody(
 /** A peeked value longer than this is no id or count: not guessed at. */
 const PEEK_BYTES = 256;
 
-function lastValue(bytes: Buffer, from: number, end: number, key: string): string | number | undefined {
-  const at = bytes.lastIndexOf(`"${key}":`, end - 1);
-  if (at < from) return undefined;
+function lastValue(buffer: Buffer, from: number, end: number, key: string): string | number | undefined {
+  // The body only: past `end` the pooled buffer holds what an earlier answer left.
+  const bytes = buffer.subarray(from, end);
+  const at = bytes.lastIndexOf(`"${key}":`);
+  if (at < 0) return undefined;
   let i = at + key.length + 3;
-  while (i < end && bytes[i] === 0x20) i++;
-  if (bytes[i] === 0x22 /* " */) {
+  while (i < bytes.length && bytes[i] === 0x20) i++;
+  if (i < bytes.length && bytes[i] === 0x22 /* " */) {
     const close = bytes.indexOf(0x22, i + 1);
-    if (close < 0 || close > end || close - i > PEEK_BYTES) return undefined;
+    if (close < 0 || close - i > PEEK_BYTES) return undefined;
     const text = bytes.toString('utf8', i + 1, close);
     return text.includes('\\') ? undefined : text;
   }
   let stop = i;
-  while (stop < end && stop - i < 20 && bytes[stop]! >= 0x30 && bytes[stop]! <= 0x39) stop++;
+  while (stop < bytes.length && stop - i < 20 && bytes[stop]! >= 0x30 && bytes[stop]! <= 0x39) stop++;
   return stop > i ? Number(bytes.toString('latin1', i, stop)) : undefined;
 }
 
