@@ -58,7 +58,8 @@ describe('an answer with no rows at all proves nothing', () => {
     expect((await costs(out)).code).toBe(0);
     const before = await snapshotDir(out);
     const unifiedBefore = await unifiedRows(out);
-    for (const path of EMPTY_EVERYWHERE) sim.injectFault({ path, kind: 'empty', times: Number.POSITIVE_INFINITY });
+    for (const path of EMPTY_EVERYWHERE)
+      sim.injectFault({ path, kind: 'empty', times: Number.POSITIVE_INFINITY });
 
     const run = await costs(out, '--force');
 
@@ -85,7 +86,8 @@ describe('an answer with no rows at all proves nothing', () => {
 
     expect(run.code).toBe(1);
     expect(run.summary.failures.map((f: { code: string }) => f.code)).toContain('REMOVAL_UNPROVEN');
-    const dayFiles = (p: string) => p.startsWith('costs/') || p.includes('focus/') || p.startsWith('_manifests/costs/');
+    const dayFiles = (p: string) =>
+      p.startsWith('costs/') || p.includes('focus/') || p.startsWith('_manifests/costs/');
     expect([...before.keys()].filter(dayFiles).length).toBeGreaterThan(0);
     expect(changedFiles(before, await snapshotDir(out)).filter(dayFiles)).toEqual([]);
   });

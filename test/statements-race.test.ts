@@ -7,7 +7,11 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PublishedStatement, publishStatement, type StatementRecord } from '../functions/lib/statements/publish.ts';
+import {
+  type PublishedStatement,
+  publishStatement,
+  type StatementRecord,
+} from '../functions/lib/statements/publish.ts';
 import type { Statement } from '../functions/lib/statements/statements.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 
@@ -83,7 +87,10 @@ describe('two statements runs racing for a month', () => {
       expect(archived.map((a) => a.record.revision)).toEqual([1]);
       expect(archived[0]!.record.currency).toBe('USD');
       expect(archived[0]!.held).toEqual(archived[0]!.record.sha256);
-      const csv = await readFile(join(dir, 'statements', `billed_month=${MONTH}`, `${fn.name}.r1.csv`), 'utf8');
+      const csv = await readFile(
+        join(dir, 'statements', `billed_month=${MONTH}`, `${fn.name}.r1.csv`),
+        'utf8',
+      );
       expect(csv).toContain('939.99');
     }
   });

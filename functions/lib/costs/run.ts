@@ -103,7 +103,7 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
   const focus =
     deps.focus === false || notStarted.length > 0
       ? undefined
-      : await exportFocus({ ...deps, runId, log }, window);
+      : await exportFocus({ ...deps, runId, log, verify: req.verify === true }, window);
   const summary = costRunSummary({
     runId,
     destination: deps.sink.location,

@@ -197,10 +197,16 @@ async function writeObject<C>(
     // Fewer rows than published: the gate's proof first, or the published object stays.
     const shrunk =
       writer.rows < publishedRows
-        ? await (spec.whenFewer?.(signal, publishedRows, writer.rows) ?? proveListed(writer.rows, publishedRows))
+        ? await (spec.whenFewer?.(signal, publishedRows, writer.rows) ??
+            proveListed(writer.rows, publishedRows))
         : undefined;
     const stored = await upload.commit();
-    return { rows: writer.rows, bytes, stored: { sha256: hash.digest('hex'), ...stored }, ...(shrunk && { shrunk }) };
+    return {
+      rows: writer.rows,
+      bytes,
+      stored: { sha256: hash.digest('hex'), ...stored },
+      ...(shrunk && { shrunk }),
+    };
   } catch (error) {
     await pages.return(undefined); // as for-await would: the listing ends, its requests with it
     await upload?.abort();

@@ -122,7 +122,8 @@ export async function deriveFocusUnit(deps: FocusUnitDeps, source: UnitManifest)
             'no proof of the removal (written before 0.9): the FOCUS rows are kept; re-export the day with --force',
         );
       },
-      whenFewer: async (_signal, _published, written) => proveDerivedFrom(source.key ?? '', source.sha256, written),
+      whenFewer: async (_signal, _published, written) =>
+        proveDerivedFrom(source.key ?? '', source.sha256, written),
       manifest: (published): FocusManifest => ({
         table: focusTable.name,
         partition: date,

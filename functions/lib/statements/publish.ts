@@ -79,7 +79,8 @@ export async function publishStatement(
     const archived = await archiveVersion(sink, s, latest, revision, figures, opts.now);
     if (archived) return archived;
     // Another run archived this revision first: look again (the same figures are then unchanged).
-    if (attempt >= 2) throw new ArchiveRaceError(statementManifestKey(s.month, s.name, revision), 'runs racing');
+    if (attempt >= 2)
+      throw new ArchiveRaceError(statementManifestKey(s.month, s.name, revision), 'runs racing');
   }
 }
 
@@ -107,7 +108,8 @@ async function archiveVersion(
   const body = JSON.stringify({ ...record(s, revision, figures, files, now), sha256 }, null, 2);
   const key = statementManifestKey(s.month, s.name, revision);
   if ((await createOnce(sink, key, body, 'application/json')) === 'other') return undefined;
-  for (const [file, text] of bodies) await createOnce(sink, statementKey(s.month, file), text, contentType(file));
+  for (const [file, text] of bodies)
+    await createOnce(sink, statementKey(s.month, file), text, contentType(file));
   return { name: s.name, outcome: latest ? 'revised' : 'archived', revision, files, total: s.total };
 }
 
@@ -134,7 +136,8 @@ function contentType(file: string): string {
 }
 
 async function writeFiles(sink: Sink, s: Statement, files: readonly string[], bodies: readonly string[]) {
-  for (const [i, file] of files.entries()) await sink.put(statementKey(s.month, file), bodies[i]!, contentType(file));
+  for (const [i, file] of files.entries())
+    await sink.put(statementKey(s.month, file), bodies[i]!, contentType(file));
 }
 
 /** The archived record of the statement's newest version, if it has one. */

@@ -138,7 +138,13 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
       whenFewer: async (signal, before, written) => {
         if (unit.jobId) return proveJobRows(unit.jobId, written, before);
         const counted = (await dayStats(deps.client, ds.id, [date.slice(0, 7)], signal)).get(date)?.rows ?? 0;
-        return proveFewerRows({ what: `${ds.id} ${date}`, published: before, written, counted, by: 'cost/analyze' });
+        return proveFewerRows({
+          what: `${ds.id} ${date}`,
+          published: before,
+          written,
+          counted,
+          by: 'cost/analyze',
+        });
       },
       manifest: (published): UnitManifest => {
         groups = published.rows > 0 ? fingerprint.build() : [];
