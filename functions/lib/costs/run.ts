@@ -21,6 +21,7 @@ import { prepareDestination } from '../export/prepare-destination.ts';
 import type { DestinationOwner } from '../storage/destination-claim.ts';
 import { clampToRetention } from './planning/retention.ts';
 import { exportFocus } from '../focus/pass.ts';
+import { verifyDestination } from '../storage/verify-destination.ts';
 import {
   changedDaysByMonth,
   exportUnifiedMonths,
@@ -104,6 +105,11 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     deps.focus === false || notStarted.length > 0
       ? undefined
       : await exportFocus({ ...deps, runId, log, verify: req.verify === true }, window);
+  // --verify: after the run's own repairs, the whole destination, every table (storage/verify-destination.ts).
+  const verify =
+    req.verify && notStarted.length === 0
+      ? await verifyDestination(deps.sink, { checksums: true })
+      : undefined;
   const summary = costRunSummary({
     runId,
     destination: deps.sink.location,
@@ -116,6 +122,7 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     notStarted,
     unifiedCosts,
     focus,
+    verify,
     retries: exec.retries() + unifiedCosts.retries,
     requestRetries: deps.client.retries,
     interrupted: deps.signal?.aborted === true,
