@@ -19,6 +19,7 @@ import { writeJobMarks } from './planning/job-marks.ts';
 import { forEachLimit, Gate } from '../pool.ts';
 import { prepareDestination } from '../export/prepare-destination.ts';
 import type { DestinationOwner } from '../storage/destination-claim.ts';
+import { retentionStart } from './planning/job-history.ts';
 import { clampToRetention } from './planning/retention.ts';
 import { exportFocus } from '../focus/pass.ts';
 import { verifyDestination } from '../storage/verify-destination.ts';
@@ -97,7 +98,7 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
   const unifiedCosts = await exportUnifiedMonths(
     { ...deps, runId, log, scope: scopeObjectName(deps.credential) },
     // Past the deadline the months wait for the rerun that `left` asks for, with the days.
-    deps.unifiedCosts === false || notStarted.length > 0 ? [] : retainedMonths(window, req.to),
+    deps.unifiedCosts === false || notStarted.length > 0 ? [] : unifiedMonthsOf(window, req.to, results, deps.now?.() ?? new Date()),
     changedDaysByMonth(plan.units, results),
   );
   // After the days: it derives FOCUS rows from the costs objects this run (or any before) published.
@@ -135,4 +136,20 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     failures: summary.failures.slice(0, 20),
   });
   return summary;
+}
+
+/**
+ * The window's months, and every month a day of which this run re-exported outside the window (a
+ * restatement the job history found, a repair): the unified costs follow their days everywhere.
+ */
+function unifiedMonthsOf(
+  window: { readonly from: string },
+  to: string,
+  results: ReadonlyArray<{ date: string; outcome: string }>,
+  now: Date,
+): string[] {
+  const months = new Set(retainedMonths(window, to));
+  const retained = retentionStart(now);
+  for (const r of results) if (r.outcome !== 'kept' && r.date >= retained) months.add(r.date.slice(0, 7));
+  return [...months].sort();
 }
