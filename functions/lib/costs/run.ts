@@ -98,7 +98,9 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
   const unifiedCosts = await exportUnifiedMonths(
     { ...deps, runId, log, scope: scopeObjectName(deps.credential) },
     // Past the deadline the months wait for the rerun that `left` asks for, with the days.
-    deps.unifiedCosts === false || notStarted.length > 0 ? [] : unifiedMonthsOf(window, req.to, results, deps.now?.() ?? new Date()),
+    deps.unifiedCosts === false || notStarted.length > 0
+      ? []
+      : unifiedMonthsOf(window, req.to, results, deps.now?.() ?? new Date()),
     changedDaysByMonth(plan.units, results),
   );
   // After the days: it derives FOCUS rows from the costs objects this run (or any before) published.

@@ -7,6 +7,7 @@
 import { ExportError } from '../errors.ts';
 import { type AppScope, scopeName } from '../scope.ts';
 import { CLAIM_KEY, COST_CLAIM_KEY } from './layout.ts';
+import { createOnce } from './gate.ts';
 import type { Sink } from './sink.ts';
 
 export type DestinationOwner = AppScope;
@@ -76,7 +77,7 @@ export async function claimDestination(sink: Sink, owner: DestinationOwner, cost
 
 /** Creates the claim if there is none; returns the claim that holds, ours or the earlier one. */
 async function claimOnce(sink: Sink, key: string, mine: Claim): Promise<Claim> {
-  await sink.createIfAbsent(key, `${JSON.stringify(mine, null, 2)}\n`, 'application/json');
+  await createOnce(sink, key, `${JSON.stringify(mine, null, 2)}\n`, 'application/json');
   // Read back whether or not we created it: only what is stored says who holds the destination.
   const held = parseClaim(await sink.read(key));
   if (!held) {
