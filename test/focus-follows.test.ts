@@ -2,7 +2,7 @@
 // a FOCUS object cut in half is derived anew by the next run (directory and S3), a costs day
 // restated by a run whose window did not reach the focus pass (a kill) is followed by the next
 // run whatever its window, and a removal needs the gate's proof recorded in the costs manifest.
-import { mkdtemp, readFile, rm, truncate } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
@@ -10,6 +10,9 @@ import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
+import { costManifestKey } from '../functions/lib/costs/sources/day-keys.ts';
+import { SinkError } from '../functions/lib/errors.ts';
+import type { Sink } from '../functions/lib/storage/sink.ts';
 import { focusObjectKey } from '../functions/lib/focus/derive.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { s3Sink } from '../functions/lib/storage/s3-sink.ts';
@@ -110,5 +113,38 @@ describe('FOCUS rows follow their costs objects everywhere', () => {
     expect(next.focus).toMatchObject({ repaired: 1, failures: [] });
     expect(verified.focus).toMatchObject({ repaired: 0, written: 0, failures: [] });
     expect(verified.focus!.current).toBeGreaterThanOrEqual(8);
+  });
+
+  it('a costs manifest whose checksum was changed is repaired from Cloudforet in the same run, not failed every run', async () => {
+    const sink = dirSink(dir);
+    const [ds] = sim.dataSourceIds() as [string];
+    const manifestPath = join(dir, costManifestKey(ds, `${MONTH_2}-03`));
+    const manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
+    await writeFile(manifestPath, JSON.stringify({ ...manifest, sha256: '0'.repeat(64) }, null, 2));
+
+    const next = await runCostExport({ client, sink }, LATER);
+
+    expect(next.failed).toBe(0);
+    expect(next.repaired).toBe(1);
+    expect(JSON.parse(await readFile(manifestPath, 'utf8')).sha256).not.toBe('0'.repeat(64));
+    const { costs, focus } = await focusAgainstCosts(dir);
+    expect(focus).toEqual(costs);
+  });
+
+  it('a destination that fails in the focus pass still gives the run its summary, the pass failed', async () => {
+    const real = dirSink(dir);
+    const outage: Sink = {
+      ...real,
+      listObjects: async (prefix) => {
+        if (prefix.includes('focus'))
+          throw new SinkError('SINK_LOCAL_FAILED', `could not list ${prefix}: EIO`);
+        return real.listObjects(prefix);
+      },
+    };
+
+    const run = await runCostExport({ client, sink: outage }, LATER);
+
+    expect(run.failed).toBe(1);
+    expect(run.focus?.failures).toEqual([expect.objectContaining({ code: 'SINK_LOCAL_FAILED' })]);
   });
 });

@@ -13,6 +13,7 @@ import { type CostRunRequest, planCostExport } from './planning/plan-export.ts';
 export type { CostRunRequest } from './planning/plan-export.ts';
 import { listDataSources, selectDataSources } from './sources/data-sources.ts';
 import { silentLogger } from '../log.ts';
+import { errorCode, errorMessage } from '../errors.ts';
 import type { PlannedUnit } from './planning/plan-units.ts';
 import { jobMarksOf, warnAboutSources } from './planning/plan-reports.ts';
 import { writeJobMarks } from './planning/job-marks.ts';
@@ -21,7 +22,7 @@ import { prepareDestination } from '../export/prepare-destination.ts';
 import type { DestinationOwner } from '../storage/destination-claim.ts';
 import { retentionStart } from './planning/job-history.ts';
 import { clampToRetention } from './planning/retention.ts';
-import { exportFocus } from '../focus/pass.ts';
+import { exportFocus, type FocusPassSummary } from '../focus/pass.ts';
 import { verifyDestination } from '../storage/verify-destination.ts';
 import {
   changedDaysByMonth,
@@ -104,10 +105,29 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     changedDaysByMonth(plan.units, results),
   );
   // After the days: it derives FOCUS rows from the costs objects this run (or any before) published.
-  const focus =
-    deps.focus === false || notStarted.length > 0
-      ? undefined
-      : await exportFocus({ ...deps, runId, log, verify: req.verify === true }, window);
+  const focusPass = () => focusOrFailure({ ...deps, runId, log, verify: req.verify === true }, window);
+  let focus = deps.focus === false || notStarted.length > 0 ? undefined : await focusPass();
+  // A costs object that is not what its manifest says (FOCUS_SOURCE_DAMAGED: its bytes, or the
+  // manifest's checksum, changed behind the run's back) is re-exported from Cloudforet at once and
+  // its FOCUS rows derived again, rather than failing every run until someone runs --verify.
+  const retained = retentionStart(deps.now?.() ?? new Date());
+  const suspects = (focus?.failures ?? []).filter(
+    (f) => f.code === 'FOCUS_SOURCE_DAMAGED' && f.date >= retained,
+  );
+  const repairs: PlannedUnit[] = suspects.map((f) => ({
+    dataSourceId: f.dataSourceId,
+    date: f.date,
+    reason: 'repair',
+  }));
+  if (repairs.length > 0 && !deps.signal?.aborted) {
+    log.warn('costs objects unlike their manifests; re-exporting them', { units: repairs.length });
+    for (const unit of repairs) {
+      const outcome = await exec.run(unit, () => undefined);
+      if ('code' in outcome) failures.push(outcome);
+      else results.push(outcome);
+    }
+    focus = await focusPass();
+  }
   // --verify: after the run's own repairs, the whole destination, every table (storage/verify-destination.ts).
   const verify =
     req.verify && notStarted.length === 0
@@ -119,7 +139,7 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     req,
     window,
     dataSources,
-    plan,
+    plan: repairs.length > 0 ? { ...plan, units: [...plan.units, ...repairs] } : plan,
     results,
     failures,
     notStarted,
@@ -154,4 +174,23 @@ function unifiedMonthsOf(
   const retained = retentionStart(now);
   for (const r of results) if (r.outcome !== 'kept' && r.date >= retained) months.add(r.date.slice(0, 7));
   return [...months].sort();
+}
+
+/** The focus pass, or its failure as a summary (an S3 outage in it must not hide the run's summary). */
+async function focusOrFailure(
+  deps: Parameters<typeof exportFocus>[0],
+  window: { readonly from: string; readonly to: string },
+): Promise<FocusPassSummary> {
+  try {
+    return await exportFocus(deps, window);
+  } catch (error) {
+    const failure = {
+      dataSourceId: '*',
+      date: `${window.from}..${window.to}`,
+      code: errorCode(error),
+      message: errorMessage(error),
+    };
+    deps.log?.error('focus pass failed', { ...failure });
+    return { written: 0, removed: 0, current: 0, repaired: 0, rows: 0, failures: [failure], notStarted: 0 };
+  }
 }
