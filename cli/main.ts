@@ -23,6 +23,7 @@ import { commandContext, destinationContext, usageError } from './connection.ts'
 import { runCosts } from './costs-command.ts';
 import { runInventory } from './inventory-command.ts';
 import { interruptOnSignals } from './interrupt.ts';
+import { redactingIo } from './redacting-io.ts';
 import { type CommandName, commandNames, commandUsage, usage } from './usage.ts';
 
 const commands: Record<CommandName, (ctx: CommandContext) => Promise<number>> = {
@@ -43,7 +44,8 @@ export const ownOptions: Record<CommandName, ReadonlyArray<keyof Values>> = {
 /** Commands that read what was exported, with --out alone: no endpoint, no secret. */
 export const readsDestinationOnly: ReadonlySet<CommandName> = new Set(['anomalies', 'statements']);
 
-export async function main(argv: readonly string[], env: Env, io: CliIo = process): Promise<number> {
+export async function main(argv: readonly string[], env: Env, given: CliIo = process): Promise<number> {
+  const io = redactingIo(given);
   // Known before parsing, so that a parse error can point at the command's own help.
   let command = argv.find((a): a is CommandName => commandNames.includes(a as CommandName));
   try {

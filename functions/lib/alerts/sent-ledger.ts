@@ -5,6 +5,7 @@
 // confirmation leaves a claim that blocks others for STALE_CLAIM_MS, then counts as abandoned and
 // the alert is sent again: at most once while runs survive, at least once when one dies mid-way.
 import { alertClaimKey, alertPrefix, alertSentKey } from '../storage/layout.ts';
+import { redactValue } from '../redact.ts';
 import type { Sink } from '../storage/sink.ts';
 import type { AlertMessage } from './alert-text.ts';
 
@@ -71,7 +72,7 @@ export async function sendOnce(
     }
   }
   const version = last + 1;
-  const message = alert.message(previous && wasSent ? { figure: previous.figure } : undefined);
+  const message = redactValue(alert.message(previous && wasSent ? { figure: previous.figure } : undefined));
   const claim: Claim = {
     figure: alert.figure,
     subject: message.subject,
