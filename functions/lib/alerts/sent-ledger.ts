@@ -16,12 +16,16 @@ export const STALE_CLAIM_MS = 20 * 60_000;
 export const MATERIAL_SHARE = 0.1;
 /** …and by at least this much (one unit of the currency), so that rounding never alerts. */
 export const MATERIAL_MINIMUM = 1;
+/** An anomaly's figure: the data source's own cost of the day (before 0.x: the headline's actual). */
+export const DAY_TOTAL = 'day-total';
 
 export interface Alert {
   /** Who the alert is, as ledger key parts: ['anomaly', day, data source, scope, key]. */
   readonly id: readonly string[];
-  /** The figure a restatement is compared on (an anomaly's actual); undefined: sent once, ever. */
+  /** The figure a restatement is compared on (an anomaly's day total); undefined: sent once, ever. */
   readonly figure?: number;
+  /** What the figure is; a claim whose figure was something else is never compared with it. */
+  readonly basis?: string;
   message(previous: { figure?: number } | undefined): AlertMessage;
 }
 
@@ -39,6 +43,7 @@ export type SendOutcome =
 
 interface Claim {
   readonly figure?: number;
+  readonly basis?: string;
   readonly subject: string;
   readonly claimedAt: string;
   readonly runId?: string;
@@ -65,6 +70,7 @@ export async function sendOnce(
       const changed =
         alert.figure !== undefined &&
         previous.figure !== undefined &&
+        previous.basis === alert.basis &&
         isMaterialChange(previous.figure, alert.figure);
       if (!changed) return { outcome: 'already sent' };
     } else if (deps.now.getTime() - Date.parse(previous.claimedAt) < STALE_CLAIM_MS) {
@@ -75,6 +81,7 @@ export async function sendOnce(
   const message = redactValue(alert.message(previous && wasSent ? { figure: previous.figure } : undefined));
   const claim: Claim = {
     figure: alert.figure,
+    ...(alert.basis !== undefined && { basis: alert.basis }),
     subject: message.subject,
     claimedAt: deps.now.toISOString(),
     runId: deps.runId,
