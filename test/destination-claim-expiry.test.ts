@@ -18,7 +18,7 @@ import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthBack } from './support/months.ts';
 import { consoleAppJson } from './support/tokens.ts';
-import { snapshotDir } from './support/unit-invariants.ts';
+import { snapshotDir, tempFiles } from './support/unit-invariants.ts';
 
 const BIN = fileURLToPath(new URL('../bin/cloudforet-export.mjs', import.meta.url));
 const MONTH = monthBack(2);
@@ -73,6 +73,13 @@ async function ageClaim(out: string, ms: number): Promise<void> {
   await writeFile(join(out, CLAIM), JSON.stringify({ ...claim, claimedAt: at, lastRunAt: at }));
 }
 
+/** Every file but a killed run's temporaries, which the next run sweeps by design. */
+async function keptFiles(out: string): Promise<Map<string, Buffer>> {
+  const files = await snapshotDir(out);
+  for (const name of tempFiles(files)) files.delete(name);
+  return files;
+}
+
 const claimOf = async (out: string) => JSON.parse(await readFile(join(out, CLAIM), 'utf8'));
 
 beforeAll(async () => {
@@ -93,7 +100,7 @@ describe('a claim left by a killed run', () => {
   it('names its holder, its age and the one command that releases it; nothing is written', async () => {
     const out = join(dir, 'killed');
     await killedRun(out);
-    const before = await snapshotDir(out);
+    const before = await keptFiles(out);
 
     const refused = await costs(apps.workspace, out);
 
@@ -102,7 +109,8 @@ describe('a claim left by a killed run', () => {
     expect(refused.err).toMatch(/its latest run started \d+ s ago, by cloudforet-export on .+ \(pid \d+\)/);
     expect(refused.err).toContain('has exported nothing here yet');
     expect(refused.err).toContain(`cloudforet-export release-claim --out ${out} --force`);
-    expect(await snapshotDir(out)).toEqual(before);
+    expect(await keptFiles(out)).toEqual(before);
+    expect([...before.keys()]).toEqual([CLAIM]);
   });
 
   it('is released by that command only when forced while young, and the other scope then exports', async () => {
@@ -136,15 +144,19 @@ describe('a claim left by a killed run', () => {
     expect(await claimOf(out)).toMatchObject({ domainId: sim.domainId, costScope: sim.workspaceIds()[0] });
   });
 
-  it("is renewed by its holder's next run, which starts its expiry over", async () => {
+  it("is renewed by its holder's next run, which starts its expiry over, and not rewritten by each rerun", async () => {
     const out = join(dir, 'renewed');
     await killedRun(out);
     await ageClaim(out, CLAIM_EXPIRY_MS + 1_000);
 
     expect((await costs(apps.domain, out)).code).toBe(0);
+    const renewed = await readFile(join(out, CLAIM), 'utf8');
+    expect((await costs(apps.domain, out)).code).toBe(0);
     const refused = await costs(apps.workspace, out);
 
-    expect(Date.now() - Date.parse((await claimOf(out)).lastRunAt)).toBeLessThan(60_000);
+    expect(Date.now() - Date.parse(JSON.parse(renewed).lastRunAt)).toBeLessThan(60_000);
+    // A rerun within CLAIM_RENEW_AFTER_MS leaves the claim byte for byte.
+    expect(await readFile(join(out, CLAIM), 'utf8')).toBe(renewed);
     expect(refused.code).toBe(2);
     expect(refused.err).toContain('its own prefix');
   });

@@ -8,6 +8,11 @@ import type { Sink } from './sink.ts';
 
 /** Longer than any run takes to export its first unit; far longer than the Lambda's 15 minutes. */
 export const CLAIM_EXPIRY_MS = 60 * 60_000;
+/**
+ * A holder's run renews its claim when it is older than this: a run that exports its first unit
+ * within CLAIM_EXPIRY_MS − CLAIM_RENEW_AFTER_MS (50 min) of its start keeps its claim.
+ */
+export const CLAIM_RENEW_AFTER_MS = 10 * 60_000;
 /** The one command that releases a claim nothing backs, as the refusals print it. */
 export const releaseCommand = (location: string) => `cloudforet-export release-claim --out ${location}`;
 

@@ -10,6 +10,8 @@ import { type AppScope, scopeName } from '../scope.ts';
 import {
   type Claim,
   CLAIM_EXPIRY_MS,
+  CLAIM_RENEW_AFTER_MS,
+  claimAge,
   claimant,
   claimText,
   describeHolder,
@@ -82,18 +84,21 @@ export async function claimDestination(
   let domain = await claimOnce(sink, CLAIM_KEY, mine);
   if (domain.domainId !== owner.domainId)
     domain = await settle(sink, { key: CLAIM_KEY, claim: domain, costs: false }, owner, mine, now);
-  if (costs && domain.costScope === undefined) {
-    const cost = await claimOnce(sink, COST_CLAIM_KEY, {
-      domainId: owner.domainId,
-      costScope: scope,
-      ...stamp,
-    });
-    if (cost.costScope !== scope)
-      await settle(sink, { key: COST_CLAIM_KEY, claim: cost, costs: true }, owner, mine, now);
-    else await renew(sink, COST_CLAIM_KEY, cost, now);
-  } else if (costs && domain.costScope !== scope) {
-    await settle(sink, { key: CLAIM_KEY, claim: domain, costs: true }, owner, mine, now);
-  } else await renew(sink, CLAIM_KEY, domain, now);
+  // Renewed only by runs of its cost scope, or of its domain while it names none: another scope's
+  // runs (an inventory of a workspace) must not keep a killed run's cost claim alive.
+  const otherCostScope = domain.costScope !== undefined && domain.costScope !== scope;
+  if (costs && otherCostScope)
+    domain = await settle(sink, { key: CLAIM_KEY, claim: domain, costs: true }, owner, mine, now);
+  else if (!otherCostScope) await renew(sink, CLAIM_KEY, domain, now);
+  if (!costs || domain.costScope !== undefined) return;
+  const cost = await claimOnce(sink, COST_CLAIM_KEY, {
+    domainId: owner.domainId,
+    costScope: scope,
+    ...stamp,
+  });
+  if (cost.costScope !== scope)
+    await settle(sink, { key: COST_CLAIM_KEY, claim: cost, costs: true }, owner, mine, now);
+  else await renew(sink, COST_CLAIM_KEY, cost, now);
 }
 
 /** A held claim of another owner: taken over when it has expired, else a refusal. */
@@ -119,9 +124,13 @@ async function settle(
   return taken;
 }
 
-/** The holder runs again: its claim's expiry starts over (a claim this run just made is left as is). */
+/**
+ * The holder runs again: its claim's expiry starts over. Written only when the claim is older than
+ * CLAIM_RENEW_AFTER_MS, so that reruns close together leave the destination byte for byte.
+ */
 async function renew(sink: Sink, key: string, held: Claim, now: Date): Promise<void> {
-  if (held.lastRunAt === now.toISOString()) return;
+  const age = claimAge(held, now);
+  if (age !== undefined && age < CLAIM_RENEW_AFTER_MS) return;
   await sink.put(
     key,
     claimText({ ...held, lastRunAt: now.toISOString(), by: claimant() }),
