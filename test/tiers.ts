@@ -11,6 +11,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/fingerprint.test.ts',
   'test/focus-mapping.test.ts',
   'test/freshness.test.ts',
+  'test/import-layers.test.ts',
   'test/infra-events.test.ts',
   'test/infra-settings.test.ts',
   'test/inventory-event.test.ts',
