@@ -20,6 +20,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/layout.test.ts',
   'test/plan.test.ts',
   'test/readme.test.ts',
+  'test/schema-lock.test.ts',
   'test/sent-ledger.test.ts',
   'test/setting-rules.test.ts',
   'test/sql-grammar.test.ts',
