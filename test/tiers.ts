@@ -7,6 +7,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/body-bytes.test.ts',
   'test/cli-help.test.ts',
   'test/cloudforet-unreachable.test.ts',
+  'test/code-layout.test.ts',
   'test/error-codes.test.ts',
   'test/exit-codes.test.ts',
   'test/fingerprint.test.ts',
