@@ -4,6 +4,7 @@
 // simulator, DuckDB, synths, child processes). A new test file lands in `system` unless listed
 // here; `test/unit-tier.test.ts` fails when a listed file reaches a module that would make it slow.
 export const UNIT_TESTS: readonly string[] = [
+  'test/anomaly-detection.test.ts',
   'test/body-bytes.test.ts',
   'test/cli-help.test.ts',
   'test/cloudforet-unreachable.test.ts',
@@ -26,6 +27,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/sent-ledger.test.ts',
   'test/setting-rules.test.ts',
   'test/sql-grammar.test.ts',
+  'test/statements-arithmetic.test.ts',
   'test/unified-run.test.ts',
   'test/unit-attempts.test.ts',
   'test/unit-tier.test.ts',
