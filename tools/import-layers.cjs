@@ -5,7 +5,7 @@
 // every lower level. docs/code-layout.md states the same order.
 const lib = '^functions/lib/';
 
-/** @typedef {{ name: string, path: string, uses?: string[] | 'below', siblings?: string[], why: string }} Layer */
+/** @typedef {{ name: string, path: string, uses: string[] | 'below', siblings?: string[], why: string }} Layer */
 
 /** @type {Layer[][]} bottom first */
 const LEVELS = [
