@@ -46,6 +46,11 @@ const CLOUDFORET: readonly ErrorCode[] = [
     'a body that is no Cloudforet answer (a proxy or gateway error page)',
   ),
   code('PAGING_DRIFT', 'yes', 'the data changed under a paging run (total_count moved, an id came twice)'),
+  code(
+    'ACCOUNT_LINKS_MISSING',
+    'yes',
+    'a cost row carries a virtual workspace but no account link came back: the published rows are kept',
+  ),
 ];
 
 const SECRET: readonly ErrorCode[] = [
@@ -120,7 +125,11 @@ const UNITS: readonly ErrorCode[] = [
   ),
   code('FOCUS_ROWS_DIFFER', 'no', 'a costs object holds another number of rows than its manifest counts'),
   code('STATEMENT_CURRENCY', 'no', "a month's statements are archived in another currency"),
-  code('STATEMENT_RACE', 'no', "another run archived the month's statement first: run again"),
+  code(
+    'ARCHIVE_RACE',
+    'yes',
+    'an archived object (a statement) already holds other content: it is kept as first written',
+  ),
   code('RUN_FAILED', 'no', 'some units or tables of a run did not export (each named with its own code)'),
   code('UNEXPECTED', 'no', 'an error without a code: a bug, or a library failing in a way not yet named'),
 ];
