@@ -13,6 +13,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/exit-codes.test.ts',
   'test/fingerprint.test.ts',
   'test/focus-mapping.test.ts',
+  'test/focus-row.test.ts',
   'test/freshness.test.ts',
   'test/gate-rule.test.ts',
   'test/import-layers.test.ts',
