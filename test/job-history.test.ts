@@ -72,7 +72,7 @@ describe('sourceJobs', () => {
     expect(retentionStart(now)).toBe('2025-07-01');
   });
 
-  it('keeps its mark in Cloudforet\'s clock: a local clock two hours fast misses no job finished after the read', () => {
+  it("keeps its mark in Cloudforet's clock: a local clock two hours fast misses no job finished after the read", () => {
     const before = job('job-1', 'SUCCESS', '2026-06-19T16:00:00.000Z', '2026-02', '2026-06-19T16:20:00.000Z');
     // Read at 16:25 Cloudforet time by a machine whose clock says 18:25.
     const mark = markOf('ds-a', '2026-06-19T18:25:00.000Z', [before]);
