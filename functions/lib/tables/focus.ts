@@ -9,6 +9,7 @@ import {
   focusUnitOf,
   serviceCategoryOf,
 } from './focus-mapping.ts';
+import { type CostBasisMeta, type RowCosts, rowCosts } from './focus-basis.ts';
 
 /** A row of a published costs object, as a Parquet reader gives it back, plus `billed_date`. */
 export type CostRecord = Record<string, unknown>;
@@ -25,6 +26,10 @@ export interface FocusContext {
   readonly providerNames: ReadonlyMap<string, string>;
   /** region_key -> display name (region/list). */
   readonly regionNames: ReadonlyMap<string, string>;
+  /** data_source_id -> what its `cost` and `data` keys are (focus-basis.ts). */
+  readonly costBases: ReadonlyMap<string, CostBasisMeta>;
+  /** Provider resource id -> the display name inventory gives it (never the id itself). */
+  readonly resourceNames: ReadonlyMap<string, string>;
   readonly exportedAtMs: number;
 }
 
@@ -99,30 +104,66 @@ function dayStartMs(date: string): number {
   return Date.parse(`${date}T00:00:00Z`);
 }
 
-/** Per-row values more than one column reads, worked out once per row (see FocusRowCache). */
+/** Per-row values more than one column reads, worked out once per row. */
 interface Derived {
   readonly category: ChargeCategory;
   readonly basis: 'plugin' | 'inferred';
   readonly lineItemType: string | undefined;
+  readonly info: Record<string, unknown> | undefined;
+  /** The usage unit in FOCUS Unit Format; null where the row names none. */
+  readonly unit: string | null;
+  readonly costs: RowCosts;
 }
 
 const derivedOf = new WeakMap<object, Derived>();
 
-function derived(r: CostRecord): Derived {
+function derived(r: CostRecord, c: FocusContext): Derived {
   let d = derivedOf.get(r);
   if (!d) {
     const info = objectOf(r.additional_info);
     const mapped = chargeCategoryOf(info, amount(r.cost));
-    d = { category: mapped.category, basis: mapped.basis, lineItemType: mapped.pluginValue };
+    const unit = focusUnitOf(text(r.usage_unit));
+    const category = mapped.category;
+    const priced = unit !== null && (category === 'Usage' || category === 'Purchase');
+    const costs = rowCosts(c.costBases.get(text(r.data_source_id) ?? ''), {
+      cost: amount(r.cost),
+      data: objectOf(r.data),
+      info,
+      category,
+      pricingQuantity: priced ? amount(r.usage_quantity) : null,
+    });
+    d = { category, basis: mapped.basis, lineItemType: mapped.pluginValue, info, unit, costs };
     derivedOf.set(r, d);
   }
   return d;
 }
 
-const usageOrPurchase = (r: CostRecord) => {
-  const category = derived(r).category;
-  return category === 'Usage' || category === 'Purchase';
+/**
+ * Where a quantity is given without a unit, both are NULL: FOCUS 1.3 wants a unit beside every
+ * quantity ("PricingUnit MUST NOT be null when PricingQuantity is not null") and forbids
+ * placeholders ("Columns MUST NOT use … placeholder values … regardless of whether the column
+ * allows nulls or not"); the quantity stays in x_usage_quantity. docs/focus.md says why.
+ */
+const priced = (r: CostRecord, c: FocusContext) => {
+  const d = derived(r, c);
+  return d.unit !== null && (d.category === 'Usage' || d.category === 'Purchase');
 };
+const consumed = (r: CostRecord, c: FocusContext) => {
+  const d = derived(r, c);
+  return d.unit !== null && d.category === 'Usage';
+};
+
+/**
+ * A display name: the Azure plugin's "Resource Name" (the last segment of the resource id, the
+ * name its owner gave it), else the name inventory gives the id; never the id itself.
+ */
+function resourceName(r: CostRecord, c: FocusContext): string | null {
+  const id = text(r.resource);
+  if (id === null) return null;
+  const own = text(derived(r, c).info?.['Resource Name']);
+  const name = own !== null && own !== id ? own : c.resourceNames.get(id);
+  return name === undefined || name === id ? null : name;
+}
 
 function serviceAccount(r: CostRecord, c: FocusContext) {
   const id = text(r.service_account_id);
@@ -138,21 +179,11 @@ function payer(r: CostRecord, c: FocusContext) {
  * The payer's provider account id, else the row's own account (a standalone account bills itself);
  * a row with neither is billed through its Cloudforet service account, else its data source.
  */
-function billingAccountId(r: CostRecord, c: FocusContext): string {
+function billingAccountId(r: CostRecord, c: FocusContext): string | null {
   return (
-    text(payer(r, c)?.accountId) ??
-    text(r.account_id) ??
-    text(r.service_account_id) ??
-    text(r.data_source_id) ??
-    'unknown'
+    text(payer(r, c)?.accountId) ?? text(r.account_id) ?? text(r.service_account_id) ?? text(r.data_source_id)
   );
 }
-
-/** FOCUS wants a unit wherever a quantity is given; a Cloudforet row may lack one. */
-const unit = (r: CostRecord) => {
-  const u = text(r.usage_unit);
-  return u === null ? 'Unknown' : focusUnitOf(u);
-};
 
 type FocusColumn = Column<CostRecord, FocusContext>;
 
@@ -181,12 +212,16 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
   name: 'focus',
   partitionKey: 'x_billing_period',
   dayKey: 'x_charge_day',
-  schemaVersion: 1,
+  schemaVersion: 2,
   description:
     'FOCUS 1.3 cost and usage rows, one per Cloudforet cost row, derived from the costs table; ' +
     'one file per data source and charge day.',
   columns: [
-    double('BilledCost', 'Cloudforet cost, in BillingCurrency', (r) => amount(r.cost)),
+    double(
+      'BilledCost',
+      'The invoiced charge: data["Actual Cost"] where the plugin keeps it apart and this app may read it, else cost',
+      (r, c) => derived(r, c).costs.billed,
+    ),
     string(
       'BillingAccountId',
       'Payer: the trusted account billing the service account, else the provider account itself',
@@ -211,41 +246,47 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
     string(
       'ChargeCategory',
       'Usage, Purchase, Tax, Credit or Adjustment (docs/focus.md)',
-      (r) => derived(r).category,
+      (r, c) => derived(r, c).category,
     ),
     string('ChargeClass', 'NULL: restated days replace their rows (docs/focus.md)', () => null),
     string('ChargeDescription', "The provider's usage type (Cloudforet keeps no description)", (r) =>
       text(r.usage_type),
     ),
-    string('ChargeFrequency', 'Usage-Based, Recurring or One-Time, from the charge category', (r) =>
-      chargeFrequencyOf(derived(r).category, derived(r).lineItemType),
+    string('ChargeFrequency', 'Usage-Based, Recurring or One-Time, from the charge category', (r, c) =>
+      chargeFrequencyOf(derived(r, c).category, derived(r, c).lineItemType),
     ),
     timestamp('ChargePeriodEnd', '00:00 UTC of the next day (exclusive)', (r) => dayStartMs(day(r)) + DAY_MS),
     timestamp('ChargePeriodStart', '00:00 UTC of billed_date', (r) => dayStartMs(day(r))),
-    double('ConsumedQuantity', 'usage_quantity, on Usage rows only', (r) =>
-      derived(r).category === 'Usage' ? amount(r.usage_quantity) : null,
+    double('ConsumedQuantity', 'usage_quantity, on Usage rows that name a unit', (r, c) =>
+      consumed(r, c) ? amount(r.usage_quantity) : null,
     ),
-    string(
-      'ConsumedUnit',
-      'usage_unit in FOCUS unit format (Unknown when the row names none), on Usage rows only',
-      (r) => (derived(r).category === 'Usage' ? unit(r) : null),
+    string('ConsumedUnit', 'usage_unit in FOCUS unit format, on Usage rows that name one', (r, c) =>
+      consumed(r, c) ? derived(r, c).unit : null,
     ),
-    double('ContractedCost', 'BilledCost: Cloudforet keeps no negotiated prices', (r) => amount(r.cost)),
+    double(
+      'ContractedCost',
+      'BilledCost: Cloudforet keeps no negotiated prices',
+      (r, c) => derived(r, c).costs.billed,
+    ),
     double(
       'EffectiveCost',
-      'BilledCost; 0 on Purchase rows (FOCUS: a purchase is effective where it is used)',
-      (r) => (derived(r).category === 'Purchase' ? 0 : amount(r.cost)),
+      'data["Amortized Cost"] on Usage rows that have it, else BilledCost; 0 on Purchase rows',
+      (r, c) => derived(r, c).costs.effective,
     ),
     string('HostProviderName', 'The cloud whose costs these are', providerName),
     string('InvoiceIssuerName', 'The provider (Cloudforet records no reseller)', providerName),
-    double('ListCost', 'BilledCost: Cloudforet keeps no list prices', (r) => amount(r.cost)),
-    double('PricingQuantity', 'usage_quantity, on Usage and Purchase rows', (r) =>
-      usageOrPurchase(r) ? amount(r.usage_quantity) : null,
+    double(
+      'ListCost',
+      'The pay-as-you-go cost where the plugin gives it (x_list_cost_basis), else BilledCost',
+      (r, c) => derived(r, c).costs.list,
+    ),
+    double('PricingQuantity', 'usage_quantity, on Usage and Purchase rows that name a unit', (r, c) =>
+      priced(r, c) ? amount(r.usage_quantity) : null,
     ),
     string(
       'PricingUnit',
-      'usage_unit in FOCUS unit format (Unknown when none), on Usage and Purchase rows',
-      (r) => (usageOrPurchase(r) ? unit(r) : null),
+      'usage_unit in FOCUS unit format, on Usage and Purchase rows that name one',
+      (r, c) => (priced(r, c) ? derived(r, c).unit : null),
     ),
     string('ProviderName', 'Deprecated in FOCUS 1.3 (ServiceProviderName); kept for 1.2 tools', providerName),
     string('PublisherName', 'Deprecated in FOCUS 1.3 (HostProviderName); kept for 1.2 tools', providerName),
@@ -257,11 +298,15 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
       return (key === null ? undefined : c.regionNames.get(key)) ?? code;
     }),
     string('ResourceId', 'Provider resource id', (r) => text(r.resource)),
-    string('ResourceName', 'The resource id: cost rows carry no resource names', (r) => text(r.resource)),
+    string(
+      'ResourceName',
+      "The resource's display name (the plugin's, else inventory's); NULL where none is known",
+      resourceName,
+    ),
     string('ServiceCategory', 'FOCUS service category from the product (docs/focus.md)', (r) =>
       serviceCategoryOf(text(r.product)),
     ),
-    string('ServiceName', 'Provider product or service', (r) => text(r.product) ?? 'Unknown'),
+    string('ServiceName', 'Provider product or service', (r) => text(r.product)),
     string(
       'ServiceProviderName',
       'The provider that sold the service (Cloudforet records no reseller)',
@@ -293,7 +338,31 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
     string(
       'x_charge_category_basis',
       "plugin: from the plugin's charge type; inferred: from the cost's sign",
-      (r) => derived(r).basis,
+      (r, c) => derived(r, c).basis,
+    ),
+    double('x_cloudforet_cost', "Cloudforet's cost, as the costs table holds it", (r) => amount(r.cost)),
+    string(
+      'x_cloudforet_cost_basis',
+      "What Cloudforet's cost is: pay-as-you-go, markup, or as-reported (docs/focus.md)",
+      (r, c) => derived(r, c).costs.costBasis,
+    ),
+    string(
+      'x_billed_cost_basis',
+      'actual (data["Actual Cost"]), cost, or cost-actual-denied (permissions.deny hides it from this app)',
+      (r, c) => derived(r, c).costs.billedBasis,
+    ),
+    string(
+      'x_effective_cost_basis',
+      'amortized (data["Amortized Cost"]), billed, or purchase (0)',
+      (r, c) => derived(r, c).costs.effectiveBasis,
+    ),
+    string(
+      'x_list_cost_basis',
+      'pay-as-you-go (cost), unit-price (PayG Unit Price × PricingQuantity), or billed',
+      (r, c) => derived(r, c).costs.listBasis,
+    ),
+    double('x_usage_quantity', 'usage_quantity as Cloudforet gave it, with or without a unit', (r) =>
+      amount(r.usage_quantity),
     ),
     custom('x_additional_info', 'additional_info', 'Plugin-defined details (JSON)'),
     timestamp('x_exported_at', 'When the focus row was written (UTC)', (_r, c) => c.exportedAtMs),
