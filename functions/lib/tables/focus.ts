@@ -174,6 +174,16 @@ const timestamp = (name: string, description: string, value: FocusColumn['value'
   description,
   value,
 });
+/**
+ * A FOCUS column Cloudforet's cost rows do not fill yet: present, as the spec asks where the clouds
+ * support the concept (docs/focus.md, "Columns present but NULL"), and NULL on every row.
+ */
+const notYet = (name: string, type: 'string' | 'double', description: string): FocusColumn => ({
+  name,
+  type,
+  description,
+  value: () => null,
+});
 const custom = (name: string, field: string, description: string): FocusColumn =>
   string(name, description, (r) => text(r[field]));
 
@@ -181,7 +191,7 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
   name: 'focus',
   partitionKey: 'x_billing_period',
   dayKey: 'x_charge_day',
-  schemaVersion: 1,
+  schemaVersion: 2,
   description:
     'FOCUS 1.3 cost and usage rows, one per Cloudforet cost row, derived from the costs table; ' +
     'one file per data source and charge day.',
@@ -208,6 +218,8 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
     timestamp('BillingPeriodStart', 'First instant of the calendar month of the charge', (r) =>
       monthStartMs(day(r)),
     ),
+    notYet('CapacityReservationId', 'string', 'NULL: Cloudforet cost rows name no capacity reservation'),
+    notYet('CapacityReservationStatus', 'string', 'NULL: with CapacityReservationId'),
     string(
       'ChargeCategory',
       'Usage, Purchase, Tax, Credit or Adjustment (docs/focus.md)',
@@ -222,6 +234,29 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
     ),
     timestamp('ChargePeriodEnd', '00:00 UTC of the next day (exclusive)', (r) => dayStartMs(day(r)) + DAY_MS),
     timestamp('ChargePeriodStart', '00:00 UTC of billed_date', (r) => dayStartMs(day(r))),
+    notYet(
+      'CommitmentDiscountCategory',
+      'string',
+      'Spend or Usage; NULL where no commitment discount is named',
+    ),
+    notYet(
+      'CommitmentDiscountId',
+      'string',
+      "The commitment discount's provider id; NULL where none is named",
+    ),
+    notYet(
+      'CommitmentDiscountName',
+      'string',
+      "The commitment discount's display name; NULL where none is named",
+    ),
+    notYet('CommitmentDiscountQuantity', 'double', 'NULL: Cloudforet cost rows carry no commitment quantity'),
+    notYet(
+      'CommitmentDiscountStatus',
+      'string',
+      'Used or Unused; NULL where no commitment discount is named',
+    ),
+    notYet('CommitmentDiscountType', 'string', "The provider's kind of commitment; NULL where none is named"),
+    notYet('CommitmentDiscountUnit', 'string', 'NULL: with CommitmentDiscountQuantity'),
     double('ConsumedQuantity', 'usage_quantity, on Usage rows only', (r) =>
       derived(r).category === 'Usage' ? amount(r.usage_quantity) : null,
     ),
@@ -231,6 +266,7 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
       (r) => (derived(r).category === 'Usage' ? unit(r) : null),
     ),
     double('ContractedCost', 'BilledCost: Cloudforet keeps no negotiated prices', (r) => amount(r.cost)),
+    notYet('ContractedUnitPrice', 'double', 'NULL: Cloudforet cost rows carry no negotiated unit price'),
     double(
       'EffectiveCost',
       'BilledCost; 0 on Purchase rows (FOCUS: a purchase is effective where it is used)',
@@ -239,6 +275,8 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
     string('HostProviderName', 'The cloud whose costs these are', providerName),
     string('InvoiceIssuerName', 'The provider (Cloudforet records no reseller)', providerName),
     double('ListCost', 'BilledCost: Cloudforet keeps no list prices', (r) => amount(r.cost)),
+    notYet('ListUnitPrice', 'double', "The provider's public unit price; NULL where the row has none"),
+    notYet('PricingCategory', 'string', 'Standard, Dynamic, Committed or Other; NULL where unknown'),
     double('PricingQuantity', 'usage_quantity, on Usage and Purchase rows', (r) =>
       usageOrPurchase(r) ? amount(r.usage_quantity) : null,
     ),
@@ -258,6 +296,7 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
     }),
     string('ResourceId', 'Provider resource id', (r) => text(r.resource)),
     string('ResourceName', 'The resource id: cost rows carry no resource names', (r) => text(r.resource)),
+    notYet('ResourceType', 'string', 'NULL: Cloudforet cost rows carry no resource type'),
     string('ServiceCategory', 'FOCUS service category from the product (docs/focus.md)', (r) =>
       serviceCategoryOf(text(r.product)),
     ),
@@ -266,6 +305,13 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
       'ServiceProviderName',
       'The provider that sold the service (Cloudforet records no reseller)',
       providerName,
+    ),
+    notYet('SkuId', 'string', "The provider's SKU (product) id; NULL where the row has none"),
+    notYet('SkuMeter', 'string', "The provider's meter of the SKU; NULL where the row has none"),
+    notYet(
+      'SkuPriceId',
+      'string',
+      "The provider's price-list id of the SKU price; NULL where the row has none",
     ),
     string('SubAccountId', 'Provider account, subscription or project', (r) => text(r.account_id)),
     string(
