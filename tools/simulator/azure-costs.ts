@@ -129,7 +129,7 @@ function guid(...parts: number[]): string {
 
 /**
  * additional_info as cost_manager.py `_get_additional_info` fills it: Charge Type, Pricing Model,
- * Subscription Id, Meter Id, Product Id; Instance Type on virtual machines; Benefit and Reservation
+ * Subscription Id, Meter Id / Name, Product Id; Instance Type on virtual machines; Benefit and Reservation
  * Id / Name on reservation rows; Resource Id / Name with the option collect_resource_id; PayG Unit
  * Price on reservation rows with cost_metric AmortizedCost.
  */
@@ -144,6 +144,7 @@ export function azureInfo(
   add('Charge Type', '"Usage"');
   add('Subscription Id', JSON.stringify(ctx.subscriptionId));
   add('Meter Id', `"${guid(d.product, d.usageType, d.instanceType)}"`);
+  add('Meter Name', JSON.stringify(ctx.usageType));
   add(
     'Product Id',
     `"DZH318Z0${(hashInts(78, d.product, d.instanceType) >>> 0).toString(36).toUpperCase().slice(0, 4)}"`,
@@ -172,6 +173,8 @@ export function azureInfo(
 
 export interface AzureRowContext {
   readonly subscriptionId: string;
+  /** The row's usage_type: the plugin's metername. */
+  readonly usageType: string;
   readonly resource: string | undefined;
 }
 

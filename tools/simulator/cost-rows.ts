@@ -179,7 +179,12 @@ export class RowWriter {
   /** An Azure row as the Azure plugin writes it (azure-costs.ts), up to the common ending. */
   private azureJson(setup: AzureSetup, d: CostDraw, j: number, id: number, account: number): string {
     const figures = azureFigures(setup, d, this.state.costFactor, j);
-    const ctx = { subscriptionId: this.ds.accounts[account]?.accountId ?? '', resource: d.resource };
+    const picked = PRODUCTS.azure[d.product]?.usageTypes[d.usageType] ?? '';
+    const ctx = {
+      subscriptionId: this.ds.accounts[account]?.accountId ?? '',
+      usageType: picked,
+      resource: d.resource,
+    };
     let out = `{"cost_id":"cost-${hex12(id)}",`;
     if (figures.cost !== 0) out += `"cost":${microsJson(figures.cost)},`;
     if (isBenefitRow(setup, j)) {

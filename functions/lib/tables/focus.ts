@@ -10,6 +10,7 @@ import {
   serviceCategoryOf,
 } from './focus-mapping.ts';
 import { type CostBasisMeta, type RowCosts, rowCosts } from './focus-basis.ts';
+import { type Commitment, commitmentOf, pricingCategoryOf, skuOf } from './focus-pricing.ts';
 
 /** A row of a published costs object, as a Parquet reader gives it back, plus `billed_date`. */
 export type CostRecord = Record<string, unknown>;
@@ -153,12 +154,19 @@ const consumed = (r: CostRecord, c: FocusContext) => {
   return d.unit !== null && d.category === 'Usage';
 };
 
+const commitment = (r: CostRecord, c: FocusContext): Commitment | null =>
+  commitmentOf(derived(r, c).info, derived(r, c).category);
+
 /**
  * A display name: the Azure plugin's "Resource Name" (the last segment of the resource id, the
  * name its owner gave it), else the name inventory gives the id; never the id itself.
  */
+/** The Azure plugin keeps the resource id in additional_info (cost_manager.py `_get_additional_info`). */
+const resourceId = (r: CostRecord, c: FocusContext): string | null =>
+  text(r.resource) ?? text(derived(r, c).info?.['Resource Id']);
+
 function resourceName(r: CostRecord, c: FocusContext): string | null {
-  const id = text(r.resource);
+  const id = resourceId(r, c);
   if (id === null) return null;
   const own = text(derived(r, c).info?.['Resource Name']);
   const name = own !== null && own !== id ? own : c.resourceNames.get(id);
@@ -205,6 +213,16 @@ const timestamp = (name: string, description: string, value: FocusColumn['value'
   description,
   value,
 });
+/**
+ * A FOCUS column Cloudforet's cost rows do not fill yet: present, as the spec asks where the clouds
+ * support the concept (docs/focus.md, "Columns present but NULL"), and NULL on every row.
+ */
+const notYet = (name: string, type: 'string' | 'double', description: string): FocusColumn => ({
+  name,
+  type,
+  description,
+  value: () => null,
+});
 const custom = (name: string, field: string, description: string): FocusColumn =>
   string(name, description, (r) => text(r[field]));
 
@@ -243,6 +261,8 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
     timestamp('BillingPeriodStart', 'First instant of the calendar month of the charge', (r) =>
       monthStartMs(day(r)),
     ),
+    notYet('CapacityReservationId', 'string', 'NULL: Cloudforet cost rows name no capacity reservation'),
+    notYet('CapacityReservationStatus', 'string', 'NULL: with CapacityReservationId'),
     string(
       'ChargeCategory',
       'Usage, Purchase, Tax, Credit or Adjustment (docs/focus.md)',
@@ -257,6 +277,29 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
     ),
     timestamp('ChargePeriodEnd', '00:00 UTC of the next day (exclusive)', (r) => dayStartMs(day(r)) + DAY_MS),
     timestamp('ChargePeriodStart', '00:00 UTC of billed_date', (r) => dayStartMs(day(r))),
+    string(
+      'CommitmentDiscountCategory',
+      'Usage (a reservation) or Spend (a savings plan)',
+      (r, c) => commitment(r, c)?.category ?? null,
+    ),
+    string(
+      'CommitmentDiscountId',
+      "The plugin's Benefit Id, else its Reservation Id",
+      (r, c) => commitment(r, c)?.id ?? null,
+    ),
+    string(
+      'CommitmentDiscountName',
+      "The plugin's Benefit Name, else its Reservation Name",
+      (r, c) => commitment(r, c)?.name ?? null,
+    ),
+    notYet('CommitmentDiscountQuantity', 'double', 'NULL: Cloudforet cost rows carry no commitment quantity'),
+    string(
+      'CommitmentDiscountStatus',
+      'Used, or Unused on the unused-commitment charge types; Usage rows',
+      (r, c) => commitment(r, c)?.status ?? null,
+    ),
+    string('CommitmentDiscountType', 'Reservation or Savings Plan', (r, c) => commitment(r, c)?.type ?? null),
+    notYet('CommitmentDiscountUnit', 'string', 'NULL: with CommitmentDiscountQuantity'),
     double('ConsumedQuantity', 'usage_quantity, on Usage rows that name a unit', (r, c) =>
       consumed(r, c) ? amount(r.usage_quantity) : null,
     ),
@@ -268,6 +311,7 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
       'BilledCost: Cloudforet keeps no negotiated prices',
       (r, c) => derived(r, c).costs.billed,
     ),
+    notYet('ContractedUnitPrice', 'double', 'NULL: Cloudforet cost rows carry no negotiated unit price'),
     double(
       'EffectiveCost',
       'data["Amortized Cost"] on Usage rows that have it, else BilledCost; 0 on Purchase rows',
@@ -279,6 +323,14 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
       'ListCost',
       'The pay-as-you-go cost where the plugin gives it (x_list_cost_basis), else BilledCost',
       (r, c) => derived(r, c).costs.list,
+    ),
+    double(
+      'ListUnitPrice',
+      'Pay-as-you-go price per PricingUnit where the plugin gives one (docs/focus.md)',
+      (r, c) => derived(r, c).costs.listUnitPrice,
+    ),
+    string('PricingCategory', "From the plugin's Pricing Model: Standard, Dynamic or Committed", (r, c) =>
+      pricingCategoryOf(derived(r, c).info, derived(r, c).category),
     ),
     double('PricingQuantity', 'usage_quantity, on Usage and Purchase rows that name a unit', (r, c) =>
       priced(r, c) ? amount(r.usage_quantity) : null,
@@ -297,12 +349,17 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
       const key = text(r.region_key);
       return (key === null ? undefined : c.regionNames.get(key)) ?? code;
     }),
-    string('ResourceId', 'Provider resource id', (r) => text(r.resource)),
+    string(
+      'ResourceId',
+      "Provider resource id (the Azure plugin's Resource Id where the row has no resource)",
+      (r, c) => resourceId(r, c),
+    ),
     string(
       'ResourceName',
       "The resource's display name (the plugin's, else inventory's); NULL where none is known",
       resourceName,
     ),
+    notYet('ResourceType', 'string', 'NULL: Cloudforet cost rows carry no resource type'),
     string('ServiceCategory', 'FOCUS service category from the product (docs/focus.md)', (r) =>
       serviceCategoryOf(text(r.product)),
     ),
@@ -311,6 +368,20 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
       'ServiceProviderName',
       'The provider that sold the service (Cloudforet records no reseller)',
       providerName,
+    ),
+    string(
+      'SkuId',
+      "Azure's Product Id (the plugin's); NULL for plugins that keep none",
+      (r, c) => skuOf(derived(r, c).info, derived(r, c).category).skuId,
+    ),
+    string('SkuMeter', "Azure's Meter Name, where the row has a SkuId", (r, c) => {
+      const d = derived(r, c);
+      return skuOf(d.info, d.category).skuId === null ? null : text(d.info?.['Meter Name']);
+    }),
+    string(
+      'SkuPriceId',
+      '<Meter Id>:<Product Id>, the key the Azure plugin looks its retail price up by',
+      (r, c) => skuOf(derived(r, c).info, derived(r, c).category).skuPriceId,
     ),
     string('SubAccountId', 'Provider account, subscription or project', (r) => text(r.account_id)),
     string(
