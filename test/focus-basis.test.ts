@@ -1,0 +1,148 @@
+// The cost basis of a FOCUS row (functions/lib/tables/focus-basis.ts) and the pricing values read
+// from the Azure plugin's additional_info (focus-pricing.ts), case by case as docs/focus.md
+// states them. Data source records are shaped as cost-analysis' data-source/list returns them.
+import { describe, expect, it } from 'vitest';
+import { costBasisOf, type RowFacts, rowCosts } from '../functions/lib/tables/focus-basis.ts';
+import { focusUnitOf } from '../functions/lib/tables/focus-mapping.ts';
+import { commitmentOf, pricingCategoryOf, skuOf } from '../functions/lib/tables/focus-pricing.ts';
+
+const azure = (extra: Record<string, unknown> = {}, options: Record<string, unknown> = {}) => ({
+  data_source_id: 'ds-azure',
+  plugin_info: {
+    options,
+    metadata: { cost_info: { name: 'PayAsYouGo' }, data_info: { 'Actual Cost': {} }, ...extra },
+  },
+});
+const usage = (fields: Partial<RowFacts>): RowFacts => ({
+  cost: 10,
+  data: { 'Actual Cost': 9 },
+  info: {},
+  category: 'Usage',
+  pricingQuantity: 4,
+  ...fields,
+});
+
+describe('the cost basis of a data source', () => {
+  it('denies a data key the deny list names and cost_data_keys lacks, as a non-admin app sees it', () => {
+    const deny = { permissions: { deny: ['data.Actual Cost', 'tags.owner'] } };
+
+    expect(costBasisOf({ ...azure(), ...deny, cost_data_keys: [] }).deniedKeys).toEqual(['Actual Cost']);
+    expect(costBasisOf({ ...azure(), ...deny, cost_data_keys: ['Actual Cost'] }).deniedKeys).toEqual([]);
+    expect(costBasisOf({ ...azure(), ...deny }).deniedKeys).toEqual(['Actual Cost']);
+  });
+
+  it('reads the markup, the cost metric and what cost is', () => {
+    const meta = costBasisOf(azure({ custom_cost_adjustment_percent: 15 }, { cost_metric: 'AmortizedCost' }));
+
+    expect(meta).toMatchObject({ costInfo: 'PayAsYouGo', markupPercent: 15, costMetric: 'AmortizedCost' });
+    expect(costBasisOf({ plugin_info: { metadata: { currency: 'USD' } } })).toEqual({
+      costInfo: undefined,
+      dataInfo: [],
+      costMetric: undefined,
+      reservationCostAtPayg: undefined,
+      markupPercent: undefined,
+      deniedKeys: [],
+    });
+  });
+});
+
+describe('the cost columns of a row', () => {
+  it('bills Azure its Actual Cost and lists its pay-as-you-go cost at an exact unit price', () => {
+    const costs = rowCosts(costBasisOf(azure()), usage({}));
+
+    expect(costs).toMatchObject({
+      billed: 9,
+      billedBasis: 'actual',
+      effective: 9,
+      costBasis: 'pay-as-you-go',
+    });
+    expect(costs).toMatchObject({ list: 2.5 * 4, listUnitPrice: 2.5, listBasis: 'pay-as-you-go' });
+  });
+
+  it('bills cost where the Actual Cost is denied, or where the plugin declares no other charge', () => {
+    const denied = costBasisOf({
+      ...azure(),
+      permissions: { deny: ['data.Actual Cost'] },
+      cost_data_keys: [],
+    });
+
+    expect(rowCosts(denied, usage({}))).toMatchObject({ billed: 10, billedBasis: 'cost-actual-denied' });
+    expect(rowCosts(costBasisOf({}), usage({}))).toMatchObject({
+      billed: 10,
+      billedBasis: 'cost',
+      list: 10,
+      listBasis: 'billed',
+      listUnitPrice: null,
+      costBasis: 'as-reported',
+    });
+    expect(rowCosts(undefined, usage({}))).toMatchObject({ billed: 10, billedBasis: 'cost' });
+  });
+
+  it('takes Amortized Cost on usage, 0 on a purchase, and the looked-up retail price for the list', () => {
+    const meta = costBasisOf(azure({}, { cost_metric: 'AmortizedCost' }));
+    const reserved = usage({
+      data: { 'Amortized Cost': 6, 'Actual Cost': 0 },
+      info: { 'Pricing Model': 'Reservation', 'PayG Unit Price': 0.5 },
+    });
+
+    expect(rowCosts(meta, reserved)).toMatchObject({ billed: 0, effective: 6, effectiveBasis: 'amortized' });
+    expect(rowCosts(meta, reserved)).toMatchObject({ list: 2, listUnitPrice: 0.5, listBasis: 'unit-price' });
+    expect(
+      rowCosts(meta, usage({ category: 'Purchase', cost: 0, data: { 'Actual Cost': 700 } })),
+    ).toMatchObject({ billed: 700, effective: 0, effectiveBasis: 'purchase' });
+  });
+
+  it('lists a markup row at its billed charge, and a credit at its billed charge', () => {
+    const markup = costBasisOf(azure({ custom_cost_adjustment_percent: 15 }));
+
+    expect(rowCosts(markup, usage({ cost: 10.35 }))).toMatchObject({
+      list: 9,
+      listBasis: 'billed',
+      costBasis: 'markup',
+    });
+    expect(
+      rowCosts(costBasisOf(azure()), usage({ category: 'Credit', cost: -3, data: { 'Actual Cost': -3 } })),
+    ).toMatchObject({ billed: -3, effective: -3, list: -3, listUnitPrice: null });
+  });
+});
+
+describe('pricing values from the Azure plugin', () => {
+  it.each([
+    ['OnDemand', 'Usage', 'Standard'],
+    ['Spot', 'Usage', 'Dynamic'],
+    ['Reservation', 'Usage', 'Committed'],
+    ['SavingsPlan', 'Usage', 'Committed'],
+    ['Reservation', 'Purchase', 'Standard'],
+    ['OnDemand', 'Tax', null],
+    [undefined, 'Usage', null],
+  ] as const)('Pricing Model %s on a %s row -> %s', (model, category, expected) => {
+    expect(pricingCategoryOf({ 'Pricing Model': model }, category)).toBe(expected);
+  });
+
+  it('names the commitment discount of a covered row, and its status', () => {
+    const info = {
+      'Pricing Model': 'SavingsPlan',
+      'Benefit Id': '/providers/Microsoft.BillingBenefits/savingsPlanOrders/o/savingsPlans/s',
+      'Benefit Name': 'sp-compute',
+      'Charge Type': 'UnusedSavingsPlan',
+    };
+
+    expect(commitmentOf(info, 'Usage')).toEqual({
+      id: info['Benefit Id'],
+      name: 'sp-compute',
+      category: 'Spend',
+      type: 'Savings Plan',
+      status: 'Unused',
+    });
+    expect(commitmentOf({ 'Pricing Model': 'OnDemand', 'Benefit Id': 'x' }, 'Usage')).toBeNull();
+  });
+
+  it('gives SKU ids from Product Id and Meter Id, none on tax; no unit from N/A', () => {
+    expect(skuOf({ 'Product Id': 'DZH318Z0BQ4L', 'Meter Id': 'm-1' }, 'Usage')).toEqual({
+      skuId: 'DZH318Z0BQ4L',
+      skuPriceId: 'm-1:DZH318Z0BQ4L',
+    });
+    expect(skuOf({ 'Product Id': 'DZH318Z0BQ4L' }, 'Tax')).toEqual({ skuId: null, skuPriceId: null });
+    expect([focusUnitOf('N/A'), focusUnitOf(null), focusUnitOf('Hrs')]).toEqual([null, null, 'Hours']);
+  });
+});
