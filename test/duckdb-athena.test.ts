@@ -94,6 +94,17 @@ describe('the DuckDB stand-in answers as Trino documents', () => {
     expect(Object.values(listed)[0]).toBeNull();
   });
 
+  // functions/map.md: "element_at(map(K,V), key) -> V Returns value for given key, or NULL if the
+  // key is not contained in the map." DuckDB's element_at gives a list of the value.
+  it('gives element_at of a map as the value, or NULL for a missing key', async () => {
+    const row = await one(
+      `SELECT element_at(MAP(ARRAY['env'], ARRAY['prod']), 'env') AS env,
+              element_at(MAP(ARRAY['env'], ARRAY['prod']), 'team') AS team`,
+    );
+
+    expect(row).toEqual({ env: 'prod', team: null });
+  });
+
   // functions/datetime.md: "date_diff(unit, timestamp1, timestamp2) -> bigint Returns
   // timestamp2 - timestamp1 expressed in terms of unit", whole units elapsed: the documented
   // 86400 seconds for 1 day and 0.123456789 s. DuckDB's date_diff counts boundaries crossed instead.

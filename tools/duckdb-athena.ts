@@ -37,6 +37,8 @@ function atClock(sql: string, now: Date): string {
  *   (Trino casts JSON to VARCHAR only from scalars), where DuckDB keeps the JSON text as the value;
  * - date_diff counts whole units elapsed ("Returns timestamp2 - timestamp1 expressed in terms of
  *   unit"): DuckDB's date_sub; DuckDB's date_diff counts unit boundaries crossed;
+ * - element_at(map, key) is the value or NULL ("Returns value for given key, or NULL if the key is not
+ *   contained in the map"), where DuckDB's element_at gives a list of it;
  * - json_parse is json, sequence is generate_series, last_day_of_month is last_day, '$["key"]'
  *   paths are '$."key"'.
  * With `now`, current_date and current_timestamp are that instant's (UTC): a test's fixed clock.
@@ -46,6 +48,7 @@ export function trinoToDuckDb(sql: string, now?: Date): string {
   out = out
     .replace(/TRY_CAST\(json_parse\(([\w.]+)\) AS map\(varchar, varchar\)\)/gi, 'trino_json_varchar_map($1)')
     .replace(/\bjson_extract_scalar\(/g, 'trino_json_extract_scalar(')
+    .replace(/\belement_at\(/gi, 'trino_element_at(')
     .replace(/'\$\["([^"]*)"\]'/g, `'$."$1"'`)
     .replace(/\bjson_parse\(/g, 'json(')
     .replace(/\bsequence\(/g, 'generate_series(')
@@ -69,6 +72,7 @@ const SESSION = [
   "SET disabled_optimizers = 'statistics_propagation'",
   `CREATE OR REPLACE MACRO trino_json_extract_scalar(j, p) AS
      CASE WHEN json_type(j, p) IN ('OBJECT', 'ARRAY') THEN NULL ELSE json_extract_string(j, p) END`,
+  'CREATE OR REPLACE MACRO trino_element_at(m, k) AS m[k]',
   `CREATE OR REPLACE MACRO trino_json_varchar_map(j) AS
      CASE WHEN coalesce(list_bool_or(list_transform(map_values(TRY_CAST(json(j) AS MAP(VARCHAR, JSON))),
        v -> json_type(v) IN ('OBJECT', 'ARRAY'))), false) THEN NULL
