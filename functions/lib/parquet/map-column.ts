@@ -84,9 +84,15 @@ export class MapColumnBuffer {
 
   private addRow(raw: unknown): void {
     this.starts.push(this.defs.length, this.keys.view().length, this.values.view().length);
-    if (raw === null || raw === undefined) return this.defs.push(0);
+    if (raw === null || raw === undefined) {
+      this.defs.push(0);
+      return;
+    }
     const entries = entriesOf(raw, this.name);
-    if (entries.length === 0) return this.defs.push(1);
+    if (entries.length === 0) {
+      this.defs.push(1);
+      return;
+    }
     for (const [key, value] of entries) {
       this.keys.string(key);
       this.keyStats.track(key);
