@@ -142,7 +142,7 @@ describe('views and saved queries over exported files (DuckDB)', () => {
 
     expect(Object.keys(MANDATORY)).toHaveLength(21);
     for (const [column, type] of Object.entries(MANDATORY)) expect(types.get(column), column).toBe(type);
-    expect(types.get('Tags')).toBe('VARCHAR');
+    expect(types.get('Tags')).toBe('MAP(VARCHAR, VARCHAR)');
     expect(types.get('ServiceProviderName')).toBe('VARCHAR');
     expect(types.get('HostProviderName')).toBe('VARCHAR');
   });
@@ -156,7 +156,7 @@ describe('views and saved queries over exported files (DuckDB)', () => {
               sum(f.x_cloudforet_cost) AS kept,
               count(*) AS focus_n, sum(BilledCost) AS billed, count(SubAccountName) AS named,
               count(*) FILTER (WHERE CAST(ChargePeriodStart AS date) <> CAST(c.billed_date AS date)) AS bad_period,
-              count(*) FILTER (WHERE json_extract_scalar(f.Tags, '$.team') IS DISTINCT FROM json_extract_scalar(c.tags, '$.team')) AS bad_tags
+              count(*) FILTER (WHERE element_at(f.Tags, 'team') IS DISTINCT FROM json_extract_scalar(c.tags, '$.team')) AS bad_tags
        FROM focus f JOIN costs c ON c.cost_id = f.x_cost_id AND c.data_source_id = f.x_data_source_id`,
     );
 

@@ -68,23 +68,23 @@ function objectOf(value: unknown): Record<string, unknown> | undefined {
 }
 
 /**
- * FOCUS Key-Value Format: a JSON object of primitive values. Cloudforet's tags are provider tags
- * (string values); a nested value is kept as its JSON text, so one odd tag does not null the rest.
+ * Tags as a MAP<string, string> (Glue `map<string,string>`, a Parquet MAP): what Trino can read
+ * and FOCUS tools (CID) expect. Cloudforet's tags are provider tags with string values; any
+ * other value becomes its JSON text (3 -> "3", true -> "true", {"a":1} -> "{\"a\":1}"), so one
+ * odd tag does not lose the rest. A null value stays NULL (a key without a value); an empty key
+ * is dropped (Trino map keys are not empty by FOCUS's rules for keys). No tags: NULL.
  */
-export function focusTags(value: unknown): string | null {
+export function focusTags(value: unknown): Record<string, string | null> | null {
   const tags = objectOf(value);
   if (!tags) return null;
-  const flat: Record<string, string | number | boolean | null> = {};
+  const map: Record<string, string | null> = {};
   let count = 0;
   for (const [key, v] of Object.entries(tags)) {
     if (key === '') continue;
-    flat[key] =
-      v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
-        ? v
-        : JSON.stringify(v);
+    map[key] = v === null || typeof v === 'string' ? v : JSON.stringify(v);
     count++;
   }
-  return count === 0 ? null : JSON.stringify(flat);
+  return count === 0 ? null : map;
 }
 
 function providerName(r: CostRecord, c: FocusContext): string | null {
@@ -230,7 +230,7 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
   name: 'focus',
   partitionKey: 'x_billing_period',
   dayKey: 'x_charge_day',
-  schemaVersion: 2,
+  schemaVersion: 3,
   description:
     'FOCUS 1.3 cost and usage rows, one per Cloudforet cost row, derived from the costs table; ' +
     'one file per data source and charge day.',
@@ -378,6 +378,12 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
       const d = derived(r, c);
       return skuOf(d.info, d.category).skuId === null ? null : text(d.info?.['Meter Name']);
     }),
+    {
+      name: 'SkuPriceDetails',
+      type: 'map',
+      description: 'Properties of the SKU price, key to value; NULL where the row has none',
+      value: () => null,
+    },
     string(
       'SkuPriceId',
       '<Meter Id>:<Product Id>, the key the Azure plugin looks its retail price up by',
@@ -392,9 +398,12 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
         return id === null ? null : (text(serviceAccount(r, c)?.name) ?? id);
       },
     ),
-    string('Tags', 'Resource tags in FOCUS Key-Value Format (JSON object of primitives)', (r) =>
-      focusTags(r.tags),
-    ),
+    {
+      name: 'Tags',
+      type: 'map',
+      description: 'Resource tags, key to value; a value that is not a string is its JSON text',
+      value: (r) => focusTags(r.tags),
+    },
     custom('x_cost_id', 'cost_id', 'Cloudforet cost row id'),
     custom('x_data_source_id', 'data_source_id', 'Cloudforet cost data source'),
     custom('x_domain_id', 'domain_id', 'Cloudforet domain'),
