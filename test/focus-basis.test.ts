@@ -110,13 +110,21 @@ describe('pricing values from the Azure plugin', () => {
   it.each([
     ['OnDemand', 'Usage', 'Standard'],
     ['Spot', 'Usage', 'Dynamic'],
-    ['Reservation', 'Usage', 'Committed'],
-    ['SavingsPlan', 'Usage', 'Committed'],
+    ['Reservation', 'Usage', null],
     ['Reservation', 'Purchase', 'Standard'],
     ['OnDemand', 'Tax', null],
     [undefined, 'Usage', null],
   ] as const)('Pricing Model %s on a %s row -> %s', (model, category, expected) => {
     expect(pricingCategoryOf({ 'Pricing Model': model }, category)).toBe(expected);
+  });
+
+  it('calls a covered charge Committed only when it names its commitment discount', () => {
+    expect(pricingCategoryOf({ 'Pricing Model': 'SavingsPlan', 'Benefit Id': 'b-1' }, 'Usage')).toBe(
+      'Committed',
+    );
+    expect(pricingCategoryOf({ 'Pricing Model': 'Reservation', 'Reservation Id': 'r-1' }, 'Usage')).toBe(
+      'Committed',
+    );
   });
 
   it('names the commitment discount of a covered row, and its status', () => {

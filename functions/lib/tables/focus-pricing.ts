@@ -17,8 +17,8 @@ const COMMITTED = new Set(['reservation', 'reserved', 'savingsplan']);
 /**
  * FOCUS PricingCategory from the pricing model: on-demand is Standard, spot is Dynamic, a charge a
  * reservation or savings plan covers is Committed, and the purchase of one is Standard ("This does
- * include the purchase of a commitment discount at agreed upon rates"). NULL on Tax (a MUST) and
- * where the plugin names no model.
+ * include the purchase of a commitment discount at agreed upon rates"). NULL on Tax (a MUST),
+ * where the plugin names no model, and on a committed charge whose commitment has no id.
  */
 export function pricingCategoryOf(info: Info, category: ChargeCategory): string | null {
   if (category === 'Tax') return null;
@@ -26,8 +26,10 @@ export function pricingCategoryOf(info: Info, category: ChargeCategory): string 
   if (model === null) return null;
   if (model === 'ondemand') return 'Standard';
   if (model === 'spot') return 'Dynamic';
-  if (COMMITTED.has(model)) return category === 'Purchase' ? 'Standard' : 'Committed';
-  return 'Other';
+  if (!COMMITTED.has(model)) return 'Other';
+  if (category === 'Purchase') return 'Standard';
+  // Committed names a commitment discount: without its id the row cannot say which, so NULL.
+  return commitmentOf(info, category) === null ? null : 'Committed';
 }
 
 export interface Commitment {
