@@ -100,12 +100,15 @@ export async function readFocusNames(
           .map((a) => a.trustedAccountId)
           .filter((id) => id !== undefined && !trustedAccounts.has(id)),
       ).size;
+  // No data sources at all: every cost basis would fall back to `cost` (sources.ts).
   const gap =
     serviceAccounts.size === 0
       ? 'identity/service-account/list answered no service accounts'
-      : unknownPayers > 0
-        ? `identity/trusted-account/list lacks ${unknownPayers} trusted accounts that service accounts name`
-        : undefined;
+      : costBases.size === 0
+        ? 'cost-analysis/data-source/list answered no data sources'
+        : unknownPayers > 0
+          ? `identity/trusted-account/list lacks ${unknownPayers} trusted accounts that service accounts name`
+          : undefined;
   return {
     serviceAccounts,
     trustedAccounts,
