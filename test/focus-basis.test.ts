@@ -3,6 +3,7 @@
 // states them. Data source records are shaped as cost-analysis' data-source/list returns them.
 import { describe, expect, it } from 'vitest';
 import { costBasisOf, type RowFacts, rowCosts } from '../functions/lib/tables/focus-basis.ts';
+import { focusTable } from '../functions/lib/tables/focus.ts';
 import { focusUnitOf } from '../functions/lib/tables/focus-mapping.ts';
 import { commitmentOf, pricingCategoryOf, skuOf } from '../functions/lib/tables/focus-pricing.ts';
 
@@ -152,5 +153,55 @@ describe('pricing values from the Azure plugin', () => {
     });
     expect(skuOf({ 'Product Id': 'DZH318Z0BQ4L' }, 'Tax')).toEqual({ skuId: null, skuPriceId: null });
     expect([focusUnitOf('N/A'), focusUnitOf(null), focusUnitOf('Hrs')]).toEqual([null, null, 'Hours']);
+  });
+});
+
+describe('a FOCUS row of the Azure plugin', () => {
+  const context = {
+    serviceAccounts: new Map(),
+    trustedAccounts: new Map(),
+    providerNames: new Map(),
+    regionNames: new Map(),
+    costBases: new Map([['ds-azure', costBasisOf(azure())]]),
+    resourceNames: new Map([['/subscriptions/s/providers/x/vm-2', 'web-02']]),
+    exportedAtMs: 0,
+  };
+  const row = (info: Record<string, unknown>, resource?: string) => ({
+    cost_id: 'c1',
+    cost: 4,
+    usage_quantity: 24,
+    usage_unit: '1 Hour',
+    provider: 'azure',
+    data_source_id: 'ds-azure',
+    billed_date: '2026-10-01',
+    data: JSON.stringify({ 'Actual Cost': 0 }),
+    additional_info: JSON.stringify(info),
+    ...(resource && { resource }),
+  });
+  const values = (r: Record<string, unknown>) =>
+    Object.fromEntries(focusTable.columns.map((col) => [col.name, col.value(r, context)]));
+
+  it('has no consumed quantity on an unused reservation, and names the reservation', () => {
+    const v = values(
+      row({ 'Charge Type': 'UnusedReservation', 'Pricing Model': 'Reservation', 'Reservation Id': 'r-1' }),
+    );
+
+    expect(v).toMatchObject({
+      ChargeCategory: 'Usage',
+      CommitmentDiscountStatus: 'Unused',
+      ConsumedQuantity: null,
+    });
+    expect(v).toMatchObject({ PricingQuantity: 24, PricingUnit: 'Hours', CommitmentDiscountId: 'r-1' });
+    expect(v).toMatchObject({ BilledCost: 0, x_cloudforet_cost: 4, x_billed_cost_basis: 'actual' });
+  });
+
+  it('takes the resource id and name the plugin keeps, else the name inventory gives, never the id', () => {
+    const own = values(row({ 'Resource Id': '/subscriptions/s/providers/x/vm-1', 'Resource Name': 'vm-1' }));
+    const listed = values(row({}, '/subscriptions/s/providers/x/vm-2'));
+    const unnamed = values(row({}, 'vm-3'));
+
+    expect([own.ResourceId, own.ResourceName]).toEqual(['/subscriptions/s/providers/x/vm-1', 'vm-1']);
+    expect(listed.ResourceName).toBe('web-02');
+    expect([unnamed.ResourceId, unnamed.ResourceName]).toEqual(['vm-3', null]);
   });
 });

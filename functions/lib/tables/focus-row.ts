@@ -95,13 +95,14 @@ export const priced = (r: CostRecord, c: FocusContext) => {
   const d = derived(r, c);
   return d.unit !== null && (d.category === 'Usage' || d.category === 'Purchase');
 };
-export const consumed = (r: CostRecord, c: FocusContext) => {
-  const d = derived(r, c);
-  return d.unit !== null && d.category === 'Usage';
-};
-
 export const commitment = (r: CostRecord, c: FocusContext): Commitment | null =>
   commitmentOf(derived(r, c).info, derived(r, c).category);
+
+/** FOCUS: "ConsumedQuantity MUST be null when … CommitmentDiscountStatus is "Unused"" (nothing was used). */
+export const consumed = (r: CostRecord, c: FocusContext) => {
+  const d = derived(r, c);
+  return d.unit !== null && d.category === 'Usage' && commitment(r, c)?.status !== 'Unused';
+};
 
 /** The Azure plugin keeps the resource id in additional_info (cost_manager.py `_get_additional_info`). */
 export const resourceId = (r: CostRecord, c: FocusContext): string | null =>
