@@ -205,3 +205,40 @@ describe('a FOCUS row of the Azure plugin', () => {
     expect([unnamed.ResourceId, unnamed.ResourceName]).toEqual(['vm-3', null]);
   });
 });
+
+describe('a FOCUS row of the Google plugin', () => {
+  it('is billed to the billing account the plugin names, and names its project', () => {
+    const context = {
+      serviceAccounts: new Map([['sa-1', { name: 'Analytics project' }]]),
+      trustedAccounts: new Map(),
+      providerNames: new Map(),
+      regionNames: new Map(),
+      costBases: new Map(),
+      resourceNames: new Map(),
+      exportedAtMs: 0,
+    };
+    const row = (serviceAccountId?: string) => ({
+      cost: 2,
+      provider: 'google_cloud',
+      account_id: 'project-alpha',
+      billed_date: '2026-10-01',
+      additional_info: JSON.stringify({
+        'Billing Account ID': '01ABCD-234567-89EFGH',
+        'Project Name': 'alpha',
+        'Cost Type': 'regular',
+      }),
+      ...(serviceAccountId && { service_account_id: serviceAccountId }),
+    });
+    const pick = (r: Record<string, unknown>, names: string[]) =>
+      names.map((n) => focusTable.columns.find((col) => col.name === n)!.value(r, context));
+    const columns = ['BillingAccountId', 'BillingAccountName', 'SubAccountId', 'SubAccountName'];
+
+    expect(pick(row('sa-1'), columns)).toEqual([
+      '01ABCD-234567-89EFGH',
+      '01ABCD-234567-89EFGH',
+      'project-alpha',
+      'Analytics project',
+    ]);
+    expect(pick(row(), columns)[3]).toBe('alpha');
+  });
+});

@@ -79,14 +79,22 @@ function payer(r: CostRecord, c: FocusContext) {
 }
 
 /**
- * The payer's provider account id, else the row's own account (a standalone account bills itself);
- * a row with neither is billed through its Cloudforet service account, else its data source.
+ * The payer's provider account id, else the billing account the plugin names (the Google plugin's
+ * `Billing Account ID`), else the row's own account (a standalone account bills itself); a row
+ * with none is billed through its Cloudforet service account, else its data source.
  */
 function billingAccountId(r: CostRecord, c: FocusContext): string | null {
   return (
-    text(payer(r, c)?.accountId) ?? text(r.account_id) ?? text(r.service_account_id) ?? text(r.data_source_id)
+    text(payer(r, c)?.accountId) ??
+    text(derived(r, c).info?.['Billing Account ID']) ??
+    text(r.account_id) ??
+    text(r.service_account_id) ??
+    text(r.data_source_id)
   );
 }
+
+/** The names plugins give the row's account: Google's project, Azure's subscription. */
+const PLUGIN_ACCOUNT_NAMES = ['Project Name', 'Subscription Name'] as const;
 
 type FocusColumn = Column<CostRecord, FocusContext>;
 
@@ -145,7 +153,10 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
       "The payer's display name (a standalone account: the service account's); else its id",
       (r, c) => {
         const sa = serviceAccount(r, c);
-        const name = sa?.trustedAccountId !== undefined ? text(payer(r, c)?.name) : text(sa?.name);
+        // A billing account only the plugin names has no name Cloudforet knows: its id.
+        const pluginPayer = text(derived(r, c).info?.['Billing Account ID']) !== null;
+        const name =
+          sa?.trustedAccountId !== undefined ? text(payer(r, c)?.name) : pluginPayer ? null : text(sa?.name);
         return name ?? billingAccountId(r, c);
       },
     ),
@@ -287,10 +298,13 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
     string('SubAccountId', 'Provider account, subscription or project', (r) => text(r.account_id)),
     string(
       'SubAccountName',
-      "The service account's display name, else the account id; NULL with SubAccountId",
+      "The service account's display name, else the plugin's (project, subscription), else the id",
       (r, c) => {
         const id = text(r.account_id);
-        return id === null ? null : (text(serviceAccount(r, c)?.name) ?? id);
+        if (id === null) return null;
+        const info = derived(r, c).info;
+        const plugin = PLUGIN_ACCOUNT_NAMES.map((k) => text(info?.[k])).find((n) => n !== null);
+        return text(serviceAccount(r, c)?.name) ?? plugin ?? id;
       },
     ),
     {
