@@ -9,7 +9,7 @@ import { main } from '../cli/main.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { type AthenaLike, athenaOver } from '../tools/duckdb-athena.ts';
-import { type CidRun, listTableMetadata, runCid } from './support/cid-run.ts';
+import { type CidRun, listTableMetadata, runCid } from '../tools/cid/run.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { synth } from './support/synth-stack.ts';
 

@@ -17,7 +17,12 @@ import type { FocusNames } from '../functions/lib/focus/names.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { parseManifest, type UnitManifest } from '../functions/lib/storage/manifest.ts';
 import { costTable } from '../functions/lib/tables/costs.ts';
-import { checkFocusConformance, type ConformanceReport, formatCounts } from '../tools/focus/conformance.ts';
+import {
+  checkFocusConformance,
+  type ConformanceReport,
+  formatCounts,
+  formatExemptions,
+} from '../tools/focus/conformance.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthsBack } from './support/months.ts';
@@ -50,6 +55,7 @@ function expectConformant(
 ) {
   console.log(formatCounts(`${label}: FOCUS 1.2 model`, report.countsBySource.model));
   console.log(formatCounts(`${label}: supplementary (1.3 columns)`, report.countsBySource.supplementary));
+  console.log(`${label}: ${formatExemptions(report)}`);
   const conflict = report.failures.find((f) => f.id === UNITLESS_RULE);
   const others = report.failures.filter((f) => f !== conflict);
   expect(others.map((f) => `${f.id}: ${f.reason} ${JSON.stringify(f.samples)}`)).toEqual([]);
@@ -63,6 +69,7 @@ function expectConformant(
     'BilledCost-C-002-M',
     'BillingCurrency-C-002-M',
     'Tags-C-001-M',
+    'Static-PresentWhereCloudsSupport',
   ]) {
     expect(passed, id).toContain(id);
   }

@@ -1,4 +1,4 @@
-// Runs AWS CID's FOCUS code (test/fixtures/cid/, unmodified) through test/support/cid/harness.py,
+// Runs AWS CID's FOCUS code (test/fixtures/cid/, unmodified) through harness.py beside this file,
 // answering its Athena calls from the synthesized template's Glue tables and from a DuckDB
 // stand-in (tools/duckdb-athena.ts) over exported files.
 import { spawn } from 'node:child_process';
@@ -9,12 +9,12 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { parse } from 'yaml';
-import { type AthenaLike, trinoToDuckDb } from '../../tools/duckdb-athena.ts';
+import { type AthenaLike, trinoToDuckDb } from '../duckdb-athena.ts';
 
 type Json = Record<string, unknown>;
 
-export const CID_FIXTURES = fileURLToPath(new URL('../fixtures/cid', import.meta.url));
-const HARNESS = fileURLToPath(new URL('./cid/harness.py', import.meta.url));
+export const CID_FIXTURES = fileURLToPath(new URL('../../test/fixtures/cid', import.meta.url));
+const HARNESS = fileURLToPath(new URL('./harness.py', import.meta.url));
 
 /** focus.yaml's `views` as CID reads them. */
 export function cidViews(): Record<string, Json> {
