@@ -12,6 +12,8 @@ const CONTEXT: FocusContext = {
   trustedAccounts: new Map([['ta-1', { accountId: '999999999999', name: 'Payer Org' }]]),
   providerNames: new Map([['aws', 'AWS']]),
   regionNames: new Map([['aws.ap-northeast-2', 'Asia Pacific (Seoul)']]),
+  costBases: new Map(),
+  resourceNames: new Map(),
   exportedAtMs: Date.UTC(2026, 2, 16, 6),
 };
 

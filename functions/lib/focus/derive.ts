@@ -32,6 +32,13 @@ export interface FocusManifest extends UnitManifest {
   readonly sourceRows: number;
 }
 
+/** The row's BilledCost, as its column computes it (the manifest's costSum sums these). */
+const billedColumn = focusTable.columns.find((c) => c.name === 'BilledCost');
+const billedCostOf = (row: Record<string, unknown>, context: FocusContext): number => {
+  const value = billedColumn?.value(row, context);
+  return typeof value === 'number' ? value : 0;
+};
+
 export const focusObjectKey = (dataSourceId: string, date: string) =>
   objectKey(focusTable, date, dataSourceId);
 export const focusManifestKey = (dataSourceId: string, date: string) =>
@@ -83,7 +90,7 @@ export async function deriveFocusUnit(deps: FocusUnitDeps, source: UnitManifest)
         for await (const group of parquetRowGroups(costBytes)) {
           for (const row of group) {
             row.billed_date = date;
-            billedCost += typeof row.cost === 'number' ? row.cost : 0;
+            billedCost += billedCostOf(row, context);
           }
           rows += group.length;
           yield group;
