@@ -13,7 +13,8 @@ import { runCostExport } from '../functions/lib/costs/run.ts';
 import { costManifestKey } from '../functions/lib/costs/sources/day-keys.ts';
 import { SinkError } from '../functions/lib/errors.ts';
 import type { Sink } from '../functions/lib/storage/sink.ts';
-import { focusObjectKey } from '../functions/lib/focus/derive.ts';
+import { focusManifestKey, focusObjectKey } from '../functions/lib/focus/derive.ts';
+import { FOCUS_SCHEMA_MARK } from '../functions/lib/focus/pass.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { s3Sink } from '../functions/lib/storage/s3-sink.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
@@ -146,5 +147,23 @@ describe('FOCUS rows follow their costs objects everywhere', () => {
 
     expect(run.failed).toBe(1);
     expect(run.focus?.failures).toEqual([expect.objectContaining({ code: 'SINK_LOCAL_FAILED' })]);
+  });
+
+  it('a new schema version re-derives every unit anywhere once, then listings suffice again', async () => {
+    const sink = dirSink(dir);
+    const [ds] = sim.dataSourceIds() as [string];
+    const manifestPath = join(dir, focusManifestKey(ds, `${MONTH_2}-04`));
+    const old = JSON.parse(await readFile(manifestPath, 'utf8'));
+    await writeFile(manifestPath, JSON.stringify({ ...old, schemaVersion: 1 }));
+    await writeFile(join(dir, FOCUS_SCHEMA_MARK), JSON.stringify({ schemaVersion: 1 }));
+
+    const upgraded = await runCostExport({ client, sink }, LATER);
+    const after = await runCostExport({ client, sink }, LATER);
+
+    expect(upgraded.focus).toMatchObject({ written: 1, failures: [] });
+    expect(JSON.parse(await readFile(join(dir, FOCUS_SCHEMA_MARK), 'utf8')).schemaVersion).toBe(
+      old.schemaVersion,
+    );
+    expect(after.focus?.current).toBeLessThan(upgraded.focus!.current);
   });
 });

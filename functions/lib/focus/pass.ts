@@ -8,12 +8,16 @@ import type { CloudforetClient } from '../cloudforet/client.ts';
 import type { Compression } from '../export/listing-export.ts';
 import { attemptUnit } from '../export/unit-attempts.ts';
 import { type Logger, silentLogger } from '../log.ts';
+import { MANIFESTS_DIR } from '../storage/layout.ts';
 import { forEachLimit } from '../pool.ts';
 import { parseManifest, type UnitManifest } from '../storage/manifest.ts';
 import type { Sink } from '../storage/sink.ts';
 import { focusTable } from '../tables/focus.ts';
 import { deriveFocusUnit, type FocusManifest, focusManifestKey } from './derive.ts';
 import { focusCandidates, objectDamage } from './focus-candidates.ts';
+
+/** The schema version every FOCUS unit of the destination was last derived in (see exportFocus). */
+export const FOCUS_SCHEMA_MARK = `${MANIFESTS_DIR}/focus-schema.json`;
 import { type FocusNamesRead, readFocusNames } from './names.ts';
 
 export interface FocusPassDeps {
@@ -60,7 +64,13 @@ export async function exportFocus(
   window: { readonly from: string; readonly to: string },
 ): Promise<FocusPassSummary> {
   const log = deps.log ?? silentLogger;
-  const candidates = await focusCandidates(deps.sink, window, deps.verify === true);
+  // A new schema version re-derives every unit anywhere, once: listings alone cannot tell a unit's
+  // version, so a mark records the version the whole destination was last derived in.
+  const mark = await deps.sink.read(FOCUS_SCHEMA_MARK).catch(() => undefined);
+  const markedVersion =
+    mark === undefined ? undefined : (JSON.parse(mark) as { schemaVersion?: number }).schemaVersion;
+  const everyUnit = deps.verify === true || markedVersion !== focusTable.schemaVersion;
+  const candidates = await focusCandidates(deps.sink, window, everyUnit);
   let names: Promise<FocusNamesRead> | undefined;
   let written = 0;
   let removed = 0;
@@ -113,6 +123,19 @@ export async function exportFocus(
     rows += outcome.value.rows;
   });
   const summary = { written, removed, current, repaired, rows, failures, notStarted };
+  if (everyUnit && failures.length === 0 && notStarted === 0 && markedVersion !== focusTable.schemaVersion) {
+    const text = `${JSON.stringify({ schemaVersion: focusTable.schemaVersion, at: new Date().toISOString() })}\n`;
+    await deps.sink.put(FOCUS_SCHEMA_MARK, text, 'application/json');
+  }
   log.info('focus pass finished', { ...summary, failures: failures.slice(0, 20) });
   return summary;
+}
+
+function schemaVersionOf(mark: string | undefined): number | undefined {
+  try {
+    const version = (JSON.parse(mark ?? '') as { schemaVersion?: unknown }).schemaVersion;
+    return typeof version === 'number' ? version : undefined;
+  } catch {
+    return undefined;
+  }
 }
