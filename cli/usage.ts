@@ -53,8 +53,10 @@ Options:
   --to YYYY-MM-DD          last day of the range, today at the latest
   --data-source ID         only this cost data source; repeat for more (default: every one the app sees)
   --force                  export every day asked for, changed or not (default: only new or changed days)
-  --verify                 also read every published file of a local destination and compare its
-                           SHA-256 with its manifest (default: size and modification time only)
+  --verify                 walk the whole destination (directory or S3), every table: read every
+                           object back and compare its SHA-256 with its manifest, every FOCUS unit
+                           with its costs object, every archived statement with its record; repair
+                           what Cloudforet still has, name the rest (default: listings only)
 ${CONCURRENCY('units exported')}
 ${JSON_OUTPUT}
 ${CONNECTION}

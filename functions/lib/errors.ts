@@ -76,13 +76,9 @@ export class UnprovenRemovalError extends ExportError {
   }
 }
 
+/** Whether redoing the unit may help: any of our errors that says so (`retryable: true`). */
 export function isRetryable(error: unknown): boolean {
-  return (
-    (error instanceof CloudforetApiError ||
-      error instanceof PagingDriftError ||
-      error instanceof UnprovenRemovalError) &&
-    error.retryable
-  );
+  return error instanceof ExportError && (error as { retryable?: unknown }).retryable === true;
 }
 
 export function errorMessage(error: unknown): string {

@@ -4,6 +4,7 @@
 // went out that SNS refused, and the next run sends it. A run that dies between claim and
 // confirmation leaves a claim that blocks others for STALE_CLAIM_MS, then counts as abandoned and
 // the alert is sent again: at most once while runs survive, at least once when one dies mid-way.
+import { createOnce, ownScratch, removeProven } from '../storage/gate.ts';
 import { alertClaimKey, alertPrefix, alertSentKey } from '../storage/layout.ts';
 import { redactValue } from '../redact.ts';
 import type { Sink } from '../storage/sink.ts';
@@ -87,14 +88,14 @@ export async function sendOnce(
     runId: deps.runId,
   };
   const claimKey = alertClaimKey(alert.id, version);
-  if (!(await sink.createIfAbsent(claimKey, JSON.stringify(claim), 'application/json'))) {
+  if ((await createOnce(sink, claimKey, JSON.stringify(claim), 'application/json')) !== 'created') {
     return { outcome: 'in flight' };
   }
   let messageId: string;
   try {
     messageId = await deps.publish(message);
   } catch (error) {
-    await sink.remove(claimKey);
+    await removeProven(sink, claimKey, ownScratch('the claim of an alert this run failed to publish'));
     return { outcome: 'failed', error };
   }
   await sink.put(

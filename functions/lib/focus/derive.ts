@@ -4,9 +4,10 @@
 // retention get their FOCUS rows too, and a restated day's rows replace the old ones.
 import type { CloudforetClient } from '../cloudforet/client.ts';
 import { createHash } from 'node:crypto';
-import { ExportError } from '../errors.ts';
+import { ExportError, UnprovenRemovalError } from '../errors.ts';
 import { type Compression, exportListing } from '../export/listing-export.ts';
 import { parquetRowGroups } from '../published/read-objects.ts';
+import { proveDerivedFrom, proveSourceRemoved } from '../storage/gate.ts';
 import { manifestKey, objectKey } from '../storage/layout.ts';
 import type { UnitManifest } from '../storage/manifest.ts';
 import type { Sink } from '../storage/sink.ts';
@@ -108,8 +109,21 @@ export async function deriveFocusUnit(deps: FocusUnitDeps, source: UnitManifest)
           );
         }
       },
-      // An empty costs object cannot be (the export writes none); no object means a proven removal.
-      whenEmpty: async () => (source.key === null ? 'remove' : 'keep'),
+      // An empty costs object cannot be (the export writes none); no object means a removal, which
+      // the FOCUS object follows only when the costs manifest records the gate's proof.
+      whenEmpty: async (_signal, published) => {
+        if (source.key !== null) return 'keep';
+        if (!published) return 'none';
+        const proof = proveSourceRemoved(source);
+        if (proof) return proof;
+        throw new UnprovenRemovalError(
+          'REMOVAL_UNPROVEN',
+          `${focusManifestKey(dataSourceId, date)}: its costs day has no object, but the costs manifest records ` +
+            'no proof of the removal (written before 0.9): the FOCUS rows are kept; re-export the day with --force',
+        );
+      },
+      whenFewer: async (_signal, _published, written) =>
+        proveDerivedFrom(source.key ?? '', source.sha256, written),
       manifest: (published): FocusManifest => ({
         table: focusTable.name,
         partition: date,

@@ -21,6 +21,7 @@ import {
   parseClaim,
   releaseCommand,
 } from './claim-records.ts';
+import { createOnce, ownScratch, removeProven } from './gate.ts';
 import { CLAIM_KEY, COST_CLAIM_KEY, claimTakeoverKey } from './layout.ts';
 import type { Sink } from './sink.ts';
 
@@ -113,14 +114,15 @@ async function settle(
     throw await refusal(sink, held, owner, now);
   // One taker per expired claim: the takeover marker is created once, for that claim's time.
   const marker = claimTakeoverKey(held.key, held.claim.lastRunAt ?? held.claim.claimedAt ?? '');
-  const won = await sink.createIfAbsent(marker, claimText(mine), 'application/json');
+  const won = (await createOnce(sink, marker, claimText(mine), 'application/json')) === 'created';
   const still = parseClaim(await sink.read(held.key));
   if (!won || JSON.stringify(still) !== JSON.stringify(held.claim))
     throw await refusal(sink, held, owner, now);
   const taken: Claim = held.key === CLAIM_KEY ? mine : { ...mine, domainId: held.claim.domainId };
   await sink.put(held.key, claimText(taken), 'application/json');
   // Another domain's destination held nothing at all: its cost scope's claim goes with it.
-  if (!held.costs) await sink.remove(COST_CLAIM_KEY);
+  if (!held.costs)
+    await removeProven(sink, COST_CLAIM_KEY, ownScratch('an expired claim backed by no export'));
   return taken;
 }
 
@@ -140,7 +142,7 @@ async function renew(sink: Sink, key: string, held: Claim, now: Date): Promise<v
 
 /** Creates the claim if there is none; returns the claim that holds, ours or the earlier one. */
 async function claimOnce(sink: Sink, key: string, mine: Claim): Promise<Claim> {
-  await sink.createIfAbsent(key, claimText(mine), 'application/json');
+  await createOnce(sink, key, claimText(mine), 'application/json');
   // Read back whether or not we created it: only what is stored says who holds the destination.
   const held = parseClaim(await sink.read(key));
   if (!held) {

@@ -12,6 +12,7 @@ import {
   parseClaim,
 } from './claim-records.ts';
 import { CLAIM_KEY, CLAIM_TAKEOVERS_DIR, COST_CLAIM_KEY } from './layout.ts';
+import { ownScratch, removeProven } from './gate.ts';
 import type { Sink } from './sink.ts';
 
 export type ReleaseOutcome =
@@ -56,10 +57,12 @@ async function releasable(
   cost: Claim | undefined,
   now: Date,
 ): Promise<Releasable | string> {
+  // The claims of runs that exported nothing (checked just below): no archive to keep.
+  const unbacked = ownScratch('a claim no export backs, released on request');
   const removeAll = async () => {
-    await sink.remove(COST_CLAIM_KEY);
-    await sink.remove(CLAIM_KEY);
-    for (const key of await sink.list(`${CLAIM_TAKEOVERS_DIR}/`)) await sink.remove(key);
+    await removeProven(sink, COST_CLAIM_KEY, unbacked);
+    await removeProven(sink, CLAIM_KEY, unbacked);
+    for (const key of await sink.list(`${CLAIM_TAKEOVERS_DIR}/`)) await removeProven(sink, key, unbacked);
   };
   const held = domain ?? cost!;
   if (!(await isBacked(sink, false)))
@@ -82,7 +85,7 @@ async function releasable(
       const { costScope: _, ...rest } = domain;
       await sink.put(CLAIM_KEY, claimText(rest), 'application/json');
     }
-    await sink.remove(COST_CLAIM_KEY);
+    await removeProven(sink, COST_CLAIM_KEY, ownScratch('a cost scope claim no cost export backs'));
   };
   return { holder: describeHolder(owner, scope, now), claim: owner, costs: true, release };
 }
