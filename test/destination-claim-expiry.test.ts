@@ -14,9 +14,11 @@ import { main } from '../cli/main.ts';
 import { CLAIM_EXPIRY_MS } from '../functions/lib/storage/claim-records.ts';
 import { claimDestination } from '../functions/lib/storage/destination-claim.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
+import { s3Sink } from '../functions/lib/storage/s3-sink.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthBack } from './support/months.ts';
+import { startS3 } from './support/s3-server.ts';
 import { consoleAppJson } from './support/tokens.ts';
 import { snapshotDir, tempFiles } from './support/unit-invariants.ts';
 
@@ -179,24 +181,33 @@ describe('a claim whose holder exported', () => {
 });
 
 describe('two runs of other scopes finding one expired claim', () => {
-  it('leave exactly one of them holding it, 10 times out of 10', async () => {
-    const results: string[] = [];
-    for (let trial = 0; trial < 10; trial++) {
-      const sink = dirSink(join(dir, `takeover-${trial}`));
-      const old = new Date(Date.now() - 2 * CLAIM_EXPIRY_MS);
-      await claimDestination(sink, { domainId: 'domain-1', workspaceId: '*' }, true, old);
-      const take = (workspaceId: string) =>
-        claimDestination(sink, { domainId: 'domain-1', workspaceId }, true).then(
-          () => workspaceId,
-          () => 'refused',
-        );
+  it.each(['a directory', 'S3'])(
+    'leave exactly one of them holding it, 10 times out of 10, on %s',
+    async (where) => {
+      const s3 = where === 'S3' ? await startS3({ buckets: ['claims'] }) : undefined;
+      const sinkOf = (trial: number) =>
+        s3
+          ? s3Sink({ client: s3.client, bucket: 'claims', prefix: `takeover-${trial}` })
+          : dirSink(join(dir, `takeover-${trial}`));
+      const results: string[] = [];
+      for (let trial = 0; trial < 10; trial++) {
+        const sink = sinkOf(trial);
+        const old = new Date(Date.now() - 2 * CLAIM_EXPIRY_MS);
+        await claimDestination(sink, { domainId: 'domain-1', workspaceId: '*' }, true, old);
+        const take = (workspaceId: string) =>
+          claimDestination(sink, { domainId: 'domain-1', workspaceId }, true).then(
+            () => workspaceId,
+            () => 'refused',
+          );
 
-      const outcome = await Promise.all([take('workspace-a'), take('workspace-b')]);
+        const outcome = await Promise.all([take('workspace-a'), take('workspace-b')]);
 
-      const holder = JSON.parse((await sink.read(CLAIM))!).costScope as string;
-      expect(outcome.filter((o) => o !== 'refused')).toEqual([holder]);
-      results.push(holder);
-    }
-    expect(results).toHaveLength(10);
-  });
+        const holder = JSON.parse((await sink.read(CLAIM))!).costScope as string;
+        expect(outcome.filter((o) => o !== 'refused')).toEqual([holder]);
+        results.push(holder);
+      }
+      await s3?.stop();
+      expect(results).toHaveLength(10);
+    },
+  );
 });

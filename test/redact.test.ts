@@ -4,7 +4,7 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { CloudforetApiError, ExportError } from '../functions/lib/errors.ts';
 import { REDACTED, redact, redactError, redactValue, registerSecret } from '../functions/lib/redact.ts';
-import { ECHO_ENCODINGS, encodeEcho } from '../tools/simulator/index.ts';
+import { ECHO_ENCODINGS, encodeEcho } from '../tools/simulator/secret-echo.ts';
 import { expectNoEcho, leakPieces } from './support/echo-leaks.ts';
 import { makeTestToken } from './support/tokens.ts';
 

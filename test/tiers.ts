@@ -4,6 +4,7 @@
 // simulator, DuckDB, synths, child processes). A new test file lands in `system` unless listed
 // here; `test/unit-tier.test.ts` fails when a listed file reaches a module that would make it slow.
 export const UNIT_TESTS: readonly string[] = [
+  'test/alert-figures.test.ts',
   'test/anomaly-detection.test.ts',
   'test/body-bytes.test.ts',
   'test/cli-help.test.ts',
@@ -25,6 +26,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/layout.test.ts',
   'test/plan.test.ts',
   'test/readme.test.ts',
+  'test/redact.test.ts',
   'test/schema-lock.test.ts',
   'test/sent-ledger.test.ts',
   'test/setting-rules.test.ts',

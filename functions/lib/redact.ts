@@ -7,17 +7,18 @@
 // loaded anywhere in the process is removed from every output, so no output path can miss it
 // because it was not handed the list.
 
+import { pieceRanges, WINDOW, windowHash } from './redact-views.ts';
+
 export const REDACTED = '[REDACTED]';
 /** Shorter values are not secrets worth a false match (the logger's rule since the start). */
 const MIN_SECRET = 8;
-/** Any run of this many characters of a secret's forms is removed: a truncated echo too. */
-const WINDOW = 16;
-/** Decoding rounds: an echo JSON-escaped twice (a message inside a JSON summary) is decoded twice. */
-const ROUNDS = 3;
 
 const registered = new Set<string>();
-/** Every WINDOW-long piece of every form of every secret of WINDOW characters or more. */
-const pieces = new Set<string>();
+/**
+ * Every WINDOW-long piece of every form of every secret of WINDOW characters or more, and their
+ * hashes: any run of WINDOW characters of a secret's forms is removed, a truncated echo too.
+ */
+const pieces = { texts: new Set<string>(), hashes: new Set<number>() };
 /** Secrets of MIN_SECRET to WINDOW − 1 characters: removed where they appear whole. */
 const shortSecrets: string[] = [];
 
@@ -30,7 +31,11 @@ export function registerSecret(secret: string): void {
     return;
   }
   for (const form of [secret, ...base64Cores(secret)]) {
-    for (let i = 0; i + WINDOW <= form.length; i++) pieces.add(form.slice(i, i + WINDOW));
+    for (let i = 0; i + WINDOW <= form.length; i++) {
+      const piece = form.slice(i, i + WINDOW);
+      pieces.texts.add(piece);
+      pieces.hashes.add(windowHash(piece));
+    }
   }
 }
 
@@ -53,8 +58,8 @@ export function redact(text: string): string {
   if (registered.size === 0) return text;
   let out = text;
   for (const secret of shortSecrets) out = out.split(secret).join(REDACTED);
-  if (pieces.size === 0 || out.length < WINDOW) return out;
-  return replaceRanges(out, matchedRanges(out));
+  if (pieces.texts.size === 0 || out.length < WINDOW) return out;
+  return replaceRanges(out, pieceRanges(out, pieces));
 }
 
 /** A copy of a value with every string in it redacted (results, summaries, records). */
@@ -96,77 +101,6 @@ function redactDeep(value: unknown, seen: WeakMap<object, unknown>): unknown {
   }
   return copy;
 }
-
-/** A decoded view of a text: char i of `text` came from [from[i], to[i]) of the original. */
-interface View {
-  readonly text: string;
-  readonly from: Int32Array;
-  readonly to: Int32Array;
-}
-
-function matchedRanges(original: string): Array<[number, number]> {
-  const identity = Int32Array.from({ length: original.length }, (_, i) => i);
-  const start: View = { text: original, from: identity, to: identity.map((i) => i + 1) };
-  const ranges: Array<[number, number]> = [];
-  for (const dropPlus of [false, true]) {
-    if (dropPlus && !original.includes('+')) continue;
-    let view = start;
-    for (let round = 0; round < ROUNDS; round++) {
-      const next = decode(view, dropPlus);
-      if (next.text === view.text) break;
-      view = next;
-      collect(view, ranges);
-    }
-  }
-  collect(start, ranges);
-  return ranges;
-}
-
-function collect(view: View, ranges: Array<[number, number]>): void {
-  for (let i = 0; i + WINDOW <= view.text.length; i++) {
-    if (pieces.has(view.text.slice(i, i + WINDOW))) ranges.push([view.from[i]!, view.to[i + WINDOW - 1]!]);
-  }
-}
-
-const JSON_ESCAPES: Record<string, string> = { '/': '/', '\\': '\\', '"': '"', "'": "'" };
-const HEX2 = /^[0-9a-fA-F]{2}$/;
-const HEX4 = /^[0-9a-fA-F]{4}$/;
-
-/** One round of decoding: JSON escapes, percent-escapes, whitespace (and + as a space) dropped. */
-function decode(view: View, dropPlus: boolean): View {
-  const { text } = view;
-  const chars: string[] = [];
-  const from: number[] = [];
-  const to: number[] = [];
-  for (let i = 0; i < text.length; ) {
-    const [char, length] = decodeAt(text, i, dropPlus);
-    if (char !== '') {
-      chars.push(char);
-      from.push(view.from[i]!);
-      to.push(view.to[i + length - 1]!);
-    }
-    i += length;
-  }
-  return { text: chars.join(''), from: Int32Array.from(from), to: Int32Array.from(to) };
-}
-
-/** The character an escape at i stands for ('' for one dropped) and how many characters it took. */
-function decodeAt(text: string, i: number, dropPlus: boolean): [string, number] {
-  const c = text[i]!;
-  if (c === '\\') {
-    const next = text[i + 1] ?? '';
-    if (next === 'u' && HEX4.test(text.slice(i + 2, i + 6)))
-      return dropped(String.fromCharCode(Number.parseInt(text.slice(i + 2, i + 6), 16)), 6);
-    if (next in JSON_ESCAPES) return [JSON_ESCAPES[next]!, 2];
-    if ('bfnrt'.includes(next) && next !== '') return ['', 2];
-  }
-  if (c === '%' && HEX2.test(text.slice(i + 1, i + 3)))
-    return dropped(String.fromCharCode(Number.parseInt(text.slice(i + 1, i + 3), 16)), 3);
-  if (/\s/.test(c) || (dropPlus && c === '+')) return ['', 1];
-  return [c, 1];
-}
-
-const dropped = (char: string, length: number): [string, number] => [/\s/.test(char) ? '' : char, length];
 
 function replaceRanges(text: string, ranges: Array<[number, number]>): string {
   if (ranges.length === 0) return text;
