@@ -8,6 +8,7 @@ import {
   type SecretSource,
   secretsManagerSource,
 } from '../functions/lib/cloudforet/secret.ts';
+import { endpointExtraProblem } from '../functions/lib/cloudforet/explain.ts';
 import { openSession } from '../functions/lib/cloudforet/session.ts';
 import { plainHttpProblem } from '../functions/lib/endpoint-rule.ts';
 import { ExportError } from '../functions/lib/errors.ts';
@@ -90,6 +91,8 @@ export function checkEndpoint(endpoint: string, allowInsecureHttp: boolean): voi
       `--endpoint '${endpoint}' is not a URL: give the HTTP API base, e.g. https://console-v2.api.example.com`,
     );
   }
+  const extra = endpointExtraProblem(url);
+  if (extra) throw usageError(`--${extra}`);
   if (url.protocol === 'https:') return;
   if (url.protocol !== 'http:') {
     throw usageError(`--endpoint must be an https:// URL (got '${endpoint}')`);

@@ -219,11 +219,18 @@ export class CloudforetClient {
     }
     const status = response.statusCode;
     if (status >= 200 && status < 300) return { status, bytes };
-    throw this.httpError(path, status, bytes.text(), response.headers['retry-after']);
+    throw this.httpError(path, status, bytes.text(), response.headers);
   }
 
-  private httpError(path: string, status: number, text: string, retryAfter: unknown): CloudforetApiError {
-    const detail = parseDetail(text);
+  private httpError(
+    path: string,
+    status: number,
+    text: string,
+    headers: Dispatcher.ResponseData['headers'],
+  ): CloudforetApiError {
+    const location = headers.location;
+    const detail = { ...parseDetail(text), location: typeof location === 'string' ? location : undefined };
+    const retryAfter = headers['retry-after'];
     const retryable = status >= 500 || status === 429;
     return new CloudforetApiError({
       status,
