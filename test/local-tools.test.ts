@@ -2,7 +2,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
@@ -71,8 +71,18 @@ describe('npm run invoke', () => {
   });
 });
 
+/** PATH without the folder of the node running the tests: the machine's own node comes first. */
+function withoutThisNode(path: string): string {
+  const mine = dirname(process.execPath);
+  return path
+    .split(delimiter)
+    .filter((d) => d !== mine)
+    .join(delimiter);
+}
+
 describe('npm run simulator', () => {
   let child: ChildProcess | undefined;
+  let printed = '';
   afterAll(() => {
     child?.kill('SIGTERM');
   });
@@ -91,7 +101,6 @@ describe('npm run simulator', () => {
       ['--import', 'tsx', 'tools/simulator-alone.ts', '--port', '0', '--secret-file', secretFile],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
     );
-    let printed = '';
     await new Promise<void>((resolve) =>
       child!.stdout!.on('data', (chunk: Buffer) => {
         printed += chunk.toString();
@@ -108,10 +117,24 @@ describe('npm run simulator', () => {
     );
 
     expect(printed).toContain(`cost rows ${addDays(YESTERDAY, -61)}..${YESTERDAY}`);
-    expect(printed).toContain(
-      `npx cloudforet-export check --endpoint ${endpoint} --secret-file ${secretFile}`,
-    );
+    expect(printed).toContain(`npm run cli -- check --endpoint ${endpoint} --secret-file ${secretFile}`);
     expect(exit).toBe(0);
     expect(io.out()).toMatch(/endpoint ok: .* 3 cost data sources visible/);
   });
+
+  it('prints a check command that passes as pasted, with the machine node first on PATH', async () => {
+    const line = /^ {2}(npm run cli -- check .*)$/m.exec(printed)?.[1];
+    expect(line).toBeDefined();
+
+    const pasted = await promisify(execFile)('bash', ['-c', line!], {
+      cwd: ROOT,
+      env: { ...process.env, PATH: withoutThisNode(process.env.PATH ?? '') },
+      timeout: 120_000,
+    });
+
+    expect(pasted.stdout).toMatch(/^secret {3}ok: /m);
+    expect(pasted.stdout).toMatch(/^endpoint ok: .* 3 cost data sources visible/m);
+    expect(pasted.stdout).toMatch(/^output {3}ok: .*export-out takes a write/m);
+    expect(pasted.stderr).not.toMatch(/EBADENGINE|needs Node 24/);
+  }, 150_000);
 });
