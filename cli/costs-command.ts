@@ -1,7 +1,6 @@
 // `cloudforet-export costs`: cost rows for a day or a range, as the cost function exports them.
 import { parseCostEvent } from '../functions/lib/costs/event.ts';
-import { retentionStart } from '../functions/lib/costs/planning/job-history.ts';
-import { EventError } from '../functions/lib/errors.ts';
+import { refuseWhollyBeyondRetention } from '../functions/lib/costs/beyond-retention.ts';
 import { type CostRunSummary, runCostExport } from '../functions/lib/costs/run.ts';
 import type { CommandContext } from './command-context.ts';
 import { announceDestination, progressReporter } from './progress.ts';
@@ -42,18 +41,6 @@ export async function runCosts(ctx: CommandContext): Promise<number> {
   if (values.json) io.stdout.write(`${JSON.stringify({ ...summary, scope: session.scope })}\n`);
   else io.stdout.write(describeCosts({ ...summary, scope: session.scope }));
   return summary.failed === 0 ? 0 : 1;
-}
-
-/** Nothing of the range is still in Cloudforet: a usage error (exit 2), not an empty success. */
-function refuseWhollyBeyondRetention(range: { from: string; to: string }, now: Date): void {
-  const first = retentionStart(now);
-  if (range.to >= first) return;
-  const asked = range.from === range.to ? range.from : `${range.from}..${range.to}`;
-  throw new EventError(
-    'EVENT_BEYOND_RETENTION',
-    `${asked} is wholly before ${first}: Cloudforet keeps daily costs for 12 months (this one included), ` +
-      `so there is nothing to export; ask for ${first} or later (objects already archived are untouched)`,
-  );
 }
 
 function describeCosts(s: CostRunSummary & { scope: string }): string {

@@ -1,6 +1,6 @@
 // npm run simulator and npm run invoke, as a newcomer runs them: each in its own process.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -56,6 +56,48 @@ describe('npm run invoke', () => {
     expect(code).toBe(1);
     expect(out).toContain('"errorCode": "EVENT_UNKNOWN_KEYS"');
     expect(out).toContain('dates (did you mean date?)');
+  });
+
+  it('lists every function in --help', async () => {
+    const functions = (await readdir(new URL('functions/', ROOT))).filter((f) => f.endsWith('.ts'));
+
+    const help = await tool('tools/invoke.ts', ['--help']);
+
+    const listed = /^Functions: (.*)$/m.exec(help.out)?.[1]?.split(', ');
+    expect(listed).toEqual(functions.map((f) => f.slice(0, -3)).sort());
+    expect(listed).toContain('focus-export');
+  });
+
+  it("runs the shipped one-data-source event's data source (the simulator's)", async () => {
+    const shipped = JSON.parse(await readFile(new URL('events/costs-one-data-source.json', ROOT), 'utf8'));
+    const event = join(work, 'one-source.json');
+    await writeFile(event, JSON.stringify({ ...shipped, date: YESTERDAY }));
+
+    const { code, out, err } = await tool('tools/invoke.ts', ['cost-export', event]);
+
+    expect(code).toBe(0);
+    expect(err).not.toContain('the simulator has no data source');
+    const response = JSON.parse(out.slice(out.indexOf('Response:\n') + 10)) as Record<string, unknown>;
+    expect(response).toMatchObject({ dataSources: 1, written: 1, failed: 0 });
+  });
+
+  it('keeps the bucket between invokes with --keep, so focus-export finds the exported days', async () => {
+    const bucket = join(work, 'kept-bucket');
+    const event = join(work, 'kept-day.json');
+    await writeFile(event, JSON.stringify({ date: YESTERDAY }));
+    const none = join(work, 'no-event.json');
+    await writeFile(none, '{}');
+
+    const costs = await tool('tools/invoke.ts', ['cost-export', event, '--keep', bucket]);
+    const focus = await tool('tools/invoke.ts', ['focus-export', none, '--keep', bucket]);
+
+    expect(costs.code).toBe(0);
+    expect(costs.err).toContain(`invoke: the bucket stays in ${bucket} (--keep)`);
+    expect(focus.code).toBe(0);
+    const response = JSON.parse(focus.out.slice(focus.out.indexOf('Response:\n') + 10)) as {
+      current: number;
+    };
+    expect(response.current).toBe(3);
   });
 
   it('answers --help, and refuses an unknown function with exit 2', async () => {
