@@ -91,6 +91,7 @@ describe('npm run invoke', () => {
 
     const costs = await tool('tools/invoke.ts', ['cost-export', event, '--keep', bucket]);
     const focus = await tool('tools/invoke.ts', ['focus-export', none, '--keep', bucket]);
+    const alerts = await tool('tools/invoke.ts', ['alerts', none, '--keep', bucket]);
 
     expect(costs.code).toBe(0);
     expect(costs.err).toContain(`invoke: the bucket stays in ${bucket} (--keep)`);
@@ -99,7 +100,9 @@ describe('npm run invoke', () => {
       current: number;
     };
     expect(response.current).toBe(3);
-  });
+    expect(alerts.code).toBe(0);
+    expect(alerts.out).toMatch(/^SNS \(loopback, arn:aws:sns:[^)]+\): \d+ messages published$/m);
+  }, 120_000);
 
   it('answers --help, and refuses an unknown function with exit 2', async () => {
     const help = await tool('tools/invoke.ts', ['--help']);

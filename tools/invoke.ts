@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import type { Context } from 'aws-lambda';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { startLocalAws } from '../test/support/local-aws.ts';
+import { type SnsResponder, startSns } from '../test/support/sns-responder.ts';
 
 const FUNCTIONS_DIR = new URL('../functions/', import.meta.url);
 const TIMEOUT_MS = 15 * 60_000;
@@ -28,7 +29,7 @@ yesterday, UTC; its data sources are ${SIMULATOR_IDS}), s3rver as the bucket and
 Manager responder holding the app's secret, and prints what the Lambda console would: the
 function's log lines, then the response (or the error, with exit 1). Nothing leaves this machine.
 Functions: ${functions.join(', ')}
-(alerts publishes to SNS: give --env ALERTS_TOPIC_ARN=… and a reachable SNS)
+(alerts publishes to a loopback SNS and lists the messages, unless --env ALERTS_TOPIC_ARN=… is given)
 Options:
   --keep DIR         keep the bucket in DIR between invokes (created if absent; default: a
                      temporary bucket, emptied when the function returns). Export costs first,
@@ -68,12 +69,16 @@ async function main(argv: string[]): Promise<number> {
     keep,
   );
   unknownIds(event, local.simulator.dataSourceIds());
-  const restore = local.applyEnv(env);
+  // alerts publishes to SNS: a loopback SNS takes the messages unless a topic was given.
+  const sns = name === 'alerts' && env.ALERTS_TOPIC_ARN === undefined ? await startSns() : undefined;
+  const snsEnv = sns ? { ALERTS_TOPIC_ARN: sns.topicArn, AWS_ENDPOINT_URL_SNS: sns.endpoint } : {};
+  const restore = local.applyEnv({ ...snsEnv, ...env });
   const logs = captureStdout();
   try {
     const response = await handler(event, lambdaContext(name));
     logs.stop();
     say(`Function Logs:\n${logs.text()}\nResponse:\n${JSON.stringify(response, null, 2)}`, 0);
+    if (sns) say(publishedOn(sns), 0);
     return 0;
   } catch (error) {
     logs.stop();
@@ -82,9 +87,14 @@ async function main(argv: string[]): Promise<number> {
     return say(`Function Logs:\n${logs.text()}\nResponse:\n${JSON.stringify(response, null, 2)}`, 1);
   } finally {
     restore();
-    await local.stop();
+    await Promise.all([local.stop(), sns?.stop()]);
     if (keep !== undefined) process.stderr.write(`invoke: the bucket stays in ${keep} (--keep)\n`);
   }
+}
+
+/** What the loopback SNS took, counted by the receiving end rather than by the function. */
+function publishedOn(sns: SnsResponder): string {
+  return `SNS (loopback, ${sns.topicArn}): ${sns.published.length} messages published`;
 }
 
 /** An event naming data sources the simulator lacks fails in the function; say which exist. */
