@@ -46,7 +46,8 @@ export async function runCosts(ctx: CommandContext): Promise<number> {
 function describeCosts(s: CostRunSummary & { scope: string }): string {
   const lines = [
     `costs ${s.from}..${s.to} (${s.scope}) -> ${s.destination}`,
-    `  ${s.dataSources} data sources: ${s.units} units (data source × day) planned: ${s.written} written, ${s.removed} empty, ` +
+    `  ${s.dataSources} data sources: ${s.units} units (data source × day) planned: ${s.written} written, ${s.empty} empty, ` +
+      (s.removed > 0 ? `${s.removed} removed (their day lost every row), ` : '') +
       `${s.kept} kept, ${s.failed} failed${s.notStarted > 0 ? `, ${s.notStarted} not started` : ''}; ` +
       `${s.unchanged} unchanged${s.repaired > 0 ? `, ${s.repaired} repaired (object missing or damaged)` : ''}`,
     ...(s.retainedFrom

@@ -20,7 +20,7 @@ export const handler = lambdaEntry('cost-export', {
   figures: (s) => ({
     rows: s.rows,
     bytes: s.bytes,
-    exported: s.written + s.removed,
+    exported: s.written + s.removed + s.empty,
     unchanged: s.unchanged,
     failed: s.failed,
     apiRetries: s.requestRetries,

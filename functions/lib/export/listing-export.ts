@@ -76,7 +76,9 @@ export interface ListingExport<C> {
   readonly manifest: (published: Published) => object;
 }
 
-export type ListingOutcome = 'written' | 'removed' | 'kept';
+/** 'removed': the unit's published object was deleted (its listing is empty now); 'empty': an empty
+ * listing where nothing was published, so nothing was removed (only a manifest saying so). */
+export type ListingOutcome = 'written' | 'removed' | 'empty' | 'kept';
 
 export interface ListingResult extends Published {
   readonly outcome: ListingOutcome;
@@ -90,6 +92,7 @@ export async function exportListing<C>(
   const signal = deps.signal ? AbortSignal.any([deps.signal, unit.signal]) : unit.signal;
   try {
     const { rows, bytes, stored } = await writeObject(deps, spec, signal);
+    let removed = false;
     if (rows === 0) {
       const published = await isPublished(deps.sink, spec.manifestKey, spec.key);
       const verdict = spec.whenEmpty
@@ -99,6 +102,7 @@ export async function exportListing<C>(
           : 'remove';
       if (verdict === 'keep') return { outcome: 'kept', key: null, rows: 0, bytes: 0 };
       if (published) await deps.sink.remove(spec.key);
+      removed = published;
     }
     const published: Published =
       rows > 0 ? { key: spec.key, rows, bytes, ...stored } : { key: null, rows, bytes };
@@ -106,7 +110,7 @@ export async function exportListing<C>(
     // The ledger row first: every manifest then has its row, and a failure between them re-exports.
     await recordExportUnit(deps.sink, spec.manifestKey, manifest);
     await deps.sink.put(spec.manifestKey, `${JSON.stringify(manifest, null, 2)}\n`, 'application/json');
-    return { outcome: rows > 0 ? 'written' : 'removed', ...published };
+    return { outcome: rows > 0 ? 'written' : removed ? 'removed' : 'empty', ...published };
   } finally {
     unit.abort(); // whatever the unit started and did not wait for ends here
   }
