@@ -187,7 +187,7 @@ export class CloudforetClient {
   private mayRetryNoAnswer(error: CloudforetApiError, attempt: number): void {
     if (this.opts.retryNoAnswer === false) throw error;
     const silence = this.opts.silence;
-    if (silence && !silence.allowsAttempt(this.deadlineMs)) {
+    if (silence && !silence.allowsAttempt()) {
       throw silence.exhausted(error, this.endpoint, attempt, this.deadlineMs);
     }
   }

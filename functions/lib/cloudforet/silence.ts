@@ -29,9 +29,13 @@ export class SilenceBudget {
     return this.now() - (this.lastHeard ?? this.now());
   }
 
-  /** Whether another attempt of `deadlineMs` still ends within the budget. */
-  allowsAttempt(deadlineMs: number): boolean {
-    return this.silentMs() + deadlineMs <= this.budgetMs;
+  /**
+   * Whether another attempt may start: only while the silence is shorter than the budget, so a
+   * run ends at most one request deadline past it. A connect timeout (10 s) is retried a few
+   * times; a request that waited out a whole default deadline (60 s) is not.
+   */
+  allowsAttempt(): boolean {
+    return this.silentMs() < this.budgetMs;
   }
 
   /** The error a run ends with: the real figures, and the two settings that change them. */
