@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { isNoAnswer } from '../functions/lib/cloudforet/explain.ts';
 import { listDataSources } from '../functions/lib/costs/sources/data-sources.ts';
 import { CloudforetApiError } from '../functions/lib/errors.ts';
+import { ownScratch, removeProven } from '../functions/lib/storage/gate.ts';
 import type { CommandContext } from './command-context.ts';
 
 const DAY_MS = 86_400_000;
@@ -31,7 +32,7 @@ export async function runCheck(ctx: CommandContext): Promise<number> {
   const sink = ctx.openSink();
   const key = `_check/${randomUUID()}.txt`;
   await sink.put(key, 'cloudforet-export check: safe to delete\n', 'text/plain');
-  await sink.remove(key);
+  await removeProven(sink, key, ownScratch('the probe check just wrote'));
   say(`output   ok: ${sink.location} takes a write (a test object, written and removed)`);
   return 0;
 }

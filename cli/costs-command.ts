@@ -2,6 +2,7 @@
 import { parseCostEvent } from '../functions/lib/costs/event.ts';
 import { refuseWhollyBeyondRetention } from '../functions/lib/costs/beyond-retention.ts';
 import { type CostRunSummary, runCostExport } from '../functions/lib/costs/run.ts';
+import { describeVerify } from '../functions/lib/storage/verify-destination.ts';
 import type { CommandContext } from './command-context.ts';
 import { announceDestination, progressReporter } from './progress.ts';
 
@@ -70,6 +71,7 @@ function describeCosts(s: CostRunSummary & { scope: string }): string {
     ...s.failures.map((f) => `  FAILED ${f.dataSourceId} ${f.date}: ${f.message} [${f.code}]`),
     ...describeUnified(s.unifiedCosts),
     ...describeFocus(s.focus),
+    ...(s.verify ? describeVerify(s.verify) : []),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -77,7 +79,8 @@ function describeCosts(s: CostRunSummary & { scope: string }): string {
 function describeFocus(f: CostRunSummary['focus']): string[] {
   if (!f) return [];
   return [
-    `  focus (FOCUS 1.3): ${f.written} days derived, ${f.removed} removed, ${f.current} current, ${f.rows.toLocaleString('en-US')} rows`,
+    `  focus (FOCUS 1.3): ${f.written} days derived, ${f.removed} removed, ${f.current} current` +
+      `${f.repaired > 0 ? `, ${f.repaired} repaired (object damaged or missing)` : ''}, ${f.rows.toLocaleString('en-US')} rows`,
     ...f.failures.map((x) => `  FAILED focus ${x.dataSourceId} ${x.date}: ${x.message} [${x.code}]`),
   ];
 }

@@ -23,6 +23,8 @@ import { commandContext, destinationContext, usageError } from './connection.ts'
 import { runCosts } from './costs-command.ts';
 import { runInventory } from './inventory-command.ts';
 import { interruptOnSignals } from './interrupt.ts';
+import { redactingIo } from './redacting-io.ts';
+import { runReleaseClaim } from './release-claim-command.ts';
 import { type CommandName, commandNames, commandUsage, usage } from './usage.ts';
 
 const commands: Record<CommandName, (ctx: CommandContext) => Promise<number>> = {
@@ -31,6 +33,7 @@ const commands: Record<CommandName, (ctx: CommandContext) => Promise<number>> = 
   check: runCheck,
   anomalies: runAnomalies,
   statements: runStatements,
+  'release-claim': runReleaseClaim,
 };
 export const ownOptions: Record<CommandName, ReadonlyArray<keyof Values>> = {
   costs: ['date', 'from', 'to', 'data-source', 'force', 'verify', 'concurrency', 'json'],
@@ -38,12 +41,18 @@ export const ownOptions: Record<CommandName, ReadonlyArray<keyof Values>> = {
   check: [],
   anomalies: ['json'],
   statements: ['month', 'currency', 'json'],
+  'release-claim': ['force'],
 };
 
 /** Commands that read what was exported, with --out alone: no endpoint, no secret. */
-export const readsDestinationOnly: ReadonlySet<CommandName> = new Set(['anomalies', 'statements']);
+export const readsDestinationOnly: ReadonlySet<CommandName> = new Set([
+  'anomalies',
+  'statements',
+  'release-claim',
+]);
 
-export async function main(argv: readonly string[], env: Env, io: CliIo = process): Promise<number> {
+export async function main(argv: readonly string[], env: Env, given: CliIo = process): Promise<number> {
+  const io = redactingIo(given);
   // Known before parsing, so that a parse error can point at the command's own help.
   let command = argv.find((a): a is CommandName => commandNames.includes(a as CommandName));
   try {

@@ -1,6 +1,9 @@
 // The CLI's help: one text for the whole tool and one per command (`cloudforet-export costs --help`),
 // every option with its meaning and default.
+import { CLAIM_EXPIRY_MS } from '../functions/lib/storage/claim-records.ts';
 import { inventoryTables } from '../functions/lib/tables/inventory.ts';
+
+const EXPIRY_MIN = CLAIM_EXPIRY_MS / 60_000;
 
 const CONNECTION = `Connection (every command):
   --endpoint URL           Cloudforet HTTP API base, https:// (env CLOUDFORET_ENDPOINT)
@@ -51,8 +54,10 @@ Options:
   --to YYYY-MM-DD          last day of the range, today at the latest
   --data-source ID         only this cost data source; repeat for more (default: every one the app sees)
   --force                  export every day asked for, changed or not (default: only new or changed days)
-  --verify                 also read every published file of a local destination and compare its
-                           SHA-256 with its manifest (default: size and modification time only)
+  --verify                 walk the whole destination (directory or S3), every table: read every
+                           object back and compare its SHA-256 with its manifest, every FOCUS unit
+                           with its costs object, every archived statement with its record; repair
+                           what Cloudforet still has, name the rest (default: listings only)
 ${CONCURRENCY('units exported')}
 ${JSON_OUTPUT}
 ${CONNECTION}
@@ -99,6 +104,17 @@ Options:
   --out DIR | s3://bucket/prefix   the destination 'costs' exported to (env EXPORT_DESTINATION)
   --json                   print a summary of the statements written as one JSON object (default: lines for people)
 ${EXIT_CODES}`,
+  'release-claim': `Usage: cloudforet-export release-claim --out (DIR | s3://bucket/prefix) [--force]
+Releases the claim a killed run left on a destination (the run's domain and cost scope, in
+_destination.json), so that another scope may export there now. Only a claim whose holder exported
+nothing there is released: one that did is an ownership, and another scope exports into its own
+prefix. A claim also expires by itself ${EXPIRY_MIN} min after its holder's latest run started, and the next
+run takes it over. No Cloudforet request. Exits 0 when released or when there is none, 2 when refused.
+Options:
+  --out DIR | s3://bucket/prefix   the destination whose claim to release (env EXPORT_DESTINATION)
+  --force                  release it although its holder's latest run started less than ${EXPIRY_MIN} min ago
+                           (default: only an expired claim); say it only when no run of it is going
+${EXIT_CODES}`,
 } as const;
 
 export type CommandName = keyof typeof commandUsage;
@@ -111,6 +127,7 @@ Commands:
   check       check the endpoint, the secret and the destination without exporting
   anomalies   cost anomalies in what 'costs' exported (reads --out only)
   statements  a monthly statement per workspace, CSV and HTML (reads --out only)
+  release-claim  release the destination claim a killed run left (reads --out only)
 Run cloudforet-export COMMAND --help for a command's options; --version prints the version.
 ${CONNECTION}
 ${EXIT_CODES}`;

@@ -4,8 +4,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
-import { detectAnomalies, type Series } from '../functions/lib/anomalies/detect.ts';
-import { addDays, daysBetween } from '../functions/lib/dates.ts';
+import { addDays } from '../functions/lib/dates.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthsBack } from './support/months.ts';
@@ -101,45 +100,5 @@ describe('anomalies', () => {
 
     expect(code).toBe(0);
     expect(io.out()).toMatch(/^anomalies in .*: [1-9]\d* \(60 days, \d+ series\)/);
-  });
-});
-
-describe('detectAnomalies', () => {
-  const days = daysBetween('2026-01-01', '2026-02-14');
-  const series = (
-    costs: (i: number) => number,
-    scope: Series['scope'] = 'data_source',
-    key = 'ds-1',
-  ): Series => ({
-    dataSourceId: 'ds-1',
-    scope,
-    key,
-    points: days.map((date, i) => ({ date, cost: costs(i) })),
-  });
-  const judgeAll = { judgeBefore: new Map<string, string>() };
-  // ±35 % around 100, deterministic.
-  const swinging = (i: number) => 100 * (1 + 0.35 * Math.sin(i * 2.3));
-
-  it('takes daily swings of ±35 % as normal', () => {
-    expect(detectAnomalies([series(swinging)], judgeAll)).toEqual([]);
-  });
-
-  it('flags a day at 3x its baseline, judges no day before 14 earlier days, and none a sync may still change', () => {
-    const spiked = series((i) => (i === 30 || i === 5 || i === 40 ? 300 : swinging(i)));
-
-    const found = detectAnomalies([spiked], { judgeBefore: new Map([['ds-1', days[40]!]]) });
-
-    expect(found.map((a) => a.billed_date)).toEqual([days[30]]);
-    expect(found[0]).toMatchObject({ actual: 300, scope: 'data_source' });
-  });
-
-  it('flags a project only when its increase is 5 % of its data source, so small projects page nobody', () => {
-    const source = series((i) => 10_000 + swinging(i));
-    const small = series((i) => (i === 30 ? 400 : 100), 'project', 'project-small');
-    const large = series((i) => (i === 30 ? 4_000 : 1_000), 'project', 'project-large');
-
-    const found = detectAnomalies([source, small, large], judgeAll);
-
-    expect(found.map((a) => [a.scope, a.key])).toEqual([['project', 'project-large']]);
   });
 });

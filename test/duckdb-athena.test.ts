@@ -94,6 +94,42 @@ describe('the DuckDB stand-in answers as Trino documents', () => {
     expect(Object.values(listed)[0]).toBeNull();
   });
 
+  // functions/map.md: "element_at(map(K,V), key) -> V Returns value for given key, or NULL if the
+  // key is not contained in the map." DuckDB's element_at gives a list of the value.
+  it('gives element_at of a map as the value, or NULL for a missing key', async () => {
+    const row = await one(
+      `SELECT element_at(MAP(ARRAY['env'], ARRAY['prod']), 'env') AS env,
+              element_at(MAP(ARRAY['env'], ARRAY['prod']), 'team') AS team`,
+    );
+
+    expect(row).toEqual({ env: 'prod', team: null });
+  });
+
+  // functions/datetime.md: "date_add(unit, value, timestamp) -> [same as input] Adds an interval value
+  // of type unit to timestamp. Subtraction can be performed by using a negative value", and MySQL
+  // date_format's %Y and %m ("Year, numeric, four digits", "Month, numeric (00 .. 12)"). CID's
+  // FOCUS views filter with DATE_FORMAT(DATE_ADD('day', -60, CURRENT_DATE), '%Y-%m').
+  it('adds days with date_add and formats months with date_format, as CID filters', async () => {
+    const row = await one(
+      `SELECT CAST(DATE_ADD('day', -60, DATE '2026-03-01') AS varchar) AS back,
+              DATE_FORMAT(DATE_ADD('day', -60, DATE '2026-03-01'), '%Y-%m') AS month,
+              date_format(TIMESTAMP '2001-01-09 09:04:05', '%Y-%m-%d') AS day`,
+    );
+
+    expect(row).toEqual({ back: '2025-12-31', month: '2025-12', day: '2001-01-09' });
+  });
+
+  // functions/json.md: "json_format(json) -> varchar Returns the JSON text serialized from the input
+  // JSON value"; types: map(K, V), which Athena DDL and CID spell MAP<K,V>.
+  it('serializes JSON with json_format and reads the MAP<K,V> spelling of a map type', async () => {
+    const row = await one(
+      `SELECT json_format(CAST(MAP(ARRAY['tag_env'], ARRAY['prod']) AS JSON)) AS text,
+              CAST(NULL AS MAP<VARCHAR,VARCHAR>) AS none`,
+    );
+
+    expect(row).toEqual({ text: '{"tag_env":"prod"}', none: null });
+  });
+
   // functions/datetime.md: "date_diff(unit, timestamp1, timestamp2) -> bigint Returns
   // timestamp2 - timestamp1 expressed in terms of unit", whole units elapsed: the documented
   // 86400 seconds for 1 day and 0.123456789 s. DuckDB's date_diff counts boundaries crossed instead.

@@ -17,7 +17,12 @@ import type { FocusNames } from '../functions/lib/focus/names.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { parseManifest, type UnitManifest } from '../functions/lib/storage/manifest.ts';
 import { costTable } from '../functions/lib/tables/costs.ts';
-import { checkFocusConformance, type ConformanceReport, formatCounts } from '../tools/focus/conformance.ts';
+import {
+  checkFocusConformance,
+  type ConformanceReport,
+  formatCounts,
+  formatExemptions,
+} from '../tools/focus/conformance.ts';
 import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthsBack } from './support/months.ts';
@@ -31,10 +36,31 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function expectConformant(label: string, report: ConformanceReport, rows: number) {
+/**
+ * The one MUST Cloudforet's rows cannot keep without a placeholder: a Usage or Purchase row with a
+ * quantity and no unit. FOCUS 1.3 wants PricingQuantity on it ("PricingQuantity MUST NOT be null
+ * when ChargeCategory is "Usage" or "Purchase" and ChargeClass is not "Correction""), a unit beside
+ * every quantity ("PricingUnit MUST NOT be null when PricingQuantity is not null") and no
+ * placeholder ("Columns MUST NOT use empty strings or placeholder values ... regardless of whether
+ * the column allows nulls or not"). The table keeps the last two (docs/focus.md): those rows, and
+ * only those, break the first. Named by their x_cost_id.
+ */
+const UNITLESS_RULE = 'PricingQuantity-C-005-C';
+
+function expectConformant(
+  label: string,
+  report: ConformanceReport,
+  rows: number,
+  unitless: readonly string[] = [],
+) {
   console.log(formatCounts(`${label}: FOCUS 1.2 model`, report.countsBySource.model));
   console.log(formatCounts(`${label}: supplementary (1.3 columns)`, report.countsBySource.supplementary));
-  expect(report.failures.map((f) => `${f.id}: ${f.reason} ${JSON.stringify(f.samples)}`)).toEqual([]);
+  console.log(`${label}: ${formatExemptions(report)}`);
+  const conflict = report.failures.find((f) => f.id === UNITLESS_RULE);
+  const others = report.failures.filter((f) => f !== conflict);
+  expect(others.map((f) => `${f.id}: ${f.reason} ${JSON.stringify(f.samples)}`)).toEqual([]);
+  expect(conflict?.violations ?? 0).toBe(unitless.length);
+  expect((conflict?.samples ?? []).map((s) => s.x_cost_id)).toEqual(unitless.slice(0, 3));
   expect(report.rows).toBe(rows);
   // The rules that matter to the table were applied, not skipped.
   const passed = new Set(report.rules.filter((r) => r.status === 'pass').map((r) => r.id));
@@ -43,6 +69,7 @@ function expectConformant(label: string, report: ConformanceReport, rows: number
     'BilledCost-C-002-M',
     'BillingCurrency-C-002-M',
     'Tags-C-001-M',
+    'Static-PresentWhereCloudsSupport',
   ]) {
     expect(passed, id).toContain(id);
   }
@@ -185,6 +212,8 @@ describe('FOCUS conformance of the focus table the export writes', () => {
       trustedAccounts: new Map([['ta-1', { accountId: '999999999999', name: 'Payer' }]]),
       providerNames: new Map([['aws', 'AWS']]),
       regionNames: new Map([['aws.us-east-1', 'US East (N. Virginia)']]),
+      costBases: new Map(),
+      resourceNames: new Map(),
     };
     // The costs unit as published: its manifest names the object and its checksum.
     const manifest = parseManifest(await sink.read(costManifestKey('ds-charges', date)))!;
@@ -198,6 +227,7 @@ describe('FOCUS conformance of the focus table the export writes', () => {
     });
 
     expect(focus).toMatchObject({ outcome: 'written', rows: rows.length });
-    expectConformant('every charge type', report, rows.length);
+    // c08: a usage row whose plugin names no unit (the AWS hyperbilling plugin writes none).
+    expectConformant('every charge type', report, rows.length, ['c08']);
   });
 });

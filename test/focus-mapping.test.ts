@@ -69,9 +69,19 @@ describe('FOCUS value mappings', () => {
     }
   });
 
-  it('writes tags as a JSON object of primitives; a nested value as its JSON text; none as NULL', () => {
-    expect(focusTags('{"env":"prod","cost":3,"on":true}')).toBe('{"env":"prod","cost":3,"on":true}');
-    expect(JSON.parse(focusTags('{"env":"prod","meta":{"a":1}}')!)).toEqual({ env: 'prod', meta: '{"a":1}' });
+  it('writes tags as a map of strings: other values as their JSON text, null kept, none as NULL', () => {
+    expect(focusTags('{"env":"prod","cost":3,"on":true,"off":null}')).toEqual({
+      env: 'prod',
+      cost: '3',
+      on: 'true',
+      off: null,
+    });
+    expect(focusTags('{"env":"prod","meta":{"a":1},"list":["x"]}')).toEqual({
+      env: 'prod',
+      meta: '{"a":1}',
+      list: '["x"]',
+    });
+    expect(focusTags('{"":"no key"}')).toBeNull();
     expect(focusTags('{}')).toBeNull();
     expect(focusTags(null)).toBeNull();
     expect(focusTags('not json')).toBeNull();

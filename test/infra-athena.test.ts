@@ -40,6 +40,21 @@ const QUERY_NAMES = [
   'top_resources_last_30_days',
 ];
 
+const FOCUS_WHERE_SUPPORTED_STRINGS = [
+  'CapacityReservationId',
+  'CapacityReservationStatus',
+  'CommitmentDiscountCategory',
+  'CommitmentDiscountId',
+  'CommitmentDiscountName',
+  'CommitmentDiscountStatus',
+  'CommitmentDiscountType',
+  'CommitmentDiscountUnit',
+  'PricingCategory',
+  'ResourceType',
+  'SkuId',
+  'SkuMeter',
+  'SkuPriceId',
+];
 const FOCUS_MANDATORY_STRINGS = [
   'BillingAccountId',
   'BillingAccountName',
@@ -153,7 +168,7 @@ describe('Glue tables', () => {
       'projection.x_charge_day.range': '1,31',
       'projection.x_charge_day.digits': '2',
       'storage.location.template': `${location}x_billing_period=\${x_billing_period}/x_charge_day=\${x_charge_day}/`,
-      'cloudforet_export.schema_version': '1',
+      'cloudforet_export.schema_version': '3',
     });
     const columns = ((input.StorageDescriptor as Json).Columns as Json[]).map((c) => [c.Name, c.Type]);
     // The FOCUS 1.2 mandatory columns and the 1.3 provider columns, by their FOCUS names and types.
@@ -162,6 +177,10 @@ describe('Glue tables', () => {
       expect(columns).toContainEqual([name, 'double']);
     for (const name of ['BillingPeriodStart', 'BillingPeriodEnd', 'ChargePeriodStart', 'ChargePeriodEnd'])
       expect(columns).toContainEqual([name, 'timestamp']);
+    // Columns FOCUS wants present where the clouds support the concept (NULL where Cloudforet has no value).
+    for (const name of FOCUS_WHERE_SUPPORTED_STRINGS) expect(columns).toContainEqual([name, 'string']);
+    for (const name of ['CommitmentDiscountQuantity', 'ContractedUnitPrice', 'ListUnitPrice'])
+      expect(columns).toContainEqual([name, 'double']);
   });
 
   it('builds locations from the created bucket when none is named', () => {
@@ -225,6 +244,7 @@ describe('the saved queries against the tables the functions write', () => {
     double: 'DOUBLE',
     bigint: 'BIGINT',
     timestamp: 'TIMESTAMP',
+    map: 'MAP(VARCHAR, VARCHAR)',
   };
   let run: (sql: string) => Promise<Json[]>;
   let close: () => void;

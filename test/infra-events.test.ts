@@ -44,10 +44,11 @@ describe('sample console events', () => {
     expect(parseAlertsEvent(read('alerts-from.json'), now)).toEqual({ from: '2026-01-01' });
   });
 
-  it('statements-*.json: {} looks at the three months before this one, {"month"} at one', () => {
+  it('statements-*.json: {} looks at the three months before this one and restated ones, {"month"} at one', () => {
     expect(parseStatementsEvent(read('statements-default.json'), now)).toEqual({
       months: ['2025-11', '2025-12', '2026-01'],
       currency: 'USD',
+      followRestated: true,
     });
     expect(parseStatementsEvent(read('statements-one-month.json'), now)).toEqual({
       months: ['2026-01'],

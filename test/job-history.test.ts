@@ -71,4 +71,24 @@ describe('sourceJobs', () => {
     expect(lastSuccessfulJobOf(successes, '2026-06-19')).toBeUndefined();
     expect(retentionStart(now)).toBe('2025-07-01');
   });
+
+  it("keeps its mark in Cloudforet's clock: a local clock two hours fast misses no job finished after the read", () => {
+    const before = job('job-1', 'SUCCESS', '2026-06-19T16:00:00.000Z', '2026-02', '2026-06-19T16:20:00.000Z');
+    // Read at 16:25 Cloudforet time by a machine whose clock says 18:25.
+    const mark = markOf('ds-a', '2026-06-19T18:25:00.000Z', [before]);
+    const after = job('job-2', 'SUCCESS', '2026-06-19T16:30:00.000Z', '2026-03', '2026-06-19T16:50:00.000Z');
+
+    const jobs = sourceJobs([before, after], 'ds-a', { ...opts, ...newJobsAfter(mark) });
+
+    expect(mark.jobsReadAt).toBe('2026-06-19T16:20:00.000Z');
+    expect(jobs.changedFrom).toBe('2026-03');
+  });
+
+  it('with no job at all, marks the epoch: the first job to come is new', () => {
+    const mark = markOf('ds-a', '2026-06-19T18:25:00.000Z', []);
+    const first = job('job-1', 'SUCCESS', '2026-06-19T16:30:00.000Z', '2026-05', '2026-06-19T16:50:00.000Z');
+
+    expect(mark.jobsReadAt).toBe('1970-01-01T00:00:00.000Z');
+    expect(sourceJobs([first], 'ds-a', { ...opts, ...newJobsAfter(mark) }).changedFrom).toBe('2026-05');
+  });
 });

@@ -85,10 +85,10 @@ describe('statements function', () => {
     const workspaces = [...truth().keys()].sort();
     expect(workspaces.length).toBeGreaterThan(1);
     expect(result).toMatchObject({ archived: workspaces.length, revised: 0 });
-    expect(await keys()).toEqual(workspaces.flatMap((ws) => [`${ws}.csv`, `${ws}.html`]).sort());
+    expect(await keys()).toEqual(workspaces.flatMap((ws) => [`${ws}.r1.csv`, `${ws}.r1.html`]).sort());
     for (const [ws, total] of truth())
-      expect(Math.abs(csvTotal(await text(`${ws}.csv`)) - total)).toBeLessThan(0.01);
-    expect(await text(`${workspaces[0]}.html`)).toContain('confirmed by Cloudforet');
+      expect(Math.abs(csvTotal(await text(`${ws}.r1.csv`)) - total)).toBeLessThan(0.01);
+    expect(await text(`${workspaces[0]}.r1.html`)).toContain('confirmed by Cloudforet');
   });
 
   it('writes nothing new when the month is unchanged', async () => {
@@ -128,7 +128,7 @@ describe('statements function', () => {
       expect(note).toContain(
         `Total: ${totalsBefore.get(ws)!.toFixed(2)} -> ${truth().get(ws)!.toFixed(2)} USD`,
       );
-      expect(note).toContain(`(${ws}.csv), which is kept unchanged`);
+      expect(note).toContain(`(${ws}.r1.csv), which is kept unchanged`);
     }
     expect((await keys()).filter((k) => k.includes('.r2.'))).toHaveLength(changed.length * 3);
   });

@@ -142,22 +142,29 @@ describe('views and saved queries over exported files (DuckDB)', () => {
 
     expect(Object.keys(MANDATORY)).toHaveLength(21);
     for (const [column, type] of Object.entries(MANDATORY)) expect(types.get(column), column).toBe(type);
-    expect(types.get('Tags')).toBe('VARCHAR');
+    expect(types.get('Tags')).toBe('MAP(VARCHAR, VARCHAR)');
     expect(types.get('ServiceProviderName')).toBe('VARCHAR');
     expect(types.get('HostProviderName')).toBe('VARCHAR');
   });
 
-  it('the focus table carries every cost once, with names, periods and tags', async () => {
+  it('the focus table carries every cost once, billed its invoiced charge, with names, periods and tags', async () => {
     const [sums] = await db.run(
       `SELECT (SELECT count(*) FROM costs) AS n, (SELECT sum(cost) FROM costs) AS cost,
+              sum(CASE WHEN c.provider = 'azure'
+                       THEN CAST(json_extract_scalar(c.data, '$["Actual Cost"]') AS double)
+                       ELSE c.cost END) AS invoiced,
+              sum(f.x_cloudforet_cost) AS kept,
               count(*) AS focus_n, sum(BilledCost) AS billed, count(SubAccountName) AS named,
               count(*) FILTER (WHERE CAST(ChargePeriodStart AS date) <> CAST(c.billed_date AS date)) AS bad_period,
-              count(*) FILTER (WHERE json_extract_scalar(f.Tags, '$.team') IS DISTINCT FROM json_extract_scalar(c.tags, '$.team')) AS bad_tags
+              count(*) FILTER (WHERE element_at(f.Tags, 'team') IS DISTINCT FROM json_extract_scalar(c.tags, '$.team')) AS bad_tags
        FROM focus f JOIN costs c ON c.cost_id = f.x_cost_id AND c.data_source_id = f.x_data_source_id`,
     );
 
     expect(Number(sums!.focus_n)).toBe(Number(sums!.n));
-    expect(Number(sums!.billed)).toBeCloseTo(Number(sums!.cost), 6);
+    // BilledCost is the invoiced charge: the Azure plugin's data["Actual Cost"], other plugins' cost.
+    expect(Number(sums!.billed)).toBeCloseTo(Number(sums!.invoiced), 6);
+    expect(Number(sums!.kept)).toBeCloseTo(Number(sums!.cost), 6);
+    expect(Number(sums!.invoiced)).not.toBeCloseTo(Number(sums!.cost), 0);
     expect(Number(sums!.named)).toBe(Number(sums!.n));
     expect(Number(sums!.bad_period)).toBe(0);
     expect(Number(sums!.bad_tags)).toBe(0);

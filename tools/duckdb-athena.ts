@@ -37,6 +37,15 @@ function atClock(sql: string, now: Date): string {
  *   (Trino casts JSON to VARCHAR only from scalars), where DuckDB keeps the JSON text as the value;
  * - date_diff counts whole units elapsed ("Returns timestamp2 - timestamp1 expressed in terms of
  *   unit"): DuckDB's date_sub; DuckDB's date_diff counts unit boundaries crossed;
+ * - element_at(map, key) is the value or NULL ("Returns value for given key, or NULL if the key is not
+ *   contained in the map"), where DuckDB's element_at gives a list of it;
+ * - date_add(unit, value, x) is x + value units, a date for a date ("date_add(unit, value, timestamp)
+ *   -> [same as input]"); DuckDB's date_add takes (x, interval);
+ * - date_format(x, format) is strftime: the MySQL-style specifiers the shipped and CID's SQL use
+ *   (%Y, %m, %d) mean the same there; DuckDB has no date_format;
+ * - json_format(json) is the JSON text ("Returns the JSON text serialized from the input JSON
+ *   value"): a cast to VARCHAR; DuckDB has no json_format;
+ * - MAP<K,V> in a type (Trino's legacy spelling, which Athena DDL and CID use) is MAP(K, V);
  * - json_parse is json, sequence is generate_series, last_day_of_month is last_day, '$["key"]'
  *   paths are '$."key"'.
  * With `now`, current_date and current_timestamp are that instant's (UTC): a test's fixed clock.
@@ -46,6 +55,10 @@ export function trinoToDuckDb(sql: string, now?: Date): string {
   out = out
     .replace(/TRY_CAST\(json_parse\(([\w.]+)\) AS map\(varchar, varchar\)\)/gi, 'trino_json_varchar_map($1)')
     .replace(/\bjson_extract_scalar\(/g, 'trino_json_extract_scalar(')
+    .replace(/\belement_at\(/gi, 'trino_element_at(')
+    .replace(/\bdate_format\(/gi, 'strftime(')
+    .replace(/\bjson_format\(/gi, 'trino_json_format(')
+    .replace(/\bMAP<(\w+),\s*(\w+)>/gi, 'MAP($1, $2)')
     .replace(/'\$\["([^"]*)"\]'/g, `'$."$1"'`)
     .replace(/\bjson_parse\(/g, 'json(')
     .replace(/\bsequence\(/g, 'generate_series(')
@@ -60,6 +73,10 @@ export function trinoToDuckDb(sql: string, now?: Date): string {
     'gi',
   );
   out = out.replace(arithmetic, "CAST($1 $2 INTERVAL '$3' $4 AS date)");
+  const dateAdd = String.raw`\bdate_add\('(\w+)', (-?\d+), `;
+  out = out
+    .replace(new RegExp(`${dateAdd}(${DATE_OPERAND})\\)`, 'gi'), 'CAST($3 + INTERVAL ($2) $1 AS date)')
+    .replace(new RegExp(`${dateAdd}([\\w."]+)\\)`, 'gi'), '($3 + INTERVAL ($2) $1)');
   return out;
 }
 
@@ -69,6 +86,8 @@ const SESSION = [
   "SET disabled_optimizers = 'statistics_propagation'",
   `CREATE OR REPLACE MACRO trino_json_extract_scalar(j, p) AS
      CASE WHEN json_type(j, p) IN ('OBJECT', 'ARRAY') THEN NULL ELSE json_extract_string(j, p) END`,
+  'CREATE OR REPLACE MACRO trino_element_at(m, k) AS m[k]',
+  'CREATE OR REPLACE MACRO trino_json_format(j) AS CAST(j AS VARCHAR)',
   `CREATE OR REPLACE MACRO trino_json_varchar_map(j) AS
      CASE WHEN coalesce(list_bool_or(list_transform(map_values(TRY_CAST(json(j) AS MAP(VARCHAR, JSON))),
        v -> json_type(v) IN ('OBJECT', 'ARRAY'))), false) THEN NULL

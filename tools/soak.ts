@@ -1,8 +1,10 @@
 // npm run soak [-- --runs N --seed S --fault-rate R]: many seeded cost runs against the simulator
-// with a fault on ~R of all requests and re-syncs between and during runs. Every unit a run
-// exported must hold exactly one version of its day that existed during the run (no lost,
-// duplicated or foreign rows); a unit that failed must have left its files byte for byte.
-// Exits 1 when any row was lost or duplicated.
+// with a fault on ~R of all requests, re-syncs between and during runs, and runs killed halfway
+// (aborted at a random request, as SIGTERM does). Every unit a run exported must hold exactly one
+// version of its day that existed during the run (no lost, duplicated or foreign rows); a unit
+// that failed must have left its files byte for byte. At the end a clean run, then the whole-
+// destination verifier (storage/verify-destination.ts) must find nothing, and every FOCUS unit
+// must hold exactly its costs object's rows. Exits 1 when any of that fails.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +14,9 @@ import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { costManifestKey, costObjectKey } from '../functions/lib/costs/sources/day-keys.ts';
 import { type CostRunSummary, runCostExport } from '../functions/lib/costs/run.ts';
 import { addDays, daysBetween } from '../functions/lib/dates.ts';
+import { focusObjectKey } from '../functions/lib/focus/derive.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
+import { verifyDestination } from '../functions/lib/storage/verify-destination.ts';
 import { errorCode } from '../functions/lib/errors.ts';
 import { readWithArrow } from '../test/support/parquet-readers.ts';
 import { type FaultKind, startSimulator } from './simulator/index.ts';
@@ -76,8 +80,13 @@ const out = await mkdtemp(join(tmpdir(), 'soak-'));
 // Requests are counted as they leave the client; a scheduled re-sync fires at a given count.
 let requests = 0;
 let resyncAt: { at: number; run: () => void } | undefined;
+let killAt: { at: number; run: AbortController } | undefined;
 const dispatcher: Dispatcher = new Agent({ connections: 16 }).compose((dispatch) => (opts, handler) => {
   requests++;
+  if (killAt && requests >= killAt.at) {
+    killAt.run.abort();
+    killAt = undefined;
+  }
   if (resyncAt && requests >= resyncAt.at) {
     resyncAt.run();
     resyncAt = undefined;
@@ -133,6 +142,7 @@ const totals = {
   duplicated: 0,
   foreign: 0,
   touched: 0,
+  killed: 0,
   resyncs: { between: 0, during: 0 },
   failureCodes: {} as Record<string, number>,
 };
@@ -199,11 +209,17 @@ async function soakRun(n: number): Promise<void> {
     sleep: async () => {},
   });
   const force = random() < 0.3;
+  const kill = random() < 0.15 ? new AbortController() : undefined;
+  if (kill) {
+    killAt = { at: requests + 1 + Math.floor(random() * 3 * units.length), run: kill };
+    totals.killed++;
+  }
   const summary = await runCostExport(
-    { client, sink: dirSink(out), concurrency: 3, runId: `soak-${n}` },
+    { client, sink: dirSink(out), concurrency: 3, runId: `soak-${n}`, signal: kill?.signal },
     { from, to, force },
   ).catch((error: unknown) => errorCode(error));
   resyncAt = undefined;
+  killAt = undefined;
   totals.runs++;
   if (typeof summary === 'string') {
     totals.runsFailed++;
@@ -238,7 +254,42 @@ async function verifyRun(
   }
 }
 
+/**
+ * After the last run: a clean run over the whole range (no fault, no kill), then the verifier
+ * over the whole destination and every FOCUS unit against its costs object, row for row.
+ */
+async function finalCheck(): Promise<{ findings: number; focusUnitsDiffering: number }> {
+  sim.clearFaults();
+  const sink = dirSink(out);
+  const client = new CloudforetClient({ endpoint: sim.url, token, dispatcher: new Agent() });
+  await runCostExport(
+    { client, sink, concurrency: 3, runId: 'soak-final' },
+    { from: FIRST, to: addDays(FIRST, DAYS - 1) },
+  );
+  const report = await verifyDestination(sink, { checksums: true });
+  for (const f of report.findings) console.log(`soak: DAMAGED ${f.key}: ${f.why}`);
+  let focusUnitsDiffering = 0;
+  for (const ds of dataSources)
+    for (const date of daysBetween(FIRST, addDays(FIRST, DAYS - 1))) {
+      const ids = async (key: string, column: string) => {
+        const bytes = await readFile(join(out, key)).catch(() => undefined);
+        return bytes
+          ? readWithArrow(new Uint8Array(bytes))
+              .rows.map((r) => String(r[column]))
+              .sort()
+          : [];
+      };
+      const [costs, focus] = await Promise.all([
+        ids(costObjectKey(ds, date), 'cost_id'),
+        ids(focusObjectKey(ds, date), 'x_cost_id'),
+      ]);
+      if (costs.join() !== focus.join()) focusUnitsDiffering++;
+    }
+  return { findings: report.findings.length, focusUnitsDiffering };
+}
+
 const started = Date.now();
+let final = { findings: 0, focusUnitsDiffering: 0 };
 try {
   for (let n = 1; n <= RUNS; n++) {
     await soakRun(n);
@@ -247,6 +298,7 @@ try {
         `soak: ${n}/${RUNS} runs, ${totals.unitsExported} units, ${requests} requests, ${((Date.now() - started) / 1000).toFixed(0)} s`,
       );
   }
+  final = await finalCheck();
 } finally {
   await sim.close();
   await rm(out, { recursive: true, force: true });
@@ -273,10 +325,19 @@ const report = {
   duplicatedRows: totals.duplicated,
   foreignRows: totals.foreign,
   failedUnitsWhoseFilesChanged: totals.touched,
+  runsKilledHalfway: totals.killed,
+  verifierFindingsAtTheEnd: final.findings,
+  focusUnitsDifferingFromTheirCostsAtTheEnd: final.focusUnitsDiffering,
   seconds: Math.round((Date.now() - started) / 1000),
 };
 console.log(JSON.stringify(report, null, 2));
-const broken = totals.lost + totals.duplicated + totals.foreign + totals.touched;
+const broken =
+  totals.lost +
+  totals.duplicated +
+  totals.foreign +
+  totals.touched +
+  final.findings +
+  final.focusUnitsDiffering;
 console.log(
   broken === 0 ? 'soak: OK, no row lost or duplicated' : `soak: FAILED, ${broken} bad rows or files`,
 );

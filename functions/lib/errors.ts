@@ -1,9 +1,11 @@
-// Named errors with stable codes. Messages say what to do; none ever carries the secret.
+// Named errors with stable codes. Messages say what to do; none ever carries the secret: each
+// passes the one redactor as it is made, so an answer that echoes the token is not quoted back.
+import { redact } from './redact.ts';
 
 export class ExportError extends Error {
   readonly code: string;
   constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(redact(message), options);
     this.name = new.target.name;
     this.code = code;
   }
@@ -74,13 +76,9 @@ export class UnprovenRemovalError extends ExportError {
   }
 }
 
+/** Whether redoing the unit may help: any of our errors that says so (`retryable: true`). */
 export function isRetryable(error: unknown): boolean {
-  return (
-    (error instanceof CloudforetApiError ||
-      error instanceof PagingDriftError ||
-      error instanceof UnprovenRemovalError) &&
-    error.retryable
-  );
+  return error instanceof ExportError && (error as { retryable?: unknown }).retryable === true;
 }
 
 export function errorMessage(error: unknown): string {

@@ -1,5 +1,6 @@
 // One structured logger: a JSON line per event (or a human line, for a terminal), keys appended
-// per unit of work. Registered secrets are scrubbed from every line as a last line of defence.
+// per unit of work. Every line passes the one redactor (redact.ts) as a last line of defence.
+import { redact, registerSecret } from './redact.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 /** json: one JSON object per line (Lambda, CloudWatch); text: `warn: message (key=value …)`. */
@@ -12,7 +13,7 @@ export interface Logger {
   warn(message: string, fields?: LogFields): void;
   error(message: string, fields?: LogFields): void;
   child(fields: LogFields): Logger;
-  /** Never print this value again, in any line of this logger or its children. */
+  /** Never print this value again: registers it with the process's one redactor (redact.ts). */
   addSecret(secret: string): void;
 }
 
@@ -26,10 +27,9 @@ export interface LoggerOptions {
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const secrets: string[] = [];
   const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
   const render = options.format === 'text' ? textLine : jsonLine;
-  return build(rank[options.level ?? 'info'], write, render, options.fields ?? {}, secrets);
+  return build(rank[options.level ?? 'info'], write, render, options.fields ?? {});
 }
 
 export const LOG_LEVELS = Object.keys(rank) as LogLevel[];
@@ -57,33 +57,19 @@ const textLine: Render = (level, message, fields) => {
   return `${level}: ${message}${pairs.length > 0 ? ` (${pairs.join(' ')})` : ''}`;
 };
 
-function build(
-  min: number,
-  write: (line: string) => void,
-  render: Render,
-  base: LogFields,
-  secrets: string[],
-): Logger {
+function build(min: number, write: (line: string) => void, render: Render, base: LogFields): Logger {
   const emit = (level: LogLevel, message: string, fields?: LogFields) => {
     if (rank[level] < min) return;
-    write(scrub(render(level, message, { ...base, ...fields }), secrets));
+    write(redact(render(level, message, { ...base, ...fields })));
   };
   return {
     debug: (m, f) => emit('debug', m, f),
     info: (m, f) => emit('info', m, f),
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
-    child: (fields) => build(min, write, render, { ...base, ...fields }, secrets),
-    addSecret: (secret) => {
-      if (secret.length >= 8 && !secrets.includes(secret)) secrets.push(secret);
-    },
+    child: (fields) => build(min, write, render, { ...base, ...fields }),
+    addSecret: registerSecret,
   };
-}
-
-export function scrub(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) out = out.split(secret).join('[REDACTED]');
-  return out;
 }
 
 function jsonSafe(_key: string, value: unknown): unknown {

@@ -1,7 +1,7 @@
 -- Creates (or replaces) the view focus_consolidation_cloudforet: the focus table in the column set
 -- and order of the FOCUS consolidation view of AWS's FOCUS dashboard (FOCUS 1.0 columns plus
--- billing_period), for dashboards that union FOCUS sources through that view. Columns Cloudforet
--- has no data for are typed NULLs; Tags becomes the map AWS's own FOCUS table has.
+-- billing_period), for dashboards that union FOCUS sources through that view by hand (CID before
+-- v1.2.0 discovered FOCUS tables itself). AvailabilityZone, which the table lacks, is a typed NULL.
 CREATE OR REPLACE VIEW focus_consolidation_cloudforet AS
 SELECT
   CAST(NULL AS varchar) AS AvailabilityZone,
@@ -17,20 +17,20 @@ SELECT
   ChargeFrequency,
   ChargePeriodEnd,
   ChargePeriodStart,
-  CAST(NULL AS varchar) AS CommitmentDiscountCategory,
-  CAST(NULL AS varchar) AS CommitmentDiscountId,
-  CAST(NULL AS varchar) AS CommitmentDiscountName,
-  CAST(NULL AS varchar) AS CommitmentDiscountType,
-  CAST(NULL AS varchar) AS CommitmentDiscountStatus,
+  CommitmentDiscountCategory,
+  CommitmentDiscountId,
+  CommitmentDiscountName,
+  CommitmentDiscountType,
+  CommitmentDiscountStatus,
   ConsumedQuantity,
   ConsumedUnit,
   ContractedCost,
-  CAST(NULL AS double) AS ContractedUnitPrice,
+  ContractedUnitPrice,
   EffectiveCost,
   InvoiceIssuerName,
   ListCost,
-  CAST(NULL AS double) AS ListUnitPrice,
-  CAST(NULL AS varchar) AS PricingCategory,
+  ListUnitPrice,
+  PricingCategory,
   PricingQuantity,
   PricingUnit,
   ProviderName,
@@ -39,13 +39,13 @@ SELECT
   RegionName,
   ResourceId,
   ResourceName,
-  CAST(NULL AS varchar) AS ResourceType,
+  ResourceType,
   ServiceCategory,
   ServiceName,
-  CAST(NULL AS varchar) AS SkuId,
-  CAST(NULL AS varchar) AS SkuPriceId,
+  SkuId,
+  SkuPriceId,
   SubAccountId,
   SubAccountName,
-  TRY_CAST(json_parse(Tags) AS map(varchar, varchar)) AS Tags,
+  Tags,
   x_billing_period AS billing_period
 FROM focus

@@ -46,7 +46,12 @@ import {
   referencedRules,
 } from './model.ts';
 import { checkColumns, ident, literal, scope, UnsupportedCheck, violation } from './sql.ts';
-import { FOCUS_13_STRING_COLUMNS, type SupplementaryRule, supplementaryRules } from './supplementary.ts';
+import {
+  FOCUS_13_DRAFT,
+  FOCUS_13_STRING_COLUMNS,
+  type SupplementaryRule,
+  supplementaryRules,
+} from './supplementary.ts';
 
 export type Status = 'pass' | 'fail' | 'warn' | 'not-applicable' | 'not-evaluated';
 
@@ -81,6 +86,8 @@ export interface Counts {
   /** SHOULD-level rules broken. */
   warned: number;
   notApplicable: number;
+  /** Of those, the rules exempted by a criterion applicability.ts declares unsupported. */
+  exempted: number;
   notEvaluated: number;
 }
 
@@ -386,6 +393,18 @@ class Evaluator {
               reason: `not FOCUS columns and not x_-prefixed: ${custom.join(', ')}`,
             };
       }
+      case 'present-where-clouds-support': {
+        const required = this.presentWhereCloudsSupport();
+        const missing = required.filter((name) => !this.data.has(name));
+        return missing.length === 0
+          ? { ...base, status: 'pass', violations: 0, reason: `present: ${required.join(', ')}` }
+          : {
+              ...base,
+              status: broken(rule.keyword),
+              violations: missing.length,
+              reason: `not in the dataset: ${missing.join(', ')}`,
+            };
+      }
       case 'empty-strings': {
         const strings = [...this.focusStringColumns()].filter(
           (name) => this.data.columns.get(name) === 'VARCHAR',
@@ -425,6 +444,26 @@ class Evaluator {
       ),
       reason: `${violations} rows break it`,
     };
+  }
+
+  /**
+   * The columns of the model's MUST presence rules ("X MUST be present in a FOCUS dataset when the
+   * provider supports ...") whose criteria hold or are marked cloudsSupport, one of them at least not
+   * declared supported: the columns present only because the clouds support the concept.
+   */
+  private presentWhereCloudsSupport(): string[] {
+    const names: string[] = [];
+    for (const rule of Object.values(this.model.ModelRules)) {
+      const column = /^(\w+) MUST be present in a FOCUS dataset when/.exec(
+        rule.ValidationCriteria.MustSatisfy,
+      )?.[1];
+      const criteria = rule.ApplicabilityCriteria.map((name) => this.applicability[name]);
+      if (!column || rule.ValidationCriteria.Keyword !== 'MUST') continue;
+      if (!criteria.every((c) => c?.supported || c?.cloudsSupport)) continue;
+      if (criteria.every((c) => c?.supported)) continue;
+      names.push(column);
+    }
+    return unique(names).sort();
   }
 
   /** Column names FOCUS defines: the model's Column rules and presence checks, and the 1.3 ones. */
@@ -505,8 +544,24 @@ function count(rules: RuleResult[]): Counts {
     failed: n('fail'),
     warned: n('warn'),
     notApplicable: n('not-applicable'),
+    exempted: rules.filter((r) => exemptedBy(r).length > 0).length,
     notEvaluated: n('not-evaluated'),
   };
+}
+
+const EXEMPTED = /(\w+(?: and \w+)*) (?:is|are) not supported \(applicability\.ts\)/;
+
+/** The criteria declared unsupported that keep a rule from applying, if that is why it does not. */
+function exemptedBy(result: RuleResult): string[] {
+  if (result.status !== 'not-applicable') return [];
+  return EXEMPTED.exec(result.reason ?? '')?.[1]?.split(' and ') ?? [];
+}
+
+/** How many rules each criterion declared unsupported exempts (a rule under two counts for both). */
+export function exemptionsByCriterion(rules: RuleResult[]): Record<string, number> {
+  const by: Record<string, number> = {};
+  for (const rule of rules) for (const name of exemptedBy(rule)) by[name] = (by[name] ?? 0) + 1;
+  return Object.fromEntries(Object.entries(by).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 /** The columns every Condition of the rules reads, so that absent ones can read as NULL. */
@@ -580,8 +635,15 @@ export async function checkFocusConformance(options: ConformanceOptions): Promis
 export function formatCounts(label: string, counts: Counts): string {
   return (
     `${label}: ${counts.rules} rules, ${counts.applied} applied (${counts.passed} passed, ${counts.failed} failed, ` +
-    `${counts.warned} SHOULD-level warnings), ${counts.notApplicable} not applicable, ${counts.notEvaluated} not evaluated`
+    `${counts.warned} SHOULD-level warnings), ${counts.notApplicable} not applicable ` +
+    `(${counts.exempted} exempted by applicability.ts), ${counts.notEvaluated} not evaluated`
   );
+}
+
+/** One line: how many rules the criteria declared unsupported exempt, in all and each. */
+export function formatExemptions(report: ConformanceReport): string {
+  const by = Object.entries(exemptionsByCriterion(report.rules)).map(([name, n]) => `${name} ${n}`);
+  return `exempted by applicability.ts: ${report.counts.exempted} rules (${by.join(', ') || 'none'})`;
 }
 
 /** A plain-text table of every rule, failures first. */
@@ -610,6 +672,9 @@ export function formatTable(report: ConformanceReport, options: { all?: boolean 
     formatCounts('all', report.counts),
     formatCounts('model', report.countsBySource.model),
     formatCounts('supplementary', report.countsBySource.supplementary),
+    `supplementary rules: tools/focus/supplementary.ts (1.3 text from ${FOCUS_13_DRAFT.repository} ` +
+      `${FOCUS_13_DRAFT.ref} at ${FOCUS_13_DRAFT.commit.slice(0, 8)}; static parts of dynamic 1.2 rules)`,
+    formatExemptions(report),
     ...lines,
   ].join('\n');
 }
@@ -634,10 +699,13 @@ export function notAppliedList(
     '',
     '## Applicability criteria declared',
     '',
-    '| Criterion | Supported | Why |',
-    '|:----------|:----------|:----|',
+    formatExemptions(report),
+    '',
+    "| Criterion | Supported | The spec's condition | Why |",
+    '|:----------|:----------|:--------------------|:----|',
     ...Object.entries(applicability).map(
-      ([name, c]) => `| ${name} | ${c.supported ? 'yes' : 'no'} | ${cell(c.reason)} |`,
+      ([name, c]) =>
+        `| ${name} | ${c.supported ? 'yes' : c.cloudsSupport ? 'no (the clouds do: columns present, NULL)' : 'no'} | ${cell(c.condition)} | ${cell(c.reason)} |`,
     ),
     '',
     '## Rules',

@@ -228,8 +228,9 @@ export function violation(check: Check): string {
     case 'FormatKeyValue': {
       // KeyValueFormat-A-001..004: a JSON object, unique keys, no object or array values. The
       // validator's FormatJSONGenerator checks only that the text is JSON, so '[1]' or '"x"' passed.
+      // A MAP column (Tags, SkuPriceDetails) is judged as the JSON object it stands for.
       const col = ident(column(check, 'ColumnName'));
-      const text = `${col}::VARCHAR`;
+      const text = `(CASE WHEN typeof(${col}) LIKE 'MAP(%' THEN to_json(${col})::VARCHAR ELSE ${col}::VARCHAR END)`;
       return (
         `${col} IS NOT NULL AND NOT (json_valid(${text}) AND json_type(${text}) = 'OBJECT' ` +
         `AND len(json_keys(${text})) = len(list_distinct(json_keys(${text}))) ` +

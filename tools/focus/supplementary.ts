@@ -31,6 +31,7 @@ export interface SupplementaryRule {
     | { kind: 'sql'; violation: string; columns: string[] }
     | { kind: 'deprecated-column'; column: string }
     | { kind: 'custom-columns' }
+    | { kind: 'present-where-clouds-support' }
     | { kind: 'empty-strings' };
 }
 
@@ -153,5 +154,15 @@ export const supplementaryRules: SupplementaryRule[] = [
       'column (of the model, or of the 1.3 rules above) starts with x_, partition columns included.',
     source: 'model-1.2.json ColumnHandling-A-010-M',
     check: { kind: 'custom-columns' },
+  },
+  {
+    id: 'Static-PresentWhereCloudsSupport',
+    keyword: 'MUST',
+    requirement:
+      'Every column that "MUST be present in a FOCUS dataset when the provider supports" a concept AWS, ' +
+      'Azure and Google Cloud support is present, NULL where Cloudforet has no value: the criteria ' +
+      'applicability.ts declares unsupported for want of values but marks cloudsSupport.',
+    source: 'model-1.2.json CostAndUsage-D-0xx-C (the presence rules), with tools/focus/applicability.ts',
+    check: { kind: 'present-where-clouds-support' },
   },
 ];

@@ -3,6 +3,7 @@
 
 import { ApiError, notFound, requiredParameter, unknownError } from './api-error.ts';
 import { dayToMs, isDate, todayNumber } from './calendar.ts';
+import { azureSetup, withDeniedNulled } from './azure-costs.ts';
 import { analyzeCosts } from './cost-analyze.ts';
 import { listCosts } from './cost-query.ts';
 import { dataSourceAccountRecords, dataSourceRecord } from './data-source-records.ts';
@@ -52,12 +53,14 @@ const costList: Route = {
       throw unknownError(`'NoneType' object has no attribute 'list_costs'`);
     const query = parseQuery(ctx.body['query']);
     const fields = fieldConditions(ctx.body, sameNames(COST_FILTER_FIELDS));
-    return listCosts(ctx.state.costs, {
+    const answer = listCosts(ctx.state.costs, {
       ds,
       query,
       extra: [...costInWorkspace(ds, workspaceId), ...fields.predicates],
       extraKey: `${workspaceId ?? '*'}|${fields.key}`,
     });
+    const denied = azureSetup(ds) === 'markup' && ctx.claims.rol !== 'DOMAIN_ADMIN';
+    return denied ? withDeniedNulled(answer) : answer;
   },
 };
 
@@ -92,7 +95,8 @@ const dataSourceList: Route = {
   fields: ['query', ...DATA_SOURCE_FILTERS, 'workspace_id', 'domain_id', 'connected_workspace_id'],
   handle(ctx) {
     workspaceScope(ctx);
-    const records = ctx.state.world.dataSources.map((ds) => dataSourceRecord(ctx.state, ds));
+    const admin = ctx.claims.rol === 'DOMAIN_ADMIN';
+    const records = ctx.state.world.dataSources.map((ds) => dataSourceRecord(ctx.state, ds, admin));
     return runQuery(records, parseQuery(ctx.body['query']), {
       idKey: 'data_source_id',
       capped: false,
@@ -106,7 +110,8 @@ const dataSourceGet: Route = {
   fields: ['data_source_id', 'workspace_id', 'domain_id'],
   handle(ctx) {
     workspaceScope(ctx);
-    return JSON.stringify(dataSourceRecord(ctx.state, requireDataSource(ctx)));
+    const admin = ctx.claims.rol === 'DOMAIN_ADMIN';
+    return JSON.stringify(dataSourceRecord(ctx.state, requireDataSource(ctx), admin));
   },
 };
 

@@ -6,6 +6,14 @@
 import { dayToDate } from './calendar.ts';
 import type { Inventory } from './cloud-services.ts';
 import { PRODUCTS, type Product, REGIONS, TAG_VALUES } from './catalog.ts';
+import {
+  type AzureSetup,
+  azureFigures,
+  azureInfo,
+  azureSetup,
+  benefitRowJson,
+  isBenefitRow,
+} from './azure-costs.ts';
 import { type CostDraw, PRICING_MODELS, costMicros, drawRow } from './cost-draw.ts';
 import { hashInts, hex12, microsJson, permute48, unpermute48 } from './prng.ts';
 import type { ApiRecord, DataSource, World } from './world.ts';
@@ -125,31 +133,36 @@ export class RowWriter {
     });
   }
 
+  private tags(d: CostDraw): string {
+    return d.tags < 0
+      ? d.tags === -2
+        ? '"tags":{},'
+        : ''
+      : this.fragment(-1 - d.tags, () => {
+          const { Name, env, team } = TAG_VALUES;
+          return `"tags":{"Name":"${Name[Math.floor(d.tags / 100)]}","env":"${env[Math.floor(d.tags / 10) % 10]}","team":"${team[d.tags % 10]}"},`;
+        });
+  }
+
   private labels(d: CostDraw): string {
-    const tags =
-      d.tags < 0
-        ? d.tags === -2
-          ? '"tags":{},'
-          : ''
-        : this.fragment(-1 - d.tags, () => {
-            const { Name, env, team } = TAG_VALUES;
-            return `"tags":{"Name":"${Name[Math.floor(d.tags / 100)]}","env":"${env[Math.floor(d.tags / 10) % 10]}","team":"${team[d.tags % 10]}"},`;
-          });
     const info = this.fragment(
       -1_000_000 - d.product * 1000 - (d.instanceType + 1) * 10 - d.pricingModel - 1,
       () => {
         const instance = PRODUCTS[this.ds.provider][d.product]?.instanceTypes?.[d.instanceType];
-        if (this.ds.provider === 'azure') return azureInfo(instance, d);
         return instance
           ? `"additional_info":{"Instance Type":"${instance}","Pricing Model":"${PRICING_MODELS[d.pricingModel]}"},`
           : '"additional_info":{"Line Item Type":"Usage"},';
       },
     );
-    return tags + info;
+    return this.tags(d) + info;
   }
 
   json(j: number, id: number): string {
     const d = this.draw(j);
+    const account = (d.account + (this.state.shift ?? 0)) % this.ds.accounts.length;
+    const ending = this.endings[account * 2 + (d.hasProject ? 1 : 0)];
+    const setup = azureSetup(this.ds);
+    if (setup !== undefined) return this.azureJson(setup, d, j, id, account) + ending;
     const cost = costMicros(d, this.state.costFactor);
     let out = `{"cost_id":"cost-${hex12(id)}",`;
     if (cost !== 0) out += `"cost":${microsJson(cost)},`;
@@ -160,22 +173,29 @@ export class RowWriter {
     if (d.normalizedMicros !== undefined) {
       out += `"data":{"Usage Hours":24,"Normalized Usage Amount":${microsJson(d.normalizedMicros)}},`;
     }
-    const account = (d.account + (this.state.shift ?? 0)) % this.ds.accounts.length;
-    return out + this.endings[account * 2 + (d.hasProject ? 1 : 0)];
+    return out + ending;
   }
-}
 
-/** Pay-as-you-go prices of the Azure instance types, per hour. */
-const AZURE_PAYG = ['0.192', '0.0832', '0.504'];
-
-/** What Azure cost plugins put in additional_info: charge type, pricing model, price, benefit. */
-function azureInfo(instance: string | undefined, d: CostDraw): string {
-  if (!instance) return '"additional_info":{"Charge Type":"Usage"},';
-  const model =
-    PRICING_MODELS[d.pricingModel] === 'Reserved' ? 'Reservation' : PRICING_MODELS[d.pricingModel];
-  const benefit =
-    model === 'Reservation'
-      ? `,"Benefit Id":"/providers/Microsoft.Capacity/reservationOrders/ro-${d.instanceType}/reservations/r-1"`
-      : '';
-  return `"additional_info":{"Charge Type":"Usage","Instance Type":"${instance}","Pricing Model":"${model}","PayG Unit Price":${AZURE_PAYG[d.instanceType]}${benefit}},`;
+  /** An Azure row as the Azure plugin writes it (azure-costs.ts), up to the common ending. */
+  private azureJson(setup: AzureSetup, d: CostDraw, j: number, id: number, account: number): string {
+    const figures = azureFigures(setup, d, this.state.costFactor, j);
+    const picked = PRODUCTS.azure[d.product]?.usageTypes[d.usageType] ?? '';
+    const ctx = {
+      subscriptionId: this.ds.accounts[account]?.accountId ?? '',
+      usageType: picked,
+      resource: d.resource,
+    };
+    let out = `{"cost_id":"cost-${hex12(id)}",`;
+    if (figures.cost !== 0) out += `"cost":${microsJson(figures.cost)},`;
+    if (isBenefitRow(setup, j)) {
+      out += benefitRowJson(d, ctx);
+    } else {
+      if (d.usageMicros !== 0) out += `"usage_quantity":${microsJson(d.usageMicros)},`;
+      out += this.usage(d);
+      if (d.resource !== undefined) out += `"resource":"${d.resource}",`;
+      const instance = PRODUCTS.azure[d.product]?.instanceTypes?.[d.instanceType];
+      out += this.tags(d) + azureInfo(setup, d, instance, ctx);
+    }
+    return `${out}"data":${figures.data},`;
+  }
 }

@@ -1,7 +1,7 @@
 // The live cost table: which version of each (data source, day) is current, and small caches
 // so paging through one day neither regenerates its id order nor re-parses its rows.
 
-import { costMicros } from './cost-draw.ts';
+import { servedCostMicros, servedUsageMicros } from './azure-costs.ts';
 import {
   type CostRecord,
   type CostSettings,
@@ -177,8 +177,8 @@ export class CostStore {
       let usage = 0;
       for (const j of order.rows) {
         const draw = writer.draw(j);
-        cost += costMicros(draw, factor);
-        usage += draw.usageMicros;
+        cost += servedCostMicros(ds, draw, factor, j);
+        usage += servedUsageMicros(ds, draw, j);
       }
       truth = { rows: order.rows.length, costSum: cost / 1e6, usageQuantitySum: usage / 1e6 };
       this.truths.set(key, truth);

@@ -1,5 +1,6 @@
 // Injected failures, consumed in the order they were injected: for each request the first
 // fault whose path matches decides, after letting its `afterRequests` requests through.
+import { type EchoEncoding, encodeEcho } from './secret-echo.ts';
 
 export type FaultKind =
   | '503'
@@ -22,12 +23,15 @@ export interface Fault {
   times?: number;
   afterRequests?: number;
   delayMs?: number;
+  /** The answer's detail message echoes the request's bearer token, so encoded (JSON kinds). */
+  echo?: EchoEncoding;
 }
 
 interface PendingFault {
   readonly matches: (path: string) => boolean;
   readonly kind: FaultKind;
   readonly delayMs: number;
+  readonly echo: EchoEncoding | undefined;
   times: number;
   skip: number;
 }
@@ -49,6 +53,7 @@ export class FaultQueue {
       matches: pathMatcher(fault.path),
       kind: fault.kind,
       delayMs: fault.delayMs ?? 5000,
+      echo: fault.echo,
       times: fault.times ?? 1,
       skip: fault.afterRequests ?? 0,
     });
@@ -60,7 +65,7 @@ export class FaultQueue {
   }
 
   /** The fault to apply to a request for `path`, if any. */
-  take(path: string): { kind: FaultKind; delayMs: number } | undefined {
+  take(path: string): TakenFault | undefined {
     const index = this.pending.findIndex((f) => f.matches(path));
     const fault = this.pending[index];
     if (!fault) return undefined;
@@ -70,8 +75,27 @@ export class FaultQueue {
     }
     fault.times--;
     if (fault.times <= 0) this.pending.splice(index, 1);
-    return { kind: fault.kind, delayMs: fault.delayMs };
+    return { kind: fault.kind, delayMs: fault.delayMs, echo: fault.echo };
   }
+}
+
+export interface TakenFault {
+  readonly kind: FaultKind;
+  readonly delayMs: number;
+  readonly echo?: EchoEncoding | undefined;
+}
+
+/** The fault's answer, its detail message echoing the request's token when the fault says so. */
+export function echoingFaultAnswer(
+  fault: TakenFault,
+  authorization: string | undefined,
+): FaultAnswer | undefined {
+  const answer = faultAnswer(fault.kind);
+  if (!answer || fault.echo === undefined || answer.contentType !== 'application/json') return answer;
+  const token = (authorization ?? '').replace(/^Bearer\s+/i, '');
+  const body = JSON.parse(answer.body) as { detail?: { code?: string; message?: string } };
+  const said = `${body.detail?.message ?? ''} (request = {"token": "${encodeEcho(token, fault.echo)}"})`;
+  return { ...answer, body: JSON.stringify({ detail: { ...body.detail, message: said } }) };
 }
 
 const HTML_504 =

@@ -7,11 +7,14 @@ import type { Fault, FaultKind } from './faults.ts';
 import { LocalSimulator } from './local-simulator.ts';
 import type { CloudServiceSelection, CostTruth, RecordKind, Simulator } from './simulator-api.ts';
 import type { RequestRecord } from './server.ts';
+import { ECHO_ENCODINGS, type EchoEncoding, encodeEcho } from './secret-echo.ts';
 import type { SimulatorOptions } from './state.ts';
 import type { Role } from './tokens.ts';
 
+export { ECHO_ENCODINGS, encodeEcho };
 export type {
   CloudServiceSelection,
+  EchoEncoding,
   CostChange,
   CostRecord,
   CostTruth,

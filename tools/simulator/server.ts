@@ -3,7 +3,7 @@
 
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type FaultKind, faultAnswer } from './faults.ts';
+import { echoingFaultAnswer, type TakenFault } from './faults.ts';
 import type { Answer, IncomingCall } from './routes.ts';
 
 export interface RequestRecord {
@@ -19,7 +19,7 @@ export interface RequestRecord {
 export interface ServerHooks {
   route(call: IncomingCall): Answer;
   latencyMs(): number;
-  takeFault(path: string): { kind: FaultKind; delayMs: number } | undefined;
+  takeFault(path: string): TakenFault | undefined;
   answered(record: RequestRecord): void;
 }
 
@@ -105,7 +105,7 @@ async function serve(
       body,
       parsed,
     };
-    const out = fault ? faultAnswer(fault.kind) : undefined;
+    const out = fault ? echoingFaultAnswer(fault, req.headers.authorization) : undefined;
     const answer = out ?? { ...hooks.route(call), contentType: 'application/json' };
     if ('cost' in answer && answer.cost) Object.assign(record, answer.cost);
     // A proxy that gave up mid-body: the status line said 200, the JSON stops halfway.

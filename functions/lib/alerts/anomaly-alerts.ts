@@ -8,7 +8,7 @@ import type { Sink } from '../storage/sink.ts';
 import { costTable } from '../tables/costs.ts';
 import { dataSourceTable } from '../tables/inventory.ts';
 import { type AlertMessage, fieldLines, money, snsSubject } from './alert-text.ts';
-import { MATERIAL_SHARE, type Alert } from './sent-ledger.ts';
+import { type Alert, DAY_TOTAL, MATERIAL_SHARE } from './sent-ledger.ts';
 
 /** The saved query (infra/queries/) an anomaly alert names. */
 export const ANOMALY_QUERY = 'daily_cost_by_provider';
@@ -42,15 +42,21 @@ export async function currencyOfDay(
   return typeof currency === 'string' ? currency : undefined;
 }
 
+/** The data source's own cost of a day (every scope together), as the manifests hold it. */
+export type DayTotal = (dataSourceId: string, day: string) => number | undefined;
+
 /**
  * One alert per data source and day: a 4x day shows in the data source and in each of its projects,
  * workspaces and accounts, and is one event. The headline is the data source's own anomaly, else
- * the finer one that rose most; the others are listed under it.
+ * the finer one that rose most; the others are listed under it. The figure a restatement is judged
+ * on is the day's own total, never the headline's: other days' spikes move the baseline, and so
+ * which scope heads the alert, but not what the day cost.
  */
 export function anomalyAlerts(
   anomalies: readonly Anomaly[],
   sources: ReadonlyMap<string, DataSourceInfo>,
   destination: string,
+  dayTotal: DayTotal,
 ): Alert[] {
   const groups = new Map<string, Anomaly[]>();
   for (const a of anomalies) {
@@ -62,10 +68,19 @@ export function anomalyAlerts(
       a.scope === 'data_source' ? Number.POSITIVE_INFINITY : a.actual - a.expected;
     const [head, ...others] = [...group].sort((a, b) => rise(b) - rise(a)) as [Anomaly, ...Anomaly[]];
     const source = sources.get(head.data_source_id) ?? { name: head.data_source_id, currency: 'USD' };
+    const total = dayTotal(head.data_source_id, head.billed_date) ?? head.actual;
     return {
       id: ['anomaly', head.billed_date, head.data_source_id],
-      figure: head.actual,
-      message: (previous) => anomalyMessage(head, others, source, destination, previous?.figure),
+      figure: total,
+      basis: DAY_TOTAL,
+      message: (previous) =>
+        anomalyMessage(
+          head,
+          others,
+          source,
+          destination,
+          previous && { before: previous.figure, now: total },
+        ),
     };
   });
 }
@@ -75,13 +90,14 @@ export function anomalyMessage(
   others: readonly Anomaly[],
   source: DataSourceInfo,
   destination: string,
-  alertedBefore?: number,
+  /** The day's own total when it was alerted before, and now: a restatement. */
+  restatement?: { readonly before: number | undefined; readonly now: number },
 ): AlertMessage {
   const cur = source.currency;
   const where = a.scope === 'data_source' ? source.name : `${a.scope} ${a.key}`;
   const ratio = (x: Anomaly) =>
     x.expected > 0 ? `${(x.actual / x.expected).toFixed(1)}x expected` : 'none expected';
-  const restated = alertedBefore !== undefined;
+  const restated = restatement !== undefined;
   const subject = snsSubject(
     `Cost anomaly${restated ? ' (restated)' : ''} on ${a.billed_date}: ${where}, ${money(a.actual)} ${cur} (${ratio(a)})`,
   );
@@ -90,8 +106,9 @@ export function anomalyMessage(
       ? ''
       : `\n    AND ${a.scope}_id = '${a.key.replaceAll("'", "''")}'`;
   const body = [
-    restated
-      ? `Cloudforet restated a day alerted before at ${money(alertedBefore)} ${cur}: its cost moved by more than ${MATERIAL_SHARE * 100} %.`
+    restatement
+      ? `Cloudforet restated a day alerted before at ${money(restatement.before ?? 0)} ${cur} (the data source's cost that day): ` +
+        `it is now ${money(restatement.now)} ${cur}, a move of more than ${MATERIAL_SHARE * 100} %.`
       : 'A cost anomaly was found in the Cloudforet export.',
     '',
     ...fieldLines([
@@ -121,7 +138,7 @@ export function anomalyMessage(
     '  GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 20;',
     '',
     `Export: ${destination}`,
-    `Each anomaly is sent once; a restated day alerts again only if its cost moves by more than ${MATERIAL_SHARE * 100} %.`,
+    `Each anomaly is sent once; a restated day alerts again only if its own cost moves by more than ${MATERIAL_SHARE * 100} %.`,
     'The method: docs/anomalies.md of cloudforet-export.',
   ];
   return { subject, body: `${body.join('\n')}\n` };

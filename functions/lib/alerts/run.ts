@@ -8,7 +8,13 @@ import { EventError, errorMessage } from '../errors.ts';
 import { eventFields } from '../event-shape.ts';
 import type { Logger } from '../log.ts';
 import type { Sink } from '../storage/sink.ts';
-import { anomalyAlerts, currencyOfDay, type DataSourceInfo, readDataSources } from './anomaly-alerts.ts';
+import {
+  anomalyAlerts,
+  currencyOfDay,
+  type DataSourceInfo,
+  type DayTotal,
+  readDataSources,
+} from './anomaly-alerts.ts';
 import { budgetAlerts, readBudgetForecasts } from './budget-alerts.ts';
 import { type Alert, type Publish, type SendOutcome, sendOnce } from './sent-ledger.ts';
 
@@ -47,12 +53,12 @@ export function defaultAlertsRequest(now: Date): AlertsRequest {
 
 export async function runAlerts(deps: AlertsDeps, request: AlertsRequest): Promise<AlertsSummary> {
   const today = utcDay(deps.now);
-  const anomalies = await recentAnomalies(deps.sink, today, request.from);
+  const { anomalies, dayTotal } = await recentAnomalies(deps.sink, today, request.from);
   const budgets = await readBudgetForecasts(deps.sink, today);
   if (budgets.snapshotDate === undefined)
     deps.log.info('no budgets snapshot of the last 7 days: no budget alert');
   const alerts: Alert[] = [
-    ...anomalyAlerts(anomalies, await dataSourcesOf(deps.sink, anomalies), deps.sink.location),
+    ...anomalyAlerts(anomalies, await dataSourcesOf(deps.sink, anomalies), deps.sink.location, dayTotal),
     ...budgets.forecasts.flatMap((f) => budgetAlerts(f, budgets.snapshotDate!, deps.sink.location)),
   ];
   const outcomes: Array<[Alert, SendOutcome]> = [];
@@ -82,12 +88,23 @@ export async function runAlerts(deps: AlertsDeps, request: AlertsRequest): Promi
   };
 }
 
-/** The anomalies of billed days from `from` on, judged as `cloudforet-export anomalies` judges. */
-async function recentAnomalies(sink: Sink, today: string, from: string): Promise<Anomaly[]> {
+/**
+ * The anomalies of billed days from `from` on, judged as `cloudforet-export anomalies` judges, and
+ * each data source's own daily totals (its data_source series) that their alerts are judged on.
+ */
+async function recentAnomalies(
+  sink: Sink,
+  today: string,
+  from: string,
+): Promise<{ anomalies: Anomaly[]; dayTotal: DayTotal }> {
   const published = await readPublishedCosts(sink, today);
-  return detectAnomalies(published.series, { judgeBefore: published.judgeBefore }).filter(
+  const totals = new Map<string, number>();
+  for (const s of published.series.filter((x) => x.scope === 'data_source'))
+    for (const p of s.points) totals.set(`${s.dataSourceId}|${p.date}`, p.cost);
+  const anomalies = detectAnomalies(published.series, { judgeBefore: published.judgeBefore }).filter(
     (a) => a.billed_date >= from,
   );
+  return { anomalies, dayTotal: (ds, day) => totals.get(`${ds}|${day}`) };
 }
 
 /** Names and currencies of the anomalies' data sources: the snapshot, else the day's own rows. */

@@ -4,7 +4,9 @@
 // went out that SNS refused, and the next run sends it. A run that dies between claim and
 // confirmation leaves a claim that blocks others for STALE_CLAIM_MS, then counts as abandoned and
 // the alert is sent again: at most once while runs survive, at least once when one dies mid-way.
+import { createOnce, ownScratch, removeProven } from '../storage/gate.ts';
 import { alertClaimKey, alertPrefix, alertSentKey } from '../storage/layout.ts';
+import { redactValue } from '../redact.ts';
 import type { Sink } from '../storage/sink.ts';
 import type { AlertMessage } from './alert-text.ts';
 
@@ -15,12 +17,16 @@ export const STALE_CLAIM_MS = 20 * 60_000;
 export const MATERIAL_SHARE = 0.1;
 /** …and by at least this much (one unit of the currency), so that rounding never alerts. */
 export const MATERIAL_MINIMUM = 1;
+/** An anomaly's figure: the data source's own cost of the day (before 0.x: the headline's actual). */
+export const DAY_TOTAL = 'day-total';
 
 export interface Alert {
   /** Who the alert is, as ledger key parts: ['anomaly', day, data source, scope, key]. */
   readonly id: readonly string[];
-  /** The figure a restatement is compared on (an anomaly's actual); undefined: sent once, ever. */
+  /** The figure a restatement is compared on (an anomaly's day total); undefined: sent once, ever. */
   readonly figure?: number;
+  /** What the figure is; a claim whose figure was something else is never compared with it. */
+  readonly basis?: string;
   message(previous: { figure?: number } | undefined): AlertMessage;
 }
 
@@ -38,6 +44,7 @@ export type SendOutcome =
 
 interface Claim {
   readonly figure?: number;
+  readonly basis?: string;
   readonly subject: string;
   readonly claimedAt: string;
   readonly runId?: string;
@@ -64,6 +71,7 @@ export async function sendOnce(
       const changed =
         alert.figure !== undefined &&
         previous.figure !== undefined &&
+        previous.basis === alert.basis &&
         isMaterialChange(previous.figure, alert.figure);
       if (!changed) return { outcome: 'already sent' };
     } else if (deps.now.getTime() - Date.parse(previous.claimedAt) < STALE_CLAIM_MS) {
@@ -71,22 +79,23 @@ export async function sendOnce(
     }
   }
   const version = last + 1;
-  const message = alert.message(previous && wasSent ? { figure: previous.figure } : undefined);
+  const message = redactValue(alert.message(previous && wasSent ? { figure: previous.figure } : undefined));
   const claim: Claim = {
     figure: alert.figure,
+    ...(alert.basis !== undefined && { basis: alert.basis }),
     subject: message.subject,
     claimedAt: deps.now.toISOString(),
     runId: deps.runId,
   };
   const claimKey = alertClaimKey(alert.id, version);
-  if (!(await sink.createIfAbsent(claimKey, JSON.stringify(claim), 'application/json'))) {
+  if ((await createOnce(sink, claimKey, JSON.stringify(claim), 'application/json')) !== 'created') {
     return { outcome: 'in flight' };
   }
   let messageId: string;
   try {
     messageId = await deps.publish(message);
   } catch (error) {
-    await sink.remove(claimKey);
+    await removeProven(sink, claimKey, ownScratch('the claim of an alert this run failed to publish'));
     return { outcome: 'failed', error };
   }
   await sink.put(

@@ -4,6 +4,7 @@ import { Agent, type Dispatcher, request } from 'undici';
 import { type BodyBytes, BodyTooLargeError, readBody } from './body-bytes.ts';
 import { CloudforetApiError } from '../errors.ts';
 import { type Logger, silentLogger } from '../log.ts';
+import { registerSecret } from '../redact.ts';
 import {
   abortedError,
   answerTooLargeError,
@@ -98,7 +99,7 @@ export class CloudforetClient {
     this.opts = opts;
     this.retry = { ...defaultRetry, ...opts.retry };
     this.log = opts.log ?? silentLogger;
-    this.log.addSecret(opts.token);
+    registerSecret(opts.token);
     this.deadlineMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.maxAnswerBytes = opts.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
   }

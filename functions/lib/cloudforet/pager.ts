@@ -30,6 +30,8 @@ export interface ListRequest {
    * For listings whose id is unique and ordered as the server compares it (string ids).
    */
   readonly keyset?: boolean;
+  /** query.only: the fields each record keeps (the id key is added), to keep big records small. */
+  readonly only?: readonly string[];
 }
 
 interface ListAnswer {
@@ -256,6 +258,7 @@ export function keysetBody(
     page: { start: 1, limit },
   };
   if (filter.length > 0) query.filter = filter;
+  if (req.only) query.only = onlyFields(req);
   return { ...req.params, query };
 }
 
@@ -273,5 +276,8 @@ export function pageBody(req: ListRequest, start: number, limit: number): Record
     page: { start, limit },
   };
   if (req.filter && req.filter.length > 0) query.filter = req.filter;
+  if (req.only) query.only = onlyFields(req);
   return { ...req.params, query };
 }
+
+const onlyFields = (req: ListRequest): string[] => [...new Set([req.idKey, ...(req.only ?? [])])];

@@ -4,6 +4,7 @@
 import { open } from 'node:fs/promises';
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SecretError } from '../errors.ts';
+import { registerSecret } from '../redact.ts';
 
 export interface CloudforetCredential {
   readonly token: string;
@@ -26,6 +27,8 @@ const WHAT_TO_STORE =
 
 export function parseCredential(raw: string, source: string, now: Date = new Date()): CloudforetCredential {
   const token = extractToken(raw.trim(), source);
+  // Known to the redactor before anything can fail or print: even a malformed token is never quoted.
+  registerSecret(token);
   const claims = decodeClaims(token, source);
   const expiresAt = new Date(claims.exp * 1000);
   if (expiresAt.getTime() <= now.getTime()) {

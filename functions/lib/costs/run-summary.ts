@@ -1,5 +1,6 @@
 // What a cost run reports: its summary type and how it is assembled from the run's parts.
 import type { FocusPassSummary } from '../focus/pass.ts';
+import type { VerifyReport } from '../storage/verify-destination.ts';
 import type { DataSourceInfo } from './sources/data-sources.ts';
 import type { CostExportPlan } from './planning/plan-export.ts';
 import type { MixedDay, NotSyncedDay, PlannedUnit } from './planning/plan-units.ts';
@@ -81,6 +82,8 @@ export interface CostRunSummary {
   readonly unifiedCosts: UnifiedRunSummary;
   /** The focus table's pass (absent when the run left units unstarted); failures count in `failed`. */
   readonly focus?: FocusPassSummary;
+  /** --verify: what the whole-destination verifier checked after the run's repairs, and what it still found. */
+  readonly verify?: VerifyReport;
 }
 
 /** Everything a finished run knows, for its summary. */
@@ -96,6 +99,8 @@ export interface CostRunParts {
   readonly notStarted: readonly PlannedUnit[];
   readonly unifiedCosts: UnifiedRunSummary;
   readonly focus?: FocusPassSummary;
+  /** --verify: what the whole-destination verifier checked after the run's repairs, and what it still found. */
+  readonly verify?: VerifyReport;
   readonly retries: number;
   readonly requestRetries: number;
   readonly interrupted: boolean;
@@ -119,7 +124,11 @@ export function costRunSummary(r: CostRunParts): CostRunSummary {
     empty: count('empty'),
     kept: count('kept'),
     unchanged: [...r.plan.unchanged.values()].reduce((a, b) => a + b, 0),
-    failed: r.failures.length + r.unifiedCosts.failures.length + (r.focus?.failures.length ?? 0),
+    failed:
+      r.failures.length +
+      r.unifiedCosts.failures.length +
+      (r.focus?.failures.length ?? 0) +
+      (r.verify?.findings.length ?? 0),
     notStarted: r.notStarted.length,
     ...(r.notStarted.length > 0 ? { left: leftToDo(r.notStarted) } : {}),
     repaired: r.plan.units.filter((u) => u.reason === 'repair').length,
@@ -155,6 +164,7 @@ export function costRunSummary(r: CostRunParts): CostRunSummary {
     ),
     unifiedCosts: r.unifiedCosts,
     ...(r.focus && { focus: r.focus }),
+    ...(r.verify && { verify: r.verify }),
   };
 }
 

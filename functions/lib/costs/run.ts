@@ -13,14 +13,17 @@ import { type CostRunRequest, planCostExport } from './planning/plan-export.ts';
 export type { CostRunRequest } from './planning/plan-export.ts';
 import { listDataSources, selectDataSources } from './sources/data-sources.ts';
 import { silentLogger } from '../log.ts';
+import { errorCode, errorMessage } from '../errors.ts';
 import type { PlannedUnit } from './planning/plan-units.ts';
 import { jobMarksOf, warnAboutSources } from './planning/plan-reports.ts';
 import { writeJobMarks } from './planning/job-marks.ts';
 import { forEachLimit, Gate } from '../pool.ts';
 import { prepareDestination } from '../export/prepare-destination.ts';
 import type { DestinationOwner } from '../storage/destination-claim.ts';
+import { retentionStart } from './planning/job-history.ts';
 import { clampToRetention } from './planning/retention.ts';
-import { exportFocus } from '../focus/pass.ts';
+import { exportFocus, type FocusPassSummary } from '../focus/pass.ts';
+import { verifyDestination } from '../storage/verify-destination.ts';
 import {
   changedDaysByMonth,
   exportUnifiedMonths,
@@ -105,27 +108,54 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
   const unifiedCosts = await exportUnifiedMonths(
     { ...deps, runId, log, scope: scopeObjectName(deps.credential) },
     // Past the deadline the months wait for the rerun that `left` asks for, with the days.
-    deps.unifiedCosts === false || notStarted.length > 0 ? [] : retainedMonths(window, req.to),
+    deps.unifiedCosts === false || notStarted.length > 0
+      ? []
+      : unifiedMonthsOf(window, req.to, results, deps.now?.() ?? new Date()),
     changedDaysByMonth(plan.units, results),
   );
   // After the days: it derives FOCUS rows from the costs objects this run (or any before) published.
   if (deps.focus !== false && notStarted.length === 0) phase('FOCUS rows of the days');
-  const focus =
-    deps.focus === false || notStarted.length > 0
-      ? undefined
-      : await exportFocus({ ...deps, runId, log }, window);
+  const focusPass = () => focusOrFailure({ ...deps, runId, log, verify: req.verify === true }, window);
+  let focus = deps.focus === false || notStarted.length > 0 ? undefined : await focusPass();
+  // A costs object that is not what its manifest says (FOCUS_SOURCE_DAMAGED: its bytes, or the
+  // manifest's checksum, changed behind the run's back) is re-exported from Cloudforet at once and
+  // its FOCUS rows derived again, rather than failing every run until someone runs --verify.
+  const retained = retentionStart(deps.now?.() ?? new Date());
+  const suspects = (focus?.failures ?? []).filter(
+    (f) => f.code === 'FOCUS_SOURCE_DAMAGED' && f.date >= retained,
+  );
+  const repairs: PlannedUnit[] = suspects.map((f) => ({
+    dataSourceId: f.dataSourceId,
+    date: f.date,
+    reason: 'repair',
+  }));
+  if (repairs.length > 0 && !deps.signal?.aborted) {
+    log.warn('costs objects unlike their manifests; re-exporting them', { units: repairs.length });
+    for (const unit of repairs) {
+      const outcome = await exec.run(unit, () => undefined);
+      if ('code' in outcome) failures.push(outcome);
+      else results.push(outcome);
+    }
+    focus = await focusPass();
+  }
+  // --verify: after the run's own repairs, the whole destination, every table (storage/verify-destination.ts).
+  const verify =
+    req.verify && notStarted.length === 0
+      ? await verifyDestination(deps.sink, { checksums: true })
+      : undefined;
   const summary = costRunSummary({
     runId,
     destination: deps.sink.location,
     req,
     window,
     dataSources,
-    plan,
+    plan: repairs.length > 0 ? { ...plan, units: [...plan.units, ...repairs] } : plan,
     results,
     failures,
     notStarted,
     unifiedCosts,
     focus,
+    verify,
     retries: exec.retries() + unifiedCosts.retries,
     requestRetries: deps.client.retries,
     interrupted: deps.signal?.aborted === true,
@@ -138,4 +168,39 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     failures: summary.failures.slice(0, 20),
   });
   return summary;
+}
+
+/**
+ * The window's months, and every month a day of which this run re-exported outside the window (a
+ * restatement the job history found, a repair): the unified costs follow their days everywhere.
+ */
+function unifiedMonthsOf(
+  window: { readonly from: string },
+  to: string,
+  results: ReadonlyArray<{ date: string; outcome: string }>,
+  now: Date,
+): string[] {
+  const months = new Set(retainedMonths(window, to));
+  const retained = retentionStart(now);
+  for (const r of results) if (r.outcome !== 'kept' && r.date >= retained) months.add(r.date.slice(0, 7));
+  return [...months].sort();
+}
+
+/** The focus pass, or its failure as a summary (an S3 outage in it must not hide the run's summary). */
+async function focusOrFailure(
+  deps: Parameters<typeof exportFocus>[0],
+  window: { readonly from: string; readonly to: string },
+): Promise<FocusPassSummary> {
+  try {
+    return await exportFocus(deps, window);
+  } catch (error) {
+    const failure = {
+      dataSourceId: '*',
+      date: `${window.from}..${window.to}`,
+      code: errorCode(error),
+      message: errorMessage(error),
+    };
+    deps.log?.error('focus pass failed', { ...failure });
+    return { written: 0, removed: 0, current: 0, repaired: 0, rows: 0, failures: [failure], notStarted: 0 };
+  }
 }

@@ -1,6 +1,7 @@
 // The run ledger: one JSON line per exported unit version, appended and never rewritten, so
 // Athena (JSON SerDe: one object per line) can read it while the manifests stay pretty-printed
 // for planning. It lives outside every table folder, partitioned by export day (layout.ts).
+import { redactValue } from '../redact.ts';
 import { ledgerKey } from '../storage/layout.ts';
 import type { Sink } from '../storage/sink.ts';
 import { exportUnitsTable } from '../tables/ledger.ts';
@@ -73,9 +74,12 @@ export function exportUnitRecord(
   };
 }
 
-/** Appends one line-delimited JSON object; a new key each time, so nothing is ever replaced. */
+/**
+ * Appends one line-delimited JSON object; a new key each time, so nothing is ever replaced. Its
+ * strings pass the one redactor: a ledger row outlives the run and is read by anyone with Athena.
+ */
 export async function appendLedger(sink: Sink, key: string, record: object): Promise<void> {
-  await sink.put(key, `${JSON.stringify(record)}\n`, 'application/x-ndjson');
+  await sink.put(key, `${JSON.stringify(redactValue(record))}\n`, 'application/x-ndjson');
 }
 
 /** The ledger row of the unit whose manifest goes to `manifestKey`, appended before that manifest. */

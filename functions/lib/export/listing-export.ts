@@ -13,6 +13,7 @@ import type { Compression } from '../parquet/compression.ts';
 import { ParquetRowWriter } from '../parquet/row-writer.ts';
 
 export type { Compression };
+import { type Proof, proveListed, removeProven } from '../storage/gate.ts';
 import { parseManifest } from '../storage/manifest.ts';
 import type { ObjectUpload, Sink } from '../storage/sink.ts';
 import { recordExportUnit } from './ledger.ts';
@@ -65,13 +66,19 @@ export interface ListingExport<C> {
   /** Proves, after the last page and before anything is published, that the pages are one version. */
   readonly beforePublish?: (pages: number, signal: AbortSignal) => Promise<void>;
   /**
-   * An empty listing: 'remove' what is published (only with proof the period is empty: throw when
-   * there is none), or 'keep' it and write no manifest. An empty answer alone proves nothing
-   * (Cloudforet answers an empty list as `{}`, and so can a broken gateway): without this, a
-   * published object is kept and the outcome says so; with nothing published, 'remove' writes
-   * the manifest of an empty unit.
+   * An empty listing: remove what is published, given the gate's proof that the period is empty
+   * (throw when there is none), or 'keep' it and write no manifest. An empty answer alone proves
+   * nothing (Cloudforet answers an empty list as `{}`, and so can a broken gateway): without this,
+   * a published object is kept and the outcome says so. With nothing published, 'none' writes the
+   * manifest of an empty unit.
    */
-  readonly whenEmpty?: (signal: AbortSignal, published: boolean) => Promise<'remove' | 'keep'>;
+  readonly whenEmpty?: (signal: AbortSignal, published: boolean) => Promise<Proof | 'keep' | 'none'>;
+  /**
+   * Fewer rows than the published object holds: the gate's proof that the source has exactly
+   * these rows now (storage/gate.ts), asked before the new object is committed; throwing keeps
+   * the published object. Without it, the listing's own completeness is the evidence.
+   */
+  readonly whenFewer?: (signal: AbortSignal, published: number, written: number) => Promise<Proof>;
   /** The manifest written after the object: its own fields plus what was published. */
   readonly manifest: (published: Published) => object;
 }
@@ -91,34 +98,44 @@ export async function exportListing<C>(
   const unit = new AbortController();
   const signal = deps.signal ? AbortSignal.any([deps.signal, unit.signal]) : unit.signal;
   try {
-    const { rows, bytes, stored } = await writeObject(deps, spec, signal);
-    let removed = false;
+    const before = parseManifest(await deps.sink.read(spec.manifestKey));
+    const { rows, bytes, stored, shrunk } = await writeObject(deps, spec, signal, before?.rows ?? 0);
+    let removedBecause: string | undefined;
     if (rows === 0) {
-      const published = await isPublished(deps.sink, spec.manifestKey, spec.key);
-      const verdict = spec.whenEmpty
-        ? await spec.whenEmpty(signal, published)
-        : published
-          ? 'keep'
-          : 'remove';
+      const published = await isPublished(deps.sink, spec.manifestKey, spec.key, before);
+      const verdict = spec.whenEmpty ? await spec.whenEmpty(signal, published) : published ? 'keep' : 'none';
       if (verdict === 'keep') return { outcome: 'kept', key: null, rows: 0, bytes: 0 };
-      if (published) await deps.sink.remove(spec.key);
-      removed = published;
+      if (published && verdict === 'none') {
+        throw new Error(`${spec.key}: an empty listing may not remove a published object without proof`);
+      }
+      if (published && verdict !== 'none') removedBecause = await removeProven(deps.sink, spec.key, verdict);
     }
     const published: Published =
       rows > 0 ? { key: spec.key, rows, bytes, ...stored } : { key: null, rows, bytes };
-    const manifest = { ...spec.manifest(published), ...published };
+    const manifest = {
+      ...spec.manifest(published),
+      ...published,
+      ...(removedBecause && { removedBecause }),
+      ...(shrunk && { shrunkBecause: shrunk.evidence }),
+    };
     // The ledger row first: every manifest then has its row, and a failure between them re-exports.
     await recordExportUnit(deps.sink, spec.manifestKey, manifest);
     await deps.sink.put(spec.manifestKey, `${JSON.stringify(manifest, null, 2)}\n`, 'application/json');
-    return { outcome: rows > 0 ? 'written' : removed ? 'removed' : 'empty', ...published };
+    // 'removed' only when a published object was deleted; an empty unit with nothing out is 'empty'.
+    const emptyOutcome = removedBecause !== undefined ? 'removed' : 'empty';
+    return { outcome: rows > 0 ? 'written' : emptyOutcome, ...published };
   } finally {
     unit.abort(); // whatever the unit started and did not wait for ends here
   }
 }
 
 /** Whether the unit has an object out: its manifest names one, or (no manifest) the key is listed. */
-async function isPublished(sink: Sink, manifestKey: string, key: string): Promise<boolean> {
-  const manifest = parseManifest(await sink.read(manifestKey));
+async function isPublished(
+  sink: Sink,
+  _manifestKey: string,
+  key: string,
+  manifest: ReturnType<typeof parseManifest>,
+): Promise<boolean> {
   if (manifest) return manifest.key !== null;
   const folder = key.slice(0, key.lastIndexOf('/') + 1);
   return (await sink.list(folder)).includes(key);
@@ -129,7 +146,13 @@ async function writeObject<C>(
   deps: ListingExportDeps,
   spec: ListingExport<C>,
   signal: AbortSignal,
-): Promise<{ rows: number; bytes: number; stored?: Pick<Published, 'sha256' | 'etag' | 'mtimeMs'> }> {
+  publishedRows: number,
+): Promise<{
+  rows: number;
+  bytes: number;
+  stored?: Pick<Published, 'sha256' | 'etag' | 'mtimeMs'>;
+  shrunk?: Proof;
+}> {
   const pages = spec.pages ? spec.pages(signal) : listPages(deps.client, spec.list, signal);
   let upload: ObjectUpload | undefined;
   const hash = createHash('sha256');
@@ -175,8 +198,19 @@ async function writeObject<C>(
     await spec.beforePublish?.(count, signal);
     if (!writer || !upload) return { rows: 0, bytes: 0 };
     const { bytes } = await writer.close();
+    // Fewer rows than published: the gate's proof first, or the published object stays.
+    const shrunk =
+      writer.rows < publishedRows
+        ? await (spec.whenFewer?.(signal, publishedRows, writer.rows) ??
+            proveListed(writer.rows, publishedRows))
+        : undefined;
     const stored = await upload.commit();
-    return { rows: writer.rows, bytes, stored: { sha256: hash.digest('hex'), ...stored } };
+    return {
+      rows: writer.rows,
+      bytes,
+      stored: { sha256: hash.digest('hex'), ...stored },
+      ...(shrunk && { shrunk }),
+    };
   } catch (error) {
     await pages.return(undefined); // as for-await would: the listing ends, its requests with it
     await upload?.abort();

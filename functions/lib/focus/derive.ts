@@ -4,9 +4,10 @@
 // retention get their FOCUS rows too, and a restated day's rows replace the old ones.
 import type { CloudforetClient } from '../cloudforet/client.ts';
 import { createHash } from 'node:crypto';
-import { ExportError } from '../errors.ts';
+import { ExportError, UnprovenRemovalError } from '../errors.ts';
 import { type Compression, exportListing } from '../export/listing-export.ts';
 import { parquetRowGroups } from '../published/read-objects.ts';
+import { proveDerivedFrom, proveSourceRemoved } from '../storage/gate.ts';
 import { manifestKey, objectKey } from '../storage/layout.ts';
 import type { UnitManifest } from '../storage/manifest.ts';
 import type { Sink } from '../storage/sink.ts';
@@ -30,6 +31,13 @@ export interface FocusManifest extends UnitManifest {
   readonly sourceSha256?: string;
   readonly sourceRows: number;
 }
+
+/** The row's BilledCost, as its column computes it (the manifest's costSum sums these). */
+const billedColumn = focusTable.columns.find((c) => c.name === 'BilledCost');
+const billedCostOf = (row: Record<string, unknown>, context: FocusContext): number => {
+  const value = billedColumn?.value(row, context);
+  return typeof value === 'number' ? value : 0;
+};
 
 export const focusObjectKey = (dataSourceId: string, date: string) =>
   objectKey(focusTable, date, dataSourceId);
@@ -82,7 +90,7 @@ export async function deriveFocusUnit(deps: FocusUnitDeps, source: UnitManifest)
         for await (const group of parquetRowGroups(costBytes)) {
           for (const row of group) {
             row.billed_date = date;
-            billedCost += typeof row.cost === 'number' ? row.cost : 0;
+            billedCost += billedCostOf(row, context);
           }
           rows += group.length;
           yield group;
@@ -108,8 +116,21 @@ export async function deriveFocusUnit(deps: FocusUnitDeps, source: UnitManifest)
           );
         }
       },
-      // An empty costs object cannot be (the export writes none); no object means a proven removal.
-      whenEmpty: async () => (source.key === null ? 'remove' : 'keep'),
+      // An empty costs object cannot be (the export writes none); no object means a removal, which
+      // the FOCUS object follows only when the costs manifest records the gate's proof.
+      whenEmpty: async (_signal, published) => {
+        if (source.key !== null) return 'keep';
+        if (!published) return 'none';
+        const proof = proveSourceRemoved(source);
+        if (proof) return proof;
+        throw new UnprovenRemovalError(
+          'REMOVAL_UNPROVEN',
+          `${focusManifestKey(dataSourceId, date)}: its costs day has no object, but the costs manifest records ` +
+            'no proof of the removal (written before 0.9): the FOCUS rows are kept; re-export the day with --force',
+        );
+      },
+      whenFewer: async (_signal, _published, written) =>
+        proveDerivedFrom(source.key ?? '', source.sha256, written),
       manifest: (published): FocusManifest => ({
         table: focusTable.name,
         partition: date,

@@ -1,10 +1,12 @@
 // The names a FOCUS row carries and a cost row does not: service and payer accounts, providers,
-// regions. Read from Cloudforet's identity and inventory verbs once per focus pass.
+// regions, resources; and each data source's cost metadata (sources.ts). Read from Cloudforet's
+// identity, inventory and cost-analysis verbs once per focus pass.
 import type { CloudforetClient } from '../cloudforet/client.ts';
 import { type ApiRecord, type ListRequest, listPages } from '../cloudforet/pager.ts';
 import { CloudforetApiError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { FocusContext } from '../tables/focus.ts';
+import { readCostBases, readResourceNames } from './sources.ts';
 
 export type FocusNames = Omit<FocusContext, 'exportedAtMs'>;
 
@@ -52,7 +54,7 @@ export async function readFocusNames(
   log: Logger,
   signal?: AbortSignal,
 ): Promise<FocusNamesRead> {
-  const [accounts, trusted, providers, regions] = await Promise.all([
+  const [accounts, trusted, providers, regions, costBases, resources] = await Promise.all([
     all(client, { path: '/identity/service-account/list', idKey: 'service_account_id' }, signal),
     allowedOrEmpty(
       client,
@@ -62,6 +64,8 @@ export async function readFocusNames(
     ),
     allowedOrEmpty(client, { path: '/identity/provider/list', idKey: 'provider' }, log, signal),
     allowedOrEmpty(client, { path: '/inventory/region/list', idKey: 'region_id' }, log, signal),
+    readCostBases(client, signal),
+    readResourceNames(client, signal),
   ]);
   const serviceAccounts = new Map<string, { name?: string; trustedAccountId?: string }>();
   for (const a of accounts) {
@@ -96,11 +100,22 @@ export async function readFocusNames(
           .map((a) => a.trustedAccountId)
           .filter((id) => id !== undefined && !trustedAccounts.has(id)),
       ).size;
+  // No data sources at all: every cost basis would fall back to `cost` (sources.ts).
   const gap =
     serviceAccounts.size === 0
       ? 'identity/service-account/list answered no service accounts'
-      : unknownPayers > 0
-        ? `identity/trusted-account/list lacks ${unknownPayers} trusted accounts that service accounts name`
-        : undefined;
-  return { serviceAccounts, trustedAccounts, providerNames, regionNames, ...(gap && { gap }) };
+      : costBases.size === 0
+        ? 'cost-analysis/data-source/list answered no data sources'
+        : unknownPayers > 0
+          ? `identity/trusted-account/list lacks ${unknownPayers} trusted accounts that service accounts name`
+          : undefined;
+  return {
+    serviceAccounts,
+    trustedAccounts,
+    providerNames,
+    regionNames,
+    costBases,
+    resourceNames: resources,
+    ...(gap && { gap }),
+  };
 }

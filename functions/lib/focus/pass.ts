@@ -1,19 +1,19 @@
-// The focus pass of a cost run: every costs unit whose FOCUS rows are missing, or were derived
-// from another version of its costs object, is derived again (derive.ts). Inside the run's
-// window both manifests are read and compared; outside it, only a missing focus manifest counts
-// (a costs object there changes only in a run whose window holds it). A focus object is never
-// removed unless its costs unit's manifest records a proven removal.
+// The focus pass of a cost run: every costs unit whose FOCUS rows are missing, were derived from
+// another version of its costs object, or are not what their manifest says (damaged, truncated,
+// deleted), is derived again (derive.ts), anywhere in the destination, not only in the run's
+// window. Three listings find the candidates without reading a manifest (focus-candidates.ts);
+// each candidate's two manifests are then read and compared, and its object checked against its
+// manifest. A focus object is removed only with the gate's proof that its costs unit was.
 import type { CloudforetClient } from '../cloudforet/client.ts';
 import type { Compression } from '../export/listing-export.ts';
 import { attemptUnit } from '../export/unit-attempts.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { forEachLimit } from '../pool.ts';
-import { manifestPrefix } from '../storage/layout.ts';
 import { parseManifest, type UnitManifest } from '../storage/manifest.ts';
 import type { Sink } from '../storage/sink.ts';
-import { costTable } from '../tables/costs.ts';
 import { focusTable } from '../tables/focus.ts';
 import { deriveFocusUnit, type FocusManifest, focusManifestKey } from './derive.ts';
+import { focusCandidates, objectDamage } from './focus-candidates.ts';
 import { type FocusNamesRead, readFocusNames } from './names.ts';
 
 export interface FocusPassDeps {
@@ -28,6 +28,8 @@ export interface FocusPassDeps {
   readonly rowGroupRows?: number;
   readonly shouldStartUnit?: () => boolean;
   readonly signal?: AbortSignal;
+  /** Read every focus object back and compare its SHA-256 with its manifest's (--verify). */
+  readonly verify?: boolean;
 }
 
 export interface FocusPassSummary {
@@ -36,15 +38,13 @@ export interface FocusPassSummary {
   readonly removed: number;
   /** Units already derived from the costs object their manifest names now. */
   readonly current: number;
+  /** Units whose FOCUS object was not what its manifest said (damaged, truncated, deleted): derived anew. */
+  readonly repaired: number;
   readonly rows: number;
   readonly failures: ReadonlyArray<{ dataSourceId: string; date: string; code: string; message: string }>;
   /** Units left for the next run: the run's time ran short. */
   readonly notStarted: number;
 }
-
-/** `_manifests/costs/billed_date=D/<ds>.json` or the focus table's: (date, data source). */
-const COST_KEY = /billed_date=(\d{4}-\d{2}-\d{2})\/([^/]+)\.json$/;
-const FOCUS_KEY = /x_billing_period=(\d{4}-\d{2})\/x_charge_day=(\d{2})\/([^/]+)\.json$/;
 
 /** Whether the focus manifest was derived from exactly the costs object `costs` names now. */
 export function derivedFrom(focus: FocusManifest | undefined, costs: UnitManifest): boolean {
@@ -60,31 +60,12 @@ export async function exportFocus(
   window: { readonly from: string; readonly to: string },
 ): Promise<FocusPassSummary> {
   const log = deps.log ?? silentLogger;
-  const [costKeys, focusKeys] = await Promise.all([
-    deps.sink.list(manifestPrefix(costTable)),
-    deps.sink.list(manifestPrefix(focusTable)),
-  ]);
-  const haveFocus = new Set<string>();
-  for (const key of focusKeys) {
-    const m = FOCUS_KEY.exec(key);
-    if (m) haveFocus.add(`${m[1]}-${m[2]}/${m[3]}`);
-  }
-  const candidates: Array<{ key: string; date: string; dataSourceId: string; hasFocus: boolean }> = [];
-  for (const key of costKeys) {
-    const m = COST_KEY.exec(key);
-    if (!m) continue;
-    const [, date = '', dataSourceId = ''] = m;
-    const hasFocus = haveFocus.has(`${date}/${dataSourceId}`);
-    if (!hasFocus || (date >= window.from && date <= window.to)) {
-      candidates.push({ key, date, dataSourceId, hasFocus });
-    }
-  }
-  candidates.sort((a, b) => a.date.localeCompare(b.date) || a.dataSourceId.localeCompare(b.dataSourceId));
-
+  const candidates = await focusCandidates(deps.sink, window, deps.verify === true);
   let names: Promise<FocusNamesRead> | undefined;
   let written = 0;
   let removed = 0;
   let current = 0;
+  let repaired = 0;
   let rows = 0;
   let notStarted = 0;
   const failures: Array<{ dataSourceId: string; date: string; code: string; message: string }> = [];
@@ -100,10 +81,14 @@ export async function exportFocus(
           | FocusManifest
           | undefined)
       : undefined;
-    if (derivedFrom(focus, costs) || (costs.key === null && !c.hasFocus)) {
+    const damage = focus
+      ? await objectDamage(deps.sink, focus, c.focusObject, deps.verify === true)
+      : undefined;
+    if (!damage && (derivedFrom(focus, costs) || (costs.key === null && !c.hasFocus))) {
       current++;
       return;
     }
+    if (damage) log.warn('focus object damaged; deriving it anew', { key: focus?.key, why: damage });
     names ??= readFocusNames(deps.client, log, deps.signal);
     const fields = { dataSourceId: c.dataSourceId, billedDate: c.date };
     const { gap } = await names;
@@ -124,9 +109,10 @@ export async function exportFocus(
     }
     if (outcome.value.outcome === 'removed') removed++;
     else if (outcome.value.outcome === 'written') written++;
+    if (damage) repaired++;
     rows += outcome.value.rows;
   });
-  const summary = { written, removed, current, rows, failures, notStarted };
+  const summary = { written, removed, current, repaired, rows, failures, notStarted };
   log.info('focus pass finished', { ...summary, failures: failures.slice(0, 20) });
   return summary;
 }

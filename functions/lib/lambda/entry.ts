@@ -1,11 +1,13 @@
 // One shape for every Lambda entry: read the config, validate the event, connect the adapters,
 // derive the deadline from the context's remaining time, run one use case, publish its metrics,
 // log one summary line and return the summary (the console shows it). A result that reports
-// failed units fails the invocation, so Lambda's Errors metric and the alarms see it.
+// failed units fails the invocation, so Lambda's Errors metric and the alarms see it. The result
+// and any error leave through the one redactor (redact.ts).
 import type { Context } from 'aws-lambda';
 import { type FunctionConfig, readConfig } from '../config.ts';
 import { RunFailedError } from '../errors.ts';
 import { createLogger, type Logger } from '../log.ts';
+import { redactError, redactValue } from '../redact.ts';
 import type { Sink } from '../storage/sink.ts';
 import { runDeadline } from './deadline.ts';
 import { publishRunMetrics, type RunFigures } from './run-metrics.ts';
@@ -39,6 +41,21 @@ export interface UseCase<C extends { readonly sink: Sink }, Req, Res> {
 }
 
 export function lambdaEntry<C extends { readonly sink: Sink }, Req, Res>(
+  name: string,
+  useCase: UseCase<C, Req, Res>,
+): (event: unknown, context?: Context) => Promise<Res> {
+  const invoke = invocation(name, useCase);
+  // What the Lambda console, Step Functions and the caller see passes the one redactor, failures too.
+  return async (event, context) => {
+    try {
+      return redactValue(await invoke(event, context));
+    } catch (error) {
+      throw redactError(error);
+    }
+  };
+}
+
+function invocation<C extends { readonly sink: Sink }, Req, Res>(
   name: string,
   useCase: UseCase<C, Req, Res>,
 ): (event: unknown, context?: Context) => Promise<Res> {

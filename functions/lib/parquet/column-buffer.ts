@@ -8,6 +8,10 @@ import { before } from './utf8-order.ts';
 
 export interface ColumnPages {
   readonly element: SchemaElement;
+  /** Path of a nested leaf (a map's key or value); a flat column's is its name. */
+  readonly path?: readonly string[];
+  /** Level entries of a nested leaf; a flat column has one a row. */
+  readonly values?: number;
   readonly encoding: Encoding;
   /** The dictionary page, PLAIN, uncompressed. */
   readonly dictionary?: Uint8Array;
@@ -194,7 +198,7 @@ export class ColumnBuffer {
   }
 
   /** The row group's pages; they borrow this buffer's memory until reset(). */
-  takePages(): ColumnPages {
+  takePages(): ColumnPages[] {
     const bitWidth = this.entries.length <= 1 ? 0 : 32 - Math.clz32(this.entries.length - 1);
     const indexBytes = Math.ceil((this.present * bitWidth) / 8);
     // hyparquet-writer's rule: a dictionary must at least halve the plain bytes.
@@ -207,17 +211,19 @@ export class ColumnBuffer {
     const { defs, indexes, plain } = this.scratch;
     const chunk = { defs, rows: this.rows, present: this.present, cuts: this.cuts };
     if (!this.dictionary) {
-      return { ...this.described('PLAIN', 0), pages: plainPages(chunk, plain.view()) };
+      return [{ ...this.described('PLAIN', 0), pages: plainPages(chunk, plain.view()) }];
     }
     for (const entry of this.entries) this.track(entry);
     const pages = dictionaryPages(chunk, indexes, bitWidth);
     plain.reset();
     for (const entry of this.entries) this.writePlain(entry);
-    return {
-      ...this.described('RLE_DICTIONARY', this.entries.length),
-      dictionary: plain.view(),
-      pages,
-    };
+    return [
+      {
+        ...this.described('RLE_DICTIONARY', this.entries.length),
+        dictionary: plain.view(),
+        pages,
+      },
+    ];
   }
 
   /** Empty for the next row group, keeping the memory. */

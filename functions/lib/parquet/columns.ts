@@ -1,8 +1,10 @@
 // A table is one list of typed columns: it drives the Parquet schema, the row mapping,
 // the Glue table in the CDK stack and the docs, so they cannot disagree.
 import type { SchemaElement } from 'hyparquet';
+import { mapElements } from './map-column.ts';
 
-export type ColumnType = 'string' | 'json' | 'double' | 'bigint' | 'timestamp';
+/** `map`: MAP<string, string>, written as Parquet's MAP (map-column.ts); its value is an object of strings. */
+export type ColumnType = 'string' | 'json' | 'double' | 'bigint' | 'timestamp' | 'map';
 
 export interface Column<R, C> {
   readonly name: string;
@@ -43,16 +45,19 @@ export const glueType: Record<ColumnType, string> = {
   double: 'double',
   bigint: 'bigint',
   timestamp: 'timestamp',
+  map: 'map<string,string>',
 };
 
 export function parquetSchema(table: TableDef<never, never>): SchemaElement[] {
   return [
     { name: 'schema', num_children: table.columns.length },
-    ...table.columns.map((c) => parquetElement(c.name, c.type)),
+    ...table.columns.flatMap((c) =>
+      c.type === 'map' ? mapElements(c.name) : [parquetElement(c.name, c.type)],
+    ),
   ];
 }
 
-function parquetElement(name: string, type: ColumnType): SchemaElement {
+function parquetElement(name: string, type: Exclude<ColumnType, 'map'>): SchemaElement {
   const repetition_type = 'OPTIONAL';
   switch (type) {
     case 'string':

@@ -12,6 +12,7 @@ import { definitionLevels } from './levels.ts';
 export const PAGE_BYTES = 1024 * 1024;
 
 export interface DataPage {
+  /** The page header's num_values: rows, or a nested leaf's level entries. */
   readonly rows: number;
   /** Uncompressed, in parts: definition levels (length-prefixed), then values. */
   readonly parts: Uint8Array[];

@@ -1,4 +1,4 @@
-// Definition levels of a flat OPTIONAL column, as a V1 data page carries them.
+// Repetition and definition levels, as a V1 data page carries them.
 import { ByteWriter } from 'hyparquet-writer';
 import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
 
@@ -14,4 +14,13 @@ export function definitionLevels(defs: Uint8Array, rows: number, allPresent: boo
   }
   levels.view.setUint32(0, levels.offset - 4, true);
   return levels.getBytes();
+}
+
+/** V1 repetition or definition levels of `bitWidth` bits: RLE/bit-packed, length-prefixed. */
+export function levelBytes(levels: Uint8Array, bitWidth: number): Uint8Array {
+  const out = new ByteWriter(levels.length / 4 + 16);
+  out.appendUint32(0);
+  writeRleBitPackedHybrid(out, levels, bitWidth);
+  out.view.setUint32(0, out.offset - 4, true);
+  return out.getBytes();
 }

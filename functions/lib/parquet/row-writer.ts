@@ -8,6 +8,7 @@ import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
 import { parquetSchema, type TableDef } from './columns.ts';
 import { clusterOrder } from './cluster.ts';
 import { ColumnBuffer, type ColumnPages } from './column-buffer.ts';
+import { MapColumnBuffer } from './map-column.ts';
 import {
   byteLength,
   type Compression,
@@ -47,7 +48,8 @@ export class ParquetRowWriter<R, C> {
   private readonly context: C;
   private readonly out: ByteOut;
   private readonly schema: SchemaElement[];
-  private readonly columns: ColumnBuffer[];
+  /** One encoder a table column; a map column is two leaves in the file. */
+  private readonly columns: Array<ColumnBuffer | MapColumnBuffer>;
   /** The columns rows are ordered by inside a row group (table.clusterBy), in turn. */
   private readonly clusterBy: ColumnBuffer[];
   private readonly rowGroupRows: number;
@@ -65,9 +67,16 @@ export class ParquetRowWriter<R, C> {
     this.rowGroupRows = opts.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS;
     this.codec = opts.compression ?? DEFAULT_COMPRESSION;
     this.schema = parquetSchema(table as TableDef<never, never>);
-    this.columns = this.schema.slice(1).map((element) => new ColumnBuffer(element));
+    let at = 1;
+    this.columns = table.columns.map((c) => {
+      const element = this.schema[at]!;
+      at += c.type === 'map' ? 4 : 1;
+      return c.type === 'map' ? new MapColumnBuffer(c.name) : new ColumnBuffer(element);
+    });
     this.clusterBy = (table.clusterBy ?? []).map((name) => {
-      const column = this.columns.find((c) => c.element.name === name);
+      const column = this.columns.find(
+        (c): c is ColumnBuffer => c instanceof ColumnBuffer && c.element.name === name,
+      );
       if (!column) throw new Error(`parquet: ${table.name} clusters by ${name}, which it does not have`);
       return column;
     });
@@ -130,7 +139,7 @@ export class ParquetRowWriter<R, C> {
     this.buffered = 0;
     const order = this.clusterBy.length > 0 ? clusterOrder(this.clusterBy, numRows) : undefined;
     if (order) for (const column of this.columns) column.permute(order);
-    const pages = this.columns.map((c) => c.takePages());
+    const pages = this.columns.flatMap((c) => c.takePages());
     // Two at a time: zlib's pool has four threads, and each deflate holds ~256 KB while it runs.
     const compressed: Compressed[] = [];
     await forEachLimit(pages, 2, async (p, i) => {
@@ -240,9 +249,9 @@ function columnChunk(
     meta_data: {
       type: p.element.type!,
       encodings: p.dictionary ? ['PLAIN', 'RLE', 'RLE_DICTIONARY'] : ['PLAIN', 'RLE'],
-      path_in_schema: [p.element.name],
+      path_in_schema: [...(p.path ?? [p.element.name])],
       codec: zipped.codec,
-      num_values: BigInt(layout.numRows),
+      num_values: BigInt(p.values ?? layout.numRows),
       total_uncompressed_size: BigInt(uncompressed),
       total_compressed_size: BigInt(at - chunkStart),
       data_page_offset: BigInt(dataStart),

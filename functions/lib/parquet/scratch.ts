@@ -32,6 +32,13 @@ export class GrowingBytes {
     this.length = this.buffer.writeBigInt64LE(BigInt(value), this.length);
   }
 
+  /** Appends raw bytes (values already length-prefixed). */
+  append(bytes: Uint8Array): void {
+    this.ensure(bytes.length);
+    this.buffer.set(bytes, this.length);
+    this.length += bytes.length;
+  }
+
   /** Replaces the bytes held by as many others (the same values in another order). */
   overwrite(bytes: Uint8Array): void {
     if (bytes.length !== this.length) throw new Error('GrowingBytes.overwrite: length differs');

@@ -4,7 +4,7 @@
 import { addDays, utcDay } from '../dates.ts';
 import { EventError } from '../errors.ts';
 import { eventFields } from '../event-shape.ts';
-import { partitionManifestPrefix } from '../storage/layout.ts';
+import { MANIFESTS_DIR, manifestPrefix, partitionManifestPrefix, STATEMENTS } from '../storage/layout.ts';
 import { parseManifest } from '../storage/manifest.ts';
 import type { Sink } from '../storage/sink.ts';
 import { SUPPORTED_CURRENCIES, unifiedCostTable } from '../tables/unified-costs.ts';
@@ -17,6 +17,11 @@ export const STATEMENT_MONTHS_BACK = 3;
 export interface StatementsRequest {
   readonly months: readonly string[];
   readonly currency: string;
+  /**
+   * Also every archived month whose unified costs were exported again after its newest statement
+   * record (a restatement a cost run followed outside the months above): the scheduled run's `{}`.
+   */
+  readonly followRestated?: boolean;
 }
 
 export interface MonthStatements {
@@ -38,7 +43,9 @@ export async function runMonthlyStatements(
   request: StatementsRequest,
 ): Promise<StatementsSummary> {
   const months: MonthStatements[] = [];
-  for (const month of request.months) months.push(await monthStatements(deps, month, request.currency));
+  const asked = new Set(request.months);
+  if (request.followRestated) for (const m of await restatedMonths(deps.sink)) asked.add(m);
+  for (const month of [...asked].sort()) months.push(await monthStatements(deps, month, request.currency));
   const all = months.flatMap((m) => m.statements);
   const count = (o: PublishedStatement['outcome']) => all.filter((s) => s.outcome === o).length;
   return {
@@ -74,6 +81,29 @@ async function monthStatements(
   return { month, status: 'confirmed', statements: published };
 }
 
+/**
+ * Archived months whose unified-cost manifests were written after the month's newest statement
+ * record, from two listings (no object read): a revision may be due.
+ */
+export async function restatedMonths(sink: Sink): Promise<string[]> {
+  const [records, unified] = await Promise.all([
+    sink.listObjects(`${MANIFESTS_DIR}/${STATEMENTS.name}/`),
+    sink.listObjects(manifestPrefix(unifiedCostTable())),
+  ]);
+  const newest = new Map<string, number>();
+  for (const [key, o] of records) {
+    const month = /billed_month=(\d{4}-\d{2})\//.exec(key)?.[1];
+    if (month) newest.set(month, Math.max(newest.get(month) ?? 0, o.modifiedMs ?? 0));
+  }
+  const due = new Set<string>();
+  for (const [key, o] of unified) {
+    const month = /billed_month=(\d{4}-\d{2})\//.exec(key)?.[1];
+    const archived = month ? newest.get(month) : undefined;
+    if (month && archived !== undefined && (o.modifiedMs ?? 0) > archived) due.add(month);
+  }
+  return [...due].sort();
+}
+
 /** `{}`: the STATEMENT_MONTHS_BACK months before this one; or `{"month": "YYYY-MM"}`; `"currency"` (USD). */
 export function parseStatementsEvent(event: unknown, now: Date): StatementsRequest {
   const fields = eventFields(event, ['month', 'currency'], '{"month": "2026-01", "currency": "USD"}') ?? {};
@@ -100,5 +130,5 @@ export function parseStatementsEvent(event: unknown, now: Date): StatementsReque
     day = `${addDays(day, -1).slice(0, 7)}-01`;
     months.push(day.slice(0, 7));
   }
-  return { months: months.reverse(), currency };
+  return { months: months.reverse(), currency, followRestated: true };
 }

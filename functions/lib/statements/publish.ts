@@ -1,12 +1,15 @@
 // Writing statements under statements/billed_month=M/ without ever replacing an archived one.
 // A month's statement is archived once Cloudforet confirmed the month (the statements function):
-// its files, then its record `_manifests/statements/…/<name>.r1.json`, created only if absent: the
-// record is the commit point. Once archived, a statement whose figures change (Cloudforet restated
-// the month) gets a revision beside the original, `<name>.r2.csv` / `.html` with a note
-// `<name>.r2.txt` saying what changed, and its own record; nothing archived is rewritten. Before
-// that, the CLI's files are working copies it replaces at each run.
+// its record `_manifests/statements/…/<name>.r1.json` first, created only if absent (the commit
+// point), then its files `<name>.r1.csv` / `.html`, each created only if absent (storage/gate.ts
+// createOnce), with their SHA-256 in the record. Once archived, a statement whose figures change
+// (Cloudforet restated the month) gets a revision beside the original, `<name>.r2.csv` / `.html`
+// with a note `<name>.r2.txt` saying what changed; nothing archived is rewritten. The CLI's files
+// for a month not archived yet are working copies under the plain name (`<name>.csv`), which no
+// archived version uses, so a CLI run racing the function never touches an archived byte.
 import { createHash } from 'node:crypto';
-import { EventError, ExportError } from '../errors.ts';
+import { EventError } from '../errors.ts';
+import { ArchiveRaceError, createOnce } from '../storage/gate.ts';
 import {
   partitionManifestPrefix,
   STATEMENTS,
@@ -29,6 +32,8 @@ export interface StatementRecord {
   readonly projects: Readonly<Record<string, number>>;
   readonly files: readonly string[];
   readonly writtenAt: string;
+  /** file -> SHA-256 of what was archived (records before 0.9 have none): what --verify checks. */
+  readonly sha256?: Readonly<Record<string, string>>;
 }
 
 export interface PublishedStatement {
@@ -51,47 +56,88 @@ export async function publishStatement(
   s: Statement,
   opts: PublishOptions,
 ): Promise<PublishedStatement> {
-  const latest = await latestRecord(sink, s.month, s.name);
   const figures = figuresDigest(s);
-  if (latest === undefined) {
-    const files = [`${s.name}.csv`, `${s.name}.html`];
-    await writeFiles(sink, s, files, [statementCsv(s), statementHtml(s)]);
-    if (!opts.archive) return { name: s.name, outcome: 'draft', files, total: s.total };
-    await sink.createIfAbsent(
-      statementManifestKey(s.month, s.name, 1),
-      JSON.stringify(record(s, 1, figures, files, opts.now), null, 2),
-      'application/json',
-    );
-    return { name: s.name, outcome: 'archived', revision: 1, files, total: s.total };
+  for (let attempt = 0; ; attempt++) {
+    const latest = await latestRecord(sink, s.month, s.name);
+    if (latest === undefined && !opts.archive) {
+      // A working copy under the statement's plain name: archived versions never live there.
+      const files = [`${s.name}.csv`, `${s.name}.html`];
+      await writeFiles(sink, s, files, [statementCsv(s), statementHtml(s)]);
+      return { name: s.name, outcome: 'draft', files, total: s.total };
+    }
+    if (latest && latest.currency !== s.currency) {
+      throw new EventError(
+        'STATEMENT_CURRENCY',
+        `the statements of ${s.month} are archived in ${latest.currency}: give --currency ${latest.currency} (the function's "currency"), or write ${s.currency} statements to another destination`,
+      );
+    }
+    if (latest?.figures === figures) {
+      await completeFiles(sink, s, latest);
+      return { name: s.name, outcome: 'unchanged', revision: latest.revision, files: [], total: s.total };
+    }
+    const revision = (latest?.revision ?? 0) + 1;
+    const archived = await archiveVersion(sink, s, latest, revision, figures, opts.now);
+    if (archived) return archived;
+    // Another run archived this revision first: look again (the same figures are then unchanged).
+    if (attempt >= 2)
+      throw new ArchiveRaceError(statementManifestKey(s.month, s.name, revision), 'runs racing');
   }
-  if (latest.currency !== s.currency) {
-    throw new EventError(
-      'STATEMENT_CURRENCY',
-      `the statements of ${s.month} are archived in ${latest.currency}: give --currency ${latest.currency} (the function's "currency"), or write ${s.currency} statements to another destination`,
-    );
-  }
-  if (latest.figures === figures) {
-    return { name: s.name, outcome: 'unchanged', revision: latest.revision, files: [], total: s.total };
-  }
-  const revision = latest.revision + 1;
+}
+
+/**
+ * One archived version, written once: its record first, created only if absent (the commit point:
+ * of two runs racing for a revision one wins, the other looks again), then its files, each
+ * created only if absent, their SHA-256 in the record. Nothing archived is ever rewritten.
+ */
+async function archiveVersion(
+  sink: Sink,
+  s: Statement,
+  latest: StatementRecord | undefined,
+  revision: number,
+  figures: string,
+  now: Date,
+): Promise<PublishedStatement | undefined> {
   const base = `${s.name}.r${revision}`;
-  const files = [`${base}.csv`, `${base}.html`, `${base}.txt`];
-  // Not archived until the record exists: files a stopped run left under this revision are replaced.
-  await writeFiles(sink, s, files, [statementCsv(s), statementHtml(s), revisionNote(s, latest, revision)]);
-  const created = await sink.createIfAbsent(
-    statementManifestKey(s.month, s.name, revision),
-    JSON.stringify(record(s, revision, figures, files, opts.now), null, 2),
-    'application/json',
-  );
-  if (!created) throw new ExportError('STATEMENT_RACE', `another run archived ${base} first: run again`);
-  return { name: s.name, outcome: 'revised', revision, files, total: s.total };
+  const bodies = new Map<string, string>([
+    [`${base}.csv`, statementCsv(s)],
+    [`${base}.html`, statementHtml(s)],
+    ...(latest ? ([[`${base}.txt`, revisionNote(s, latest, revision)]] as const) : []),
+  ]);
+  const files = [...bodies.keys()];
+  const sha256 = Object.fromEntries([...bodies].map(([f, b]) => [f, sha(b)]));
+  const body = JSON.stringify({ ...record(s, revision, figures, files, now), sha256 }, null, 2);
+  const key = statementManifestKey(s.month, s.name, revision);
+  if ((await createOnce(sink, key, body, 'application/json')) === 'other') return undefined;
+  for (const [file, text] of bodies)
+    await createOnce(sink, statementKey(s.month, file), text, contentType(file));
+  return { name: s.name, outcome: latest ? 'revised' : 'archived', revision, files, total: s.total };
+}
+
+/**
+ * A run stopped between an archived record and its files: the files the record names and the
+ * store lacks are created now, from the same figures; one that exists is never touched.
+ */
+async function completeFiles(sink: Sink, s: Statement, latest: StatementRecord): Promise<void> {
+  const have = new Set(await sink.list(statementKey(s.month, '')));
+  const missing = latest.files.filter((f) => !have.has(statementKey(s.month, f)));
+  if (missing.length === 0) return;
+  const byExt = { csv: () => statementCsv(s), html: () => statementHtml(s) } as const;
+  for (const file of missing) {
+    const make = byExt[file.slice(file.lastIndexOf('.') + 1) as keyof typeof byExt];
+    if (make) await createOnce(sink, statementKey(s.month, file), make(), contentType(file));
+  }
+}
+
+const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+
+function contentType(file: string): string {
+  const type = file.endsWith('.csv') ? 'text/csv' : file.endsWith('.html') ? 'text/html' : 'text/plain';
+  return `${type}; charset=utf-8`;
 }
 
 async function writeFiles(sink: Sink, s: Statement, files: readonly string[], bodies: readonly string[]) {
-  for (const [i, file] of files.entries()) {
-    const type = file.endsWith('.csv') ? 'text/csv' : file.endsWith('.html') ? 'text/html' : 'text/plain';
-    await sink.put(statementKey(s.month, file), bodies[i]!, `${type}; charset=utf-8`);
-  }
+  for (const [i, file] of files.entries())
+    await sink.put(statementKey(s.month, file), bodies[i]!, contentType(file));
 }
 
 /** The archived record of the statement's newest version, if it has one. */

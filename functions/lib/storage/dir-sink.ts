@@ -67,7 +67,10 @@ export function dirSink(root: string): Sink {
       const objects = new Map<string, StoredObject>();
       for (const [key, path] of files) {
         const info = await stat(path).catch(() => undefined);
-        if (info) objects.set(key, { size: info.size, mtimeMs: Math.round(info.mtimeMs) });
+        if (info) {
+          const mtimeMs = Math.round(info.mtimeMs);
+          objects.set(key, { size: info.size, mtimeMs, modifiedMs: mtimeMs });
+        }
       }
       return objects;
     },

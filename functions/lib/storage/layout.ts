@@ -9,6 +9,7 @@
 //   _manifests/statements/billed_month=M/<workspace>.r<N>.json   what each archived version holds
 //   _alerts/sent/<kind>/<…>/v<NNNN>.json, v<NNNN>.sent.json     the sent-alerts ledger
 //   _destination.json, _destination-costs.json              which domain and cost scope own it
+//   _claim-takeovers/<claim>-<time>.json                    one per expired claim taken over
 //   _tmp/.<name>.<pid>-<hex>.tmp                            the directory sink's temporaries
 // A leading `_` keeps Athena, Spark and Hive from reading bookkeeping as data.
 import { randomBytes } from 'node:crypto';
@@ -35,6 +36,13 @@ export const LEDGER_DIR = 'ledger';
 export const CLAIM_KEY = '_destination.json';
 /** The cost scope's claim, when the destination's first run exported no costs. */
 export const COST_CLAIM_KEY = '_destination-costs.json';
+/** Markers of claims taken over, one per expired claim (destination-claim.ts). */
+export const CLAIM_TAKEOVERS_DIR = '_claim-takeovers';
+/** The marker one run creates to take over an expired claim made or renewed at `at`. */
+export function claimTakeoverKey(claimKey: string, at: string): string {
+  const stamp = at.replace(/[^0-9TZ]/g, '') || 'undated';
+  return `${CLAIM_TAKEOVERS_DIR}/${claimKey.replace(/^_|\.json$/g, '')}-${stamp}.json`;
+}
 export const TEMP_DIR = '_tmp';
 export const JOB_MARKS_PREFIX = `${MANIFESTS_DIR}/cost-jobs/`;
 

@@ -35,6 +35,10 @@ export interface UnitManifest {
    * was kept: planning then knows the day's empty answer is no change.
    */
   readonly keptSince?: string;
+  /** The gate's proof (storage/gate.ts) when the unit's object was removed: a derived table follows it. */
+  readonly removedBecause?: string;
+  /** The gate's proof when the object was replaced by fewer rows than it held. */
+  readonly shrunkBecause?: string;
 }
 
 export function parseManifest(text: string | undefined): UnitManifest | undefined {

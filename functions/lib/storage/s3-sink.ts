@@ -1,5 +1,6 @@
 // S3 as a sink. Data objects stream through a multipart upload that becomes visible only
 // when it completes; a failure aborts it, leaving no parts and the previous object intact.
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import {
@@ -76,6 +77,11 @@ export function s3Sink(opts: S3SinkOptions): Sink {
     },
     list: async (under) => [...(await listKeys(opts, keyOf(under))).keys()],
     listObjects: (under) => listKeys(opts, keyOf(under)),
+    // --verify only: every byte read back (an ETag of a multipart upload is no checksum of the bytes).
+    sha256: async (key) => {
+      const bytes = await readBytes(key);
+      return bytes === undefined ? undefined : createHash('sha256').update(bytes).digest('hex');
+    },
     checkWritable: async () => {
       await client
         .send(new ListObjectsV2Command({ Bucket: bucket, Prefix: keyOf(''), MaxKeys: 1 }))
@@ -147,7 +153,12 @@ async function listKeys(opts: S3SinkOptions, prefix: string): Promise<Map<string
       .send(new ListObjectsV2Command({ Bucket: opts.bucket, Prefix: prefix, ContinuationToken: token }))
       .catch((e) => Promise.reject(s3Error('list', opts.bucket, prefix, e)));
     for (const o of page.Contents ?? []) {
-      if (o.Key) keys.set(o.Key.slice(strip), { size: o.Size ?? 0, etag: unquote(o.ETag) });
+      if (o.Key)
+        keys.set(o.Key.slice(strip), {
+          size: o.Size ?? 0,
+          etag: unquote(o.ETag),
+          ...(o.LastModified && { modifiedMs: o.LastModified.getTime() }),
+        });
     }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);

@@ -15,6 +15,12 @@ export interface StoredObject {
   readonly size: number;
   readonly etag?: string;
   readonly mtimeMs?: number;
+  /**
+   * When the object was last written (S3: LastModified, to the second; a directory: mtime):
+   * what tells, from listings alone, that a source changed after what was derived from it, or
+   * that an object changed after its manifest (a manifest is always written after its object).
+   */
+  readonly modifiedMs?: number;
 }
 
 export interface ObjectUpload extends ByteOut {
@@ -44,7 +50,7 @@ export interface Sink {
   list(prefix: string): Promise<string[]>;
   /** Data objects under a prefix with their size and ETag or mtime, from one listing (no request per object). */
   listObjects(prefix: string): Promise<ReadonlyMap<string, StoredObject>>;
-  /** The object's SHA-256, hex, read whole (a directory's files; S3 objects are checked by ETag). */
+  /** The object's SHA-256, hex, read whole (streamed from a file; S3: the object's bytes read back). */
   sha256?(key: string): Promise<string | undefined>;
   /**
    * Proves, without writing, that the destination can be reached and written to as far as can be

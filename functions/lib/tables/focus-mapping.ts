@@ -30,8 +30,9 @@ export const CHARGE_CATEGORIES: Readonly<Record<string, ChargeCategory>> = {
   privateratediscount: 'Credit',
   sppdiscount: 'Credit',
   distributordiscount: 'Credit',
-  // Azure cost details ChargeType
+  // Azure cost details ChargeType (the plugin's enums: data_source_manager.py)
   purchase: 'Purchase',
+  roundadjustment: 'Adjustment',
   unusedreservation: 'Usage',
   unusedsavingsplan: 'Usage',
   adjustment: 'Adjustment',
@@ -124,6 +125,13 @@ export const FOCUS_UNITS: Readonly<Record<string, string>> = {
   requests: 'Requests',
 };
 
-export function focusUnitOf(unit: string): string {
+/**
+ * What plugins write where no unit applies: AWS Cost Explorer answers "N/A" for a group mixing
+ * units. No unit at all, not a unit named "N/A" (FOCUS forbids placeholder values).
+ */
+const NO_UNIT = new Set(['n/a', 'na', 'none', 'null', 'unknown', '-']);
+
+export function focusUnitOf(unit: string | null): string | null {
+  if (unit === null || NO_UNIT.has(unit.trim().toLowerCase()) || unit.trim() === '') return null;
   return FOCUS_UNITS[unit] ?? unit;
 }

@@ -2,31 +2,24 @@
 // `costs` object of a (data source, billed day) unit (functions/lib/focus/). Column by column, and
 // why: docs/focus.md. Partitioned by x_billing_period=YYYY-MM/x_charge_day=DD (layout.ts).
 import type { Column, TableDef } from '../parquet/columns.ts';
+import { chargeFrequencyOf, serviceCategoryOf } from './focus-mapping.ts';
+import { pricingCategoryOf, skuOf } from './focus-pricing.ts';
 import {
-  type ChargeCategory,
-  chargeCategoryOf,
-  chargeFrequencyOf,
-  focusUnitOf,
-  serviceCategoryOf,
-} from './focus-mapping.ts';
+  amount,
+  type CostRecord,
+  commitment,
+  consumed,
+  day,
+  derived,
+  type FocusContext,
+  objectOf,
+  priced,
+  resourceId,
+  resourceName,
+  text,
+} from './focus-row.ts';
 
-/** A row of a published costs object, as a Parquet reader gives it back, plus `billed_date`. */
-export type CostRecord = Record<string, unknown>;
-
-const day = (r: CostRecord) => r.billed_date as string;
-
-/** What a FOCUS row needs besides its cost row: names from Cloudforet's identity, the run. */
-export interface FocusContext {
-  /** service_account_id -> its display name and the trusted (payer) account billing it. */
-  readonly serviceAccounts: ReadonlyMap<string, { name?: string; trustedAccountId?: string }>;
-  /** trusted_account_id -> the payer's provider account id and display name. */
-  readonly trustedAccounts: ReadonlyMap<string, { accountId?: string; name?: string }>;
-  /** provider code -> display name (provider/list). */
-  readonly providerNames: ReadonlyMap<string, string>;
-  /** region_key -> display name (region/list). */
-  readonly regionNames: ReadonlyMap<string, string>;
-  readonly exportedAtMs: number;
-}
+export type { CostRecord, FocusContext } from './focus-row.ts';
 
 /** The names FOCUS tools show when Cloudforet's provider/list does not name a provider. */
 const KNOWN_PROVIDERS: Readonly<Record<string, string>> = {
@@ -37,48 +30,24 @@ const KNOWN_PROVIDERS: Readonly<Record<string, string>> = {
 
 const DAY_MS = 86_400_000;
 
-/** Empty strings are NULL in FOCUS (Null Handling); anything else as text. */
-function text(value: unknown): string | null {
-  if (value === undefined || value === null) return null;
-  const s = typeof value === 'string' ? value : String(value);
-  return s === '' ? null : s;
-}
-
-function amount(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
-
-/** A JSON object column of the costs table, parsed (malformed or absent: undefined). */
-function objectOf(value: unknown): Record<string, unknown> | undefined {
-  if (typeof value !== 'string' || value === '') return undefined;
-  try {
-    const parsed: unknown = JSON.parse(value);
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
- * FOCUS Key-Value Format: a JSON object of primitive values. Cloudforet's tags are provider tags
- * (string values); a nested value is kept as its JSON text, so one odd tag does not null the rest.
+ * Tags as a MAP<string, string> (Glue `map<string,string>`, a Parquet MAP): what Trino can read
+ * and FOCUS tools (CID) expect. Cloudforet's tags are provider tags with string values; any
+ * other value becomes its JSON text (3 -> "3", true -> "true", {"a":1} -> "{\"a\":1}"), so one
+ * odd tag does not lose the rest. A null value stays NULL (a key without a value); an empty key
+ * is dropped (Trino map keys are not empty by FOCUS's rules for keys). No tags: NULL.
  */
-export function focusTags(value: unknown): string | null {
+export function focusTags(value: unknown): Record<string, string | null> | null {
   const tags = objectOf(value);
   if (!tags) return null;
-  const flat: Record<string, string | number | boolean | null> = {};
+  const map: Record<string, string | null> = {};
   let count = 0;
   for (const [key, v] of Object.entries(tags)) {
     if (key === '') continue;
-    flat[key] =
-      v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
-        ? v
-        : JSON.stringify(v);
+    map[key] = v === null || typeof v === 'string' ? v : JSON.stringify(v);
     count++;
   }
-  return count === 0 ? null : JSON.stringify(flat);
+  return count === 0 ? null : map;
 }
 
 function providerName(r: CostRecord, c: FocusContext): string | null {
@@ -99,31 +68,6 @@ function dayStartMs(date: string): number {
   return Date.parse(`${date}T00:00:00Z`);
 }
 
-/** Per-row values more than one column reads, worked out once per row (see FocusRowCache). */
-interface Derived {
-  readonly category: ChargeCategory;
-  readonly basis: 'plugin' | 'inferred';
-  readonly lineItemType: string | undefined;
-}
-
-const derivedOf = new WeakMap<object, Derived>();
-
-function derived(r: CostRecord): Derived {
-  let d = derivedOf.get(r);
-  if (!d) {
-    const info = objectOf(r.additional_info);
-    const mapped = chargeCategoryOf(info, amount(r.cost));
-    d = { category: mapped.category, basis: mapped.basis, lineItemType: mapped.pluginValue };
-    derivedOf.set(r, d);
-  }
-  return d;
-}
-
-const usageOrPurchase = (r: CostRecord) => {
-  const category = derived(r).category;
-  return category === 'Usage' || category === 'Purchase';
-};
-
 function serviceAccount(r: CostRecord, c: FocusContext) {
   const id = text(r.service_account_id);
   return id === null ? undefined : c.serviceAccounts.get(id);
@@ -135,24 +79,22 @@ function payer(r: CostRecord, c: FocusContext) {
 }
 
 /**
- * The payer's provider account id, else the row's own account (a standalone account bills itself);
- * a row with neither is billed through its Cloudforet service account, else its data source.
+ * The payer's provider account id, else the billing account the plugin names (the Google plugin's
+ * `Billing Account ID`), else the row's own account (a standalone account bills itself); a row
+ * with none is billed through its Cloudforet service account, else its data source.
  */
-function billingAccountId(r: CostRecord, c: FocusContext): string {
+function billingAccountId(r: CostRecord, c: FocusContext): string | null {
   return (
     text(payer(r, c)?.accountId) ??
+    text(derived(r, c).info?.['Billing Account ID']) ??
     text(r.account_id) ??
     text(r.service_account_id) ??
-    text(r.data_source_id) ??
-    'unknown'
+    text(r.data_source_id)
   );
 }
 
-/** FOCUS wants a unit wherever a quantity is given; a Cloudforet row may lack one. */
-const unit = (r: CostRecord) => {
-  const u = text(r.usage_unit);
-  return u === null ? 'Unknown' : focusUnitOf(u);
-};
+/** The names plugins give the row's account: Google's project, Azure's subscription. */
+const PLUGIN_ACCOUNT_NAMES = ['Project Name', 'Subscription Name'] as const;
 
 type FocusColumn = Column<CostRecord, FocusContext>;
 
@@ -174,6 +116,16 @@ const timestamp = (name: string, description: string, value: FocusColumn['value'
   description,
   value,
 });
+/**
+ * A FOCUS column Cloudforet's cost rows do not fill yet: present, as the spec asks where the clouds
+ * support the concept (docs/focus.md, "Columns present but NULL"), and NULL on every row.
+ */
+const notYet = (name: string, type: 'string' | 'double', description: string): FocusColumn => ({
+  name,
+  type,
+  description,
+  value: () => null,
+});
 const custom = (name: string, field: string, description: string): FocusColumn =>
   string(name, description, (r) => text(r[field]));
 
@@ -181,12 +133,16 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
   name: 'focus',
   partitionKey: 'x_billing_period',
   dayKey: 'x_charge_day',
-  schemaVersion: 1,
+  schemaVersion: 3,
   description:
     'FOCUS 1.3 cost and usage rows, one per Cloudforet cost row, derived from the costs table; ' +
     'one file per data source and charge day.',
   columns: [
-    double('BilledCost', 'Cloudforet cost, in BillingCurrency', (r) => amount(r.cost)),
+    double(
+      'BilledCost',
+      'The invoiced charge: data["Actual Cost"] where the plugin keeps it apart and this app may read it, else cost',
+      (r, c) => derived(r, c).costs.billed,
+    ),
     string(
       'BillingAccountId',
       'Payer: the trusted account billing the service account, else the provider account itself',
@@ -197,7 +153,10 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
       "The payer's display name (a standalone account: the service account's); else its id",
       (r, c) => {
         const sa = serviceAccount(r, c);
-        const name = sa?.trustedAccountId !== undefined ? text(payer(r, c)?.name) : text(sa?.name);
+        // A billing account only the plugin names has no name Cloudforet knows: its id.
+        const pluginPayer = text(derived(r, c).info?.['Billing Account ID']) !== null;
+        const name =
+          sa?.trustedAccountId !== undefined ? text(payer(r, c)?.name) : pluginPayer ? null : text(sa?.name);
         return name ?? billingAccountId(r, c);
       },
     ),
@@ -208,44 +167,84 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
     timestamp('BillingPeriodStart', 'First instant of the calendar month of the charge', (r) =>
       monthStartMs(day(r)),
     ),
+    notYet('CapacityReservationId', 'string', 'NULL: Cloudforet cost rows name no capacity reservation'),
+    notYet('CapacityReservationStatus', 'string', 'NULL: with CapacityReservationId'),
     string(
       'ChargeCategory',
       'Usage, Purchase, Tax, Credit or Adjustment (docs/focus.md)',
-      (r) => derived(r).category,
+      (r, c) => derived(r, c).category,
     ),
     string('ChargeClass', 'NULL: restated days replace their rows (docs/focus.md)', () => null),
     string('ChargeDescription', "The provider's usage type (Cloudforet keeps no description)", (r) =>
       text(r.usage_type),
     ),
-    string('ChargeFrequency', 'Usage-Based, Recurring or One-Time, from the charge category', (r) =>
-      chargeFrequencyOf(derived(r).category, derived(r).lineItemType),
+    string('ChargeFrequency', 'Usage-Based, Recurring or One-Time, from the charge category', (r, c) =>
+      chargeFrequencyOf(derived(r, c).category, derived(r, c).lineItemType),
     ),
     timestamp('ChargePeriodEnd', '00:00 UTC of the next day (exclusive)', (r) => dayStartMs(day(r)) + DAY_MS),
     timestamp('ChargePeriodStart', '00:00 UTC of billed_date', (r) => dayStartMs(day(r))),
-    double('ConsumedQuantity', 'usage_quantity, on Usage rows only', (r) =>
-      derived(r).category === 'Usage' ? amount(r.usage_quantity) : null,
+    string(
+      'CommitmentDiscountCategory',
+      'Usage (a reservation) or Spend (a savings plan)',
+      (r, c) => commitment(r, c)?.category ?? null,
     ),
     string(
-      'ConsumedUnit',
-      'usage_unit in FOCUS unit format (Unknown when the row names none), on Usage rows only',
-      (r) => (derived(r).category === 'Usage' ? unit(r) : null),
+      'CommitmentDiscountId',
+      "The plugin's Benefit Id, else its Reservation Id",
+      (r, c) => commitment(r, c)?.id ?? null,
     ),
-    double('ContractedCost', 'BilledCost: Cloudforet keeps no negotiated prices', (r) => amount(r.cost)),
+    string(
+      'CommitmentDiscountName',
+      "The plugin's Benefit Name, else its Reservation Name",
+      (r, c) => commitment(r, c)?.name ?? null,
+    ),
+    notYet('CommitmentDiscountQuantity', 'double', 'NULL: Cloudforet cost rows carry no commitment quantity'),
+    string(
+      'CommitmentDiscountStatus',
+      'Used, or Unused on the unused-commitment charge types; Usage rows',
+      (r, c) => commitment(r, c)?.status ?? null,
+    ),
+    string('CommitmentDiscountType', 'Reservation or Savings Plan', (r, c) => commitment(r, c)?.type ?? null),
+    notYet('CommitmentDiscountUnit', 'string', 'NULL: with CommitmentDiscountQuantity'),
+    double('ConsumedQuantity', 'usage_quantity, on Usage rows that name a unit', (r, c) =>
+      consumed(r, c) ? amount(r.usage_quantity) : null,
+    ),
+    string('ConsumedUnit', 'usage_unit in FOCUS unit format, on Usage rows that name one', (r, c) =>
+      consumed(r, c) ? derived(r, c).unit : null,
+    ),
+    double(
+      'ContractedCost',
+      'BilledCost: Cloudforet keeps no negotiated prices',
+      (r, c) => derived(r, c).costs.billed,
+    ),
+    notYet('ContractedUnitPrice', 'double', 'NULL: Cloudforet cost rows carry no negotiated unit price'),
     double(
       'EffectiveCost',
-      'BilledCost; 0 on Purchase rows (FOCUS: a purchase is effective where it is used)',
-      (r) => (derived(r).category === 'Purchase' ? 0 : amount(r.cost)),
+      'data["Amortized Cost"] on Usage rows that have it, else BilledCost; 0 on Purchase rows',
+      (r, c) => derived(r, c).costs.effective,
     ),
     string('HostProviderName', 'The cloud whose costs these are', providerName),
     string('InvoiceIssuerName', 'The provider (Cloudforet records no reseller)', providerName),
-    double('ListCost', 'BilledCost: Cloudforet keeps no list prices', (r) => amount(r.cost)),
-    double('PricingQuantity', 'usage_quantity, on Usage and Purchase rows', (r) =>
-      usageOrPurchase(r) ? amount(r.usage_quantity) : null,
+    double(
+      'ListCost',
+      'The pay-as-you-go cost where the plugin gives it (x_list_cost_basis), else BilledCost',
+      (r, c) => derived(r, c).costs.list,
+    ),
+    double(
+      'ListUnitPrice',
+      'Pay-as-you-go price per PricingUnit where the plugin gives one (docs/focus.md)',
+      (r, c) => derived(r, c).costs.listUnitPrice,
+    ),
+    string('PricingCategory', "From the plugin's Pricing Model: Standard, Dynamic or Committed", (r, c) =>
+      pricingCategoryOf(derived(r, c).info, derived(r, c).category),
+    ),
+    double('PricingQuantity', 'usage_quantity, on Usage and Purchase rows that name a unit', (r, c) =>
+      priced(r, c) ? amount(r.usage_quantity) : null,
     ),
     string(
       'PricingUnit',
-      'usage_unit in FOCUS unit format (Unknown when none), on Usage and Purchase rows',
-      (r) => (usageOrPurchase(r) ? unit(r) : null),
+      'usage_unit in FOCUS unit format, on Usage and Purchase rows that name one',
+      (r, c) => (priced(r, c) ? derived(r, c).unit : null),
     ),
     string('ProviderName', 'Deprecated in FOCUS 1.3 (ServiceProviderName); kept for 1.2 tools', providerName),
     string('PublisherName', 'Deprecated in FOCUS 1.3 (HostProviderName); kept for 1.2 tools', providerName),
@@ -256,29 +255,64 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
       const key = text(r.region_key);
       return (key === null ? undefined : c.regionNames.get(key)) ?? code;
     }),
-    string('ResourceId', 'Provider resource id', (r) => text(r.resource)),
-    string('ResourceName', 'The resource id: cost rows carry no resource names', (r) => text(r.resource)),
+    string(
+      'ResourceId',
+      "Provider resource id (the Azure plugin's Resource Id where the row has no resource)",
+      (r, c) => resourceId(r, c),
+    ),
+    string(
+      'ResourceName',
+      "The resource's display name (the plugin's, else inventory's); NULL where none is known",
+      resourceName,
+    ),
+    notYet('ResourceType', 'string', 'NULL: Cloudforet cost rows carry no resource type'),
     string('ServiceCategory', 'FOCUS service category from the product (docs/focus.md)', (r) =>
       serviceCategoryOf(text(r.product)),
     ),
-    string('ServiceName', 'Provider product or service', (r) => text(r.product) ?? 'Unknown'),
+    string('ServiceName', 'Provider product or service', (r) => text(r.product)),
     string(
       'ServiceProviderName',
       'The provider that sold the service (Cloudforet records no reseller)',
       providerName,
     ),
+    string(
+      'SkuId',
+      "Azure's Product Id (the plugin's); NULL for plugins that keep none",
+      (r, c) => skuOf(derived(r, c).info, derived(r, c).category).skuId,
+    ),
+    string('SkuMeter', "Azure's Meter Name, where the row has a SkuId", (r, c) => {
+      const d = derived(r, c);
+      return skuOf(d.info, d.category).skuId === null ? null : text(d.info?.['Meter Name']);
+    }),
+    {
+      name: 'SkuPriceDetails',
+      type: 'map',
+      description: 'Properties of the SKU price, key to value; NULL where the row has none',
+      value: () => null,
+    },
+    string(
+      'SkuPriceId',
+      '<Meter Id>:<Product Id>, the key the Azure plugin looks its retail price up by',
+      (r, c) => skuOf(derived(r, c).info, derived(r, c).category).skuPriceId,
+    ),
     string('SubAccountId', 'Provider account, subscription or project', (r) => text(r.account_id)),
     string(
       'SubAccountName',
-      "The service account's display name, else the account id; NULL with SubAccountId",
+      "The service account's display name, else the plugin's (project, subscription), else the id",
       (r, c) => {
         const id = text(r.account_id);
-        return id === null ? null : (text(serviceAccount(r, c)?.name) ?? id);
+        if (id === null) return null;
+        const info = derived(r, c).info;
+        const plugin = PLUGIN_ACCOUNT_NAMES.map((k) => text(info?.[k])).find((n) => n !== null);
+        return text(serviceAccount(r, c)?.name) ?? plugin ?? id;
       },
     ),
-    string('Tags', 'Resource tags in FOCUS Key-Value Format (JSON object of primitives)', (r) =>
-      focusTags(r.tags),
-    ),
+    {
+      name: 'Tags',
+      type: 'map',
+      description: 'Resource tags, key to value; a value that is not a string is its JSON text',
+      value: (r) => focusTags(r.tags),
+    },
     custom('x_cost_id', 'cost_id', 'Cloudforet cost row id'),
     custom('x_data_source_id', 'data_source_id', 'Cloudforet cost data source'),
     custom('x_domain_id', 'domain_id', 'Cloudforet domain'),
@@ -293,7 +327,31 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
     string(
       'x_charge_category_basis',
       "plugin: from the plugin's charge type; inferred: from the cost's sign",
-      (r) => derived(r).basis,
+      (r, c) => derived(r, c).basis,
+    ),
+    double('x_cloudforet_cost', "Cloudforet's cost, as the costs table holds it", (r) => amount(r.cost)),
+    string(
+      'x_cloudforet_cost_basis',
+      "What Cloudforet's cost is: pay-as-you-go, markup, or as-reported (docs/focus.md)",
+      (r, c) => derived(r, c).costs.costBasis,
+    ),
+    string(
+      'x_billed_cost_basis',
+      'actual (data["Actual Cost"]), cost, or cost-actual-denied (permissions.deny hides it from this app)',
+      (r, c) => derived(r, c).costs.billedBasis,
+    ),
+    string(
+      'x_effective_cost_basis',
+      'amortized (data["Amortized Cost"]), billed, or purchase (0)',
+      (r, c) => derived(r, c).costs.effectiveBasis,
+    ),
+    string(
+      'x_list_cost_basis',
+      'pay-as-you-go (cost), unit-price (PayG Unit Price × PricingQuantity), or billed',
+      (r, c) => derived(r, c).costs.listBasis,
+    ),
+    double('x_usage_quantity', 'usage_quantity as Cloudforet gave it, with or without a unit', (r) =>
+      amount(r.usage_quantity),
     ),
     custom('x_additional_info', 'additional_info', 'Plugin-defined details (JSON)'),
     timestamp('x_exported_at', 'When the focus row was written (UTC)', (_r, c) => c.exportedAtMs),

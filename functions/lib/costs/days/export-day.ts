@@ -3,13 +3,14 @@
 import type { CloudforetClient } from '../../cloudforet/client.ts';
 import type { ListRequest } from '../../cloudforet/pager.ts';
 import { dayCount, utcDay } from '../../dates.ts';
-import { PagingDriftError, UnprovenRemovalError } from '../../errors.ts';
+import { PagingDriftError } from '../../errors.ts';
 import { type Compression, confirmEmpty, exportListing } from '../../export/listing-export.ts';
 import { type Logger, silentLogger } from '../../log.ts';
+import { type Proof, proveDayEmpty, proveFewerRows, proveJobRows } from '../../storage/gate.ts';
 import { markKept, type UnitManifest } from '../../storage/manifest.ts';
 import type { Sink } from '../../storage/sink.ts';
 import { type CostContext, costTable } from '../../tables/costs.ts';
-import type { DataSourceInfo } from '../sources/data-sources.ts';
+import { type DataSourceInfo, expectLinksFor } from '../sources/data-sources.ts';
 import { FingerprintBuilder, type GroupStat } from '../sources/fingerprint.ts';
 import { dayStats } from '../sources/source-state.ts';
 import { costManifestKey, costObjectKey } from '../sources/day-keys.ts';
@@ -111,7 +112,10 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
       kvMetadata: { data_source_id: ds.id, billed_date: date, run_id: deps.runId },
       rowGroupRows: deps.rowGroupRows,
       onPage: (page) => {
-        for (const row of page) costSum += typeof row.cost === 'number' ? row.cost : 0;
+        for (const row of page) {
+          costSum += typeof row.cost === 'number' ? row.cost : 0;
+          expectLinksFor(row.workspace_id, deps.workspaceOfVirtual);
+        }
         fingerprint.add(page);
       },
       beforePublish: async (pages, signal) => {
@@ -126,9 +130,21 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
           await markKept(deps.sink, costManifestKey(ds.id, date), now);
           return 'keep';
         }
-        if (pastRetention) return 'remove';
-        evidence = await proveEmptyDay(deps, unit, list, signal, published);
-        return 'remove';
+        if (!published) return 'none';
+        const proof = await proveEmptyDay(deps, unit, list, signal);
+        evidence = proof.evidence;
+        return proof;
+      },
+      whenFewer: async (signal, before, written) => {
+        if (unit.jobId) return proveJobRows(unit.jobId, written, before);
+        const counted = (await dayStats(deps.client, ds.id, [date.slice(0, 7)], signal)).get(date)?.rows ?? 0;
+        return proveFewerRows({
+          what: `${ds.id} ${date}`,
+          published: before,
+          written,
+          counted,
+          by: 'cost/analyze',
+        });
       },
       manifest: (published): UnitManifest => {
         groups = published.rows > 0 ? fingerprint.build() : [];
@@ -173,46 +189,22 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
 }
 
 /**
- * An empty cost/list removes a published day only with proof: Cloudforet answers an empty list as
- * `{}`, and so can a broken gateway. The proof is cost/analyze counting no rows for the day (when
- * the unit was planned, or asked again now: a sync may have emptied the day since), and a second
- * look at the listing agreeing. A day analyze counts rows in fails the unit (retryable); a unit
- * without figures keeps a published day.
+ * An empty cost/list removes a published day only with the gate's proof (storage/gate.ts): the
+ * month's cost/analyze answer, asked now (a sync may have emptied the day since the plan), counts
+ * rows on other days of the data source and none on this one, and a second look at the listing
+ * agrees. `{}` from analyze (no row at all) or a day analyze counts rows in keeps the day.
  */
 async function proveEmptyDay(
   deps: CostUnitDeps,
   unit: CostUnit,
   list: ListRequest,
   signal: AbortSignal,
-  published: boolean,
-): Promise<string> {
+): Promise<Proof> {
   const what = `${unit.dataSource.id} ${unit.date}`;
-  const planned = unit.analyzed?.rows;
-  let evidence =
-    planned === undefined
-      ? 'no cost/analyze figures, nothing published'
-      : 'cost/analyze counted 0 rows when planned';
-  if (planned !== undefined && planned > 0) {
-    const month = unit.date.slice(0, 7);
-    const now = (await dayStats(deps.client, unit.dataSource.id, [month], signal)).get(unit.date)?.rows ?? 0;
-    if (now > 0) {
-      throw new UnprovenRemovalError(
-        'EMPTY_ANSWER_CONTRADICTED',
-        `${list.path} answered no rows for ${what}, but cost/analyze counts ${now}: the published day is kept; ` +
-          'rerun, and check what stands before the API (a proxy answering {}?) if it persists',
-      );
-    }
-    evidence = `cost/analyze counted ${planned} rows when planned and 0 when asked again`;
-  }
-  if (planned === undefined && published) {
-    throw new UnprovenRemovalError(
-      'REMOVAL_UNPROVEN',
-      `${list.path} answered no rows for ${what} and the unit carries no cost/analyze figures to confirm it: ` +
-        'the published day is kept; run a plan (the CLI or the cost function) rather than a bare unit',
-    );
-  }
-  await confirmEmpty(deps.client, list, what, signal);
-  return `${list.path} empty twice; ${evidence}; inside retention`;
+  const stats = await dayStats(deps.client, unit.dataSource.id, [unit.date.slice(0, 7)], signal);
+  const month = [...stats].map(([date, d]) => ({ date, rows: d.rows }));
+  await confirmEmpty(deps.client, list, what, signal); // throws unless the second look is empty too
+  return proveDayEmpty({ what, date: unit.date, month, listedEmptyTwice: true, insideRetention: true });
 }
 
 /**

@@ -23,7 +23,20 @@ export function newJobsAfter(mark: JobMark | undefined): { since?: string; seen?
   return { since, seen: new Set(mark.seenJobIds) };
 }
 
-export function markOf(dataSourceId: string, jobsReadAt: string, jobs: readonly SyncJob[]): JobMark {
+/**
+ * The mark is kept in Cloudforet's clock, not ours: the newest stamp in the job history as read
+ * (no later than our own clock), or the epoch when there is no job at all. A local clock hours
+ * fast would otherwise put the mark past jobs that finish after the read, and skip them for good.
+ */
+export function cloudforetReadAt(localNow: string, jobs: readonly SyncJob[]): string {
+  let newest = '1970-01-01T00:00:00.000Z';
+  for (const j of jobs)
+    for (const t of [j.createdAt, j.updatedAt, j.finishedAt]) if (t && t > newest) newest = t;
+  return newest < localNow ? newest : localNow;
+}
+
+export function markOf(dataSourceId: string, localReadAt: string, jobs: readonly SyncJob[]): JobMark {
+  const jobsReadAt = cloudforetReadAt(localReadAt, jobs);
   const { since } = newJobsAfter({ dataSourceId, jobsReadAt, seenJobIds: [] });
   const seenJobIds = jobs
     .filter((j) => j.dataSourceId === dataSourceId && j.status !== 'IN_PROGRESS')

@@ -109,7 +109,14 @@ export async function planCostExport(
     successes,
     unsettled,
   });
-  const damaged = await damagedUnits(sink, manifests, { verify: req.verify });
+  // --verify walks the whole destination, not the window: every cost day's manifest is read, and a
+  // damaged day inside retention is re-exported; one past it is left to the verifier to name.
+  if (req.verify) await readOtherManifests(sink, existing, manifests);
+  const retained = retentionStart(now);
+  const ids = new Set(active.map((d) => d.id));
+  const damaged = (await damagedUnits(sink, manifests, { verify: req.verify })).filter(
+    (d) => d.date >= retained && ids.has(d.dataSourceId),
+  );
   const plan = withRepairs(withoutKept(planned, manifests, source), damaged);
   return {
     ...plan,
@@ -210,6 +217,22 @@ async function readPublished(
     });
   });
   return published;
+}
+
+/** Every cost manifest not read yet (outside the window), added to `read`. */
+async function readOtherManifests(
+  sink: Sink,
+  existing: ReadonlySet<string>,
+  read: ReadManifest[],
+): Promise<void> {
+  const seen = new Set(read.map((m) => costManifestKey(m.dataSourceId, m.date)));
+  const pattern = /billed_date=(\d{4}-\d{2}-\d{2})\/([^/]+)\.json$/;
+  const rest = [...existing].filter((k) => !seen.has(k) && pattern.test(k));
+  await forEachLimit(rest, 16, async (key) => {
+    const [, date = '', dataSourceId = ''] = pattern.exec(key)!;
+    const manifest = parseManifest(await sink.read(key));
+    if (manifest) read.push({ dataSourceId, date, manifest });
+  });
 }
 
 /** Keys of every cost manifest written so far. */

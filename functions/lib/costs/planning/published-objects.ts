@@ -6,7 +6,8 @@
 import { costTable } from '../../tables/costs.ts';
 import { forEachLimit } from '../../pool.ts';
 import type { UnitManifest } from '../../storage/manifest.ts';
-import type { Sink, StoredObject } from '../../storage/sink.ts';
+import { objectDifference } from '../../storage/object-check.ts';
+import type { Sink } from '../../storage/sink.ts';
 import type { CostPlan, PlannedUnit } from './plan-units.ts';
 
 export interface ReadManifest {
@@ -34,25 +35,10 @@ export async function damagedUnits(
   await forEachLimit([...manifests.keys()], 8, async (i) => {
     const { dataSourceId, date, manifest: m } = manifests[i]!;
     if (m.key === null) return;
-    const why = await difference(sink, m, m.key, stored.get(m.key), opts.verify === true);
+    const why = await objectDifference(sink, m, m.key, stored.get(m.key), opts.verify === true);
     if (why) found[i] = { dataSourceId, date, why };
   });
   return found.filter((d): d is DamagedUnit => d !== undefined);
-}
-
-async function difference(
-  sink: Sink,
-  m: UnitManifest,
-  key: string,
-  object: StoredObject | undefined,
-  verify: boolean,
-): Promise<string | undefined> {
-  if (!object) return 'missing';
-  if (object.size !== m.bytes) return 'size';
-  if (m.etag !== undefined && object.etag !== undefined && object.etag !== m.etag) return 'etag';
-  const moved = m.mtimeMs !== undefined && object.mtimeMs !== undefined && object.mtimeMs !== m.mtimeMs;
-  if (m.sha256 === undefined || !sink.sha256 || !(verify || moved)) return undefined;
-  return (await sink.sha256(key)) === m.sha256 ? undefined : 'checksum';
 }
 
 /** The plan with every damaged unit in it, marked 'repair', and no longer counted unchanged. */

@@ -1,6 +1,6 @@
 // Cost data sources as the exporter needs them: id, currency, last sync, account routing.
 import type { CloudforetClient } from '../../cloudforet/client.ts';
-import { CloudforetApiError, EventError } from '../../errors.ts';
+import { CloudforetApiError, EventError, ExportError } from '../../errors.ts';
 import { type ApiRecord, listPages } from '../../cloudforet/pager.ts';
 
 export interface DataSourceInfo {
@@ -48,17 +48,44 @@ export function selectDataSources(
  * (docs/cloudforet-behaviour.md): a member app gets no mapping rather than a failed run, and its
  * rows of routed accounts keep no workspace.
  */
-export async function virtualWorkspaceMap(
-  client: CloudforetClient,
-): Promise<Map<string, string | undefined>> {
-  const map = new Map<string, string | undefined>();
+export async function virtualWorkspaceMap(client: CloudforetClient): Promise<AccountLinks> {
+  const map = new AccountLinks(true);
   try {
     await readAccountLinks(client, map);
   } catch (error) {
-    if (error instanceof CloudforetApiError && error.status === 403) return new Map();
+    if (error instanceof CloudforetApiError && error.status === 403) return new AccountLinks(false);
     throw error;
   }
   return map;
+}
+
+/**
+ * The account links as read: `readable` false when the app may not list them (403). An answer
+ * with no link at all (`{}`) proves nothing: rows that carry a virtual id then fail their unit
+ * (`ACCOUNT_LINKS_MISSING`, export/day) rather than lose their workspace.
+ */
+export class AccountLinks extends Map<string, string | undefined> {
+  constructor(readonly readable: boolean) {
+    super();
+  }
+}
+
+/** Throws when a row carries a virtual workspace id and the links, readable, came back with none. */
+export function expectLinksFor(workspaceId: unknown, links: ReadonlyMap<string, string | undefined>): void {
+  if (typeof workspaceId !== 'string' || !workspaceId.startsWith('v-workspace-')) return;
+  if (links.size > 0 || (links instanceof AccountLinks && !links.readable)) return;
+  throw new AccountLinksMissingError(
+    `a cost row carries the virtual workspace ${workspaceId}, but /cost-analysis/data-source-account/list ` +
+      'answered no account link at all: the published rows keep their workspace; rerun, and check what ' +
+      'stands before the API (a proxy answering {}?) if it persists',
+  );
+}
+
+export class AccountLinksMissingError extends ExportError {
+  readonly retryable = true;
+  constructor(message: string) {
+    super('ACCOUNT_LINKS_MISSING', message);
+  }
 }
 
 async function readAccountLinks(

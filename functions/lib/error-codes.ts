@@ -1,0 +1,164 @@
+// Every error code the exporter gives (an ExportError's `code`, a unit failure's `code` in a run
+// summary), declared once with its meaning and whether it is retried. docs/errors.md is generated
+// from this list (`npm run error-docs`), and test/error-codes.test.ts fails when a code in
+// functions/ or cli/ is missing here. The throw sites still spell their codes; this is the index.
+
+/**
+ * yes: the unit is attempted again within the run (and Step Functions retries a backfill unit);
+ * no: nothing changes until the cause is fixed; depends: on the answer (said in the meaning).
+ */
+export type Retry = 'yes' | 'no' | 'depends';
+
+export interface ErrorCode {
+  /** The code, or a family of codes with a <placeholder> part. */
+  readonly code: string;
+  readonly retry: Retry;
+  readonly meaning: string;
+}
+
+const code = (c: string, retry: Retry, meaning: string): ErrorCode => ({ code: c, retry, meaning });
+
+const CLOUDFORET: readonly ErrorCode[] = [
+  code(
+    'CLOUDFORET_<API code>',
+    'depends',
+    'Cloudforet answered an error with its own code (e.g. CLOUDFORET_ERROR_AUTHENTICATE_FAILURE); retried when the status is 429 or 5xx',
+  ),
+  code(
+    'CLOUDFORET_HTTP_<status>',
+    'depends',
+    'an HTTP error without a Cloudforet code; retried on 429 and 5xx',
+  ),
+  code(
+    'CLOUDFORET_NETWORK',
+    'depends',
+    'no answer: retried, unless the host name does not resolve, TLS does not match or the certificate is refused',
+  ),
+  code('CLOUDFORET_DEADLINE', 'yes', 'the whole request, headers and body, outlasted its deadline'),
+  code(
+    'CLOUDFORET_SILENT',
+    'yes',
+    'the endpoint answered nothing for --give-up-after seconds (CLI); the run gave up instead of retrying',
+  ),
+  code(
+    'CLOUDFORET_ANSWER_TOO_LARGE',
+    'yes',
+    'an answer longer than the limit (--max-answer-mb), dropped unread',
+  ),
+  code(
+    'CLOUDFORET_NOT_AN_ANSWER',
+    'yes',
+    'a body that is no Cloudforet answer (a proxy or gateway error page)',
+  ),
+  code('PAGING_DRIFT', 'yes', 'the data changed under a paging run (total_count moved, an id came twice)'),
+  code(
+    'ACCOUNT_LINKS_MISSING',
+    'yes',
+    'a cost row carries a virtual workspace but no account link came back: the published rows are kept',
+  ),
+];
+
+const SECRET: readonly ErrorCode[] = [
+  code('SECRET_FETCH_FAILED', 'no', 'Secrets Manager refused or failed to give the secret'),
+  code('SECRET_EMPTY', 'no', 'the secret or the secret file holds no text'),
+  code('SECRET_FILE_UNREADABLE', 'no', 'the --secret-file cannot be read'),
+  code(
+    'SECRET_FILE_TOO_LARGE',
+    'no',
+    'the --secret-file is longer than 64 KiB (a device such as /dev/zero?)',
+  ),
+  code('SECRET_FILE_ENCODING', 'no', 'the secret file is UTF-16, not UTF-8'),
+  code('SECRET_INVALID_JSON', 'no', 'the secret starts like JSON but does not parse'),
+  code('SECRET_JSON_NO_CLIENT_SECRET', 'no', "the secret's JSON has no client_secret field"),
+  code('SECRET_NOT_A_JWT', 'no', 'the client_secret is not a JWT'),
+  code('SECRET_MISSING_CLAIMS', 'no', 'the token lacks the claims of a Cloudforet app (did, wid, rol, exp)'),
+  code('SECRET_EXPIRED', 'no', 'the client_secret has expired: make a new one in the Cloudforet console'),
+];
+
+const EVENT: readonly ErrorCode[] = [
+  code('CONFIG_INVALID', 'no', 'environment variables missing or invalid (every problem in one message)'),
+  code('CLI_USAGE', 'no', 'a command line the CLI cannot run (exit code 2)'),
+  code('EVENT_NOT_OBJECT', 'no', 'the event is not a JSON object'),
+  code('EVENT_UNKNOWN_KEYS', 'no', 'the event has keys the function does not take'),
+  code('EVENT_BAD_DATE', 'no', 'a date that is not YYYY-MM-DD'),
+  code('EVENT_DATE_AND_RANGE', 'no', 'both "date" and "from"/"to"'),
+  code('EVENT_RANGE_INCOMPLETE', 'no', '"from" without "to", or the reverse'),
+  code('EVENT_RANGE_REVERSED', 'no', '"from" after "to"'),
+  code('EVENT_RANGE_TOO_LONG', 'no', 'more days than one invocation exports: use the backfill or the CLI'),
+  code('EVENT_DATE_IN_FUTURE', 'no', 'a day after today (UTC)'),
+  code('EVENT_BEYOND_RETENTION', 'no', "days wholly before Cloudforet's 12 months of daily costs"),
+  code('EVENT_BAD_DATA_SOURCE_IDS', 'no', '"dataSourceIds" is not a non-empty list of ids'),
+  code('EVENT_BAD_FORCE', 'no', '"force" is not true or false'),
+  code('EVENT_BAD_INCLUDE_INACTIVE', 'no', '"includeInactive" is not true or false'),
+  code('EVENT_BAD_MONTH', 'no', '"month" is not a past month as YYYY-MM'),
+  code('EVENT_BAD_CURRENCY', 'no', '"currency" is not a supported currency'),
+  code('EVENT_BAD_PLAN', 'no', "the backfill summary's event is not the plan step's output"),
+  code('EVENT_BAD_UNIT', 'no', "a backfill unit's event is not one the plan step wrote"),
+  code('UNKNOWN_DATA_SOURCE', 'no', 'a data source id the app does not see'),
+];
+
+const DESTINATION: readonly ErrorCode[] = [
+  code('DESTINATION_INVALID', 'no', '--out or the bucket names no S3 bucket or usable folder'),
+  code('DESTINATION_CLAIM_UNREADABLE', 'no', "the destination's claim file is not one this tool wrote"),
+  code('DESTINATION_SCOPE_MISMATCH', 'no', 'the destination holds another scope (domain or workspace)'),
+  code('SINK_S3_FAILED', 'no', 'an S3 request failed; the message names the cause and the remedy'),
+  code('SINK_LOCAL_FAILED', 'no', 'a file of a local destination could not be read or written'),
+  code('SNS_PUBLISH_FAILED', 'no', 'the alerts topic refused a message; the alert is sent on the next run'),
+];
+
+const UNITS: readonly ErrorCode[] = [
+  code(
+    'UNIT_INTERRUPTED',
+    'yes',
+    'the run stopped the unit (deadline or signal); its previous object is untouched',
+  ),
+  code(
+    'EMPTY_ANSWER_CONTRADICTED',
+    'yes',
+    'a listing answered empty where another verb counts rows: the published object is kept',
+  ),
+  code(
+    'REMOVAL_UNPROVEN',
+    'no',
+    'a listing answered empty and nothing proves the day empty: the published object is kept',
+  ),
+  code(
+    'FOCUS_NAMES_MISSING',
+    'no',
+    'names for FOCUS rows were missing: the published FOCUS rows are kept; rerun',
+  ),
+  code('FOCUS_SOURCE_MISSING', 'no', 'a costs object named by its manifest is not there'),
+  code(
+    'FOCUS_SOURCE_DAMAGED',
+    'no',
+    "a costs object does not match its manifest's checksum; the next cost run repairs it",
+  ),
+  code('FOCUS_ROWS_DIFFER', 'no', 'a costs object holds another number of rows than its manifest counts'),
+  code('STATEMENT_CURRENCY', 'no', "a month's statements are archived in another currency"),
+  code(
+    'ARCHIVE_RACE',
+    'yes',
+    'an archived object (a statement) already holds other content: it is kept as first written',
+  ),
+  code('RUN_FAILED', 'no', 'some units or tables of a run did not export (each named with its own code)'),
+  code('UNEXPECTED', 'no', 'an error without a code: a bug, or a library failing in a way not yet named'),
+];
+
+/** The catalogue, in the order of docs/errors.md. */
+export const ERROR_CATALOGUE: ReadonlyArray<{
+  readonly title: string;
+  readonly codes: readonly ErrorCode[];
+}> = [
+  { title: 'Cloudforet', codes: CLOUDFORET },
+  { title: 'The secret', codes: SECRET },
+  { title: 'Configuration, command line and events', codes: EVENT },
+  { title: 'Destination and delivery', codes: DESTINATION },
+  { title: 'Units and runs', codes: UNITS },
+];
+
+/** Every code declared one by one (the families with a <placeholder> left out). */
+export function declaredCodes(): Set<string> {
+  return new Set(
+    ERROR_CATALOGUE.flatMap(({ codes }) => codes.map((c) => c.code)).filter((c) => !c.includes('<')),
+  );
+}

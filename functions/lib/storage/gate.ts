@@ -1,0 +1,163 @@
+// The one gate for destructive writes. Removing a published object, replacing it by fewer rows,
+// and creating an archived version (written once, never rewritten) all go through here, for every
+// table; `test/gate-rule.test.ts` fails when any other module calls `sink.remove` or
+// `sink.createIfAbsent`. A removal or a shrink takes a `Proof`, which only the constructors below
+// build, and only from evidence that positively shows the new state: an answer with no rows at
+// all, a missing field, a bare 2xx or a lost race never makes one (docs/guarantees.md).
+import { ExportError, UnprovenRemovalError } from '../errors.ts';
+import type { Sink } from './sink.ts';
+
+declare const PROVEN: unique symbol;
+
+/** Evidence that a destructive write shows the source's true new state; built only in this module. */
+export interface Proof {
+  /** What proved it, in words the run ledger and the restatement lines keep. */
+  readonly evidence: string;
+  readonly [PROVEN]: true;
+}
+
+const proof = (evidence: string): Proof => ({ evidence }) as Proof;
+
+/** One result row of a `cost/analyze` DAILY answer for one data source and one calendar month. */
+export interface AnalyzeDay {
+  readonly date: string;
+  readonly rows: number;
+}
+
+/**
+ * A published cost day may go only when Cloudforet positively shows it empty: the month's
+ * `cost/analyze` answer holds rows of the data source's other days (so it is an answer about this
+ * data source, not `{}` from a gateway) and none of this day, and the day's listing came back
+ * empty twice, inside retention. `{}` for the month (no row at all) proves nothing.
+ */
+export function proveDayEmpty(e: {
+  readonly what: string;
+  readonly date: string;
+  /** The month's analyze answer, asked at removal time. */
+  readonly month: readonly AnalyzeDay[];
+  readonly listedEmptyTwice: boolean;
+  readonly insideRetention: boolean;
+}): Proof {
+  const today = e.month.filter((d) => d.date === e.date).reduce((n, d) => n + d.rows, 0);
+  if (today > 0) {
+    throw new UnprovenRemovalError(
+      'EMPTY_ANSWER_CONTRADICTED',
+      `cost/list answered no rows for ${e.what}, but cost/analyze counts ${today}: the published day is kept; ` +
+        'rerun, and check what stands before the API (a proxy answering {}?) if it persists',
+    );
+  }
+  const otherDays = new Set(e.month.filter((d) => d.rows > 0).map((d) => d.date)).size;
+  if (otherDays === 0 || !e.listedEmptyTwice || !e.insideRetention) {
+    const why =
+      otherDays === 0
+        ? "cost/analyze answered no row for any day of the data source's month (an empty answer proves nothing)"
+        : !e.listedEmptyTwice
+          ? 'the listing was not empty twice'
+          : 'the day is past retention';
+    throw new UnprovenRemovalError(
+      'REMOVAL_UNPROVEN',
+      `cost/list answered no rows for ${e.what}, and ${why}: the published day is kept. ` +
+        'If the day really lost every row, it is removed once Cloudforet shows other days of the month; ' +
+        'otherwise check what stands before the API',
+    );
+  }
+  return proof(
+    `cost/list empty twice; cost/analyze counts 0 rows for the day and rows on ${otherDays} other day(s) of the month; inside retention`,
+  );
+}
+
+/**
+ * A derived object (a FOCUS unit) follows its source's proven removal: the source's manifest
+ * records that its object was removed and what proved it.
+ */
+export function proveSourceRemoved(source: {
+  readonly key: string | null;
+  readonly rows: number;
+  readonly removedBecause?: string;
+}): Proof | undefined {
+  if (source.key !== null || source.rows !== 0 || !source.removedBecause) return undefined;
+  return proof(`its source was removed: ${source.removedBecause}`);
+}
+
+/**
+ * Fewer rows than published replace an object only when another verb counts exactly the new rows
+ * (a cost day: cost/analyze, asked after the listing), never because the listing alone says so.
+ */
+export function proveFewerRows(e: {
+  readonly what: string;
+  readonly published: number;
+  readonly written: number;
+  readonly counted: number | undefined;
+  readonly by: string;
+}): Proof {
+  if (e.counted === e.written) {
+    return proof(`${e.by} counts ${e.counted} rows, the listing gave ${e.written} (was ${e.published})`);
+  }
+  throw new UnprovenRemovalError(
+    'EMPTY_ANSWER_CONTRADICTED',
+    `${e.what}: the listing gave ${e.written} rows where ${e.published} are published, and ${e.by} ` +
+      `${e.counted === undefined ? 'gave no count' : `counts ${e.counted}`}: the published object is kept; rerun`,
+  );
+}
+
+/**
+ * The default for tables with no second verb to count them (inventory, identity, budgets): the
+ * listing's pages came whole, their total_count agreeing with the rows received (the pager
+ * checks every page), so the smaller set is the source's own statement, not a silence.
+ */
+export function proveListed(written: number, published: number): Proof {
+  if (written <= 0) throw new Error('proveListed: an empty listing is never a proof');
+  return proof(`a complete listing of ${written} rows (was ${published})`);
+}
+
+/**
+ * A derived object (FOCUS) holds one row per row of its source object, whose bytes were checked
+ * against the source's manifest before they were read: it follows the source, shrinking with it.
+ */
+export function proveDerivedFrom(sourceKey: string, sha256: string | undefined, rows: number): Proof {
+  if (!sha256) throw new Error(`${sourceKey}: a source without a checksum proves nothing`);
+  return proof(`derived row for row from ${sourceKey} (${rows} rows, sha256 ${sha256.slice(0, 12)}…)`);
+}
+
+/** A mixed day publishes only the rows of the newest successful sync job: fewer rows by design. */
+export function proveJobRows(jobId: string, written: number, published: number): Proof {
+  return proof(`only the ${written} rows of successful sync job ${jobId} (was ${published})`);
+}
+
+/** An object the run itself made for its own use (a claim, a probe), never an archived one. */
+export function ownScratch(why: string): Proof {
+  return proof(`own scratch object: ${why}`);
+}
+
+/** Removes a published object, given the proof that the source no longer has it. */
+export async function removeProven(sink: Sink, key: string, why: Proof): Promise<string> {
+  await sink.remove(key);
+  return why.evidence;
+}
+
+/**
+ * Creates an object that is never rewritten once it exists (an archived statement, a record, a
+ * claim): a conditional create on S3 and on a directory alike. When one is already there, it is
+ * left as it is: 'same' when it holds these very bytes (a rerun of the same version), 'other'
+ * otherwise (another run got there first, or a stopped run's leftover).
+ */
+export async function createOnce(
+  sink: Sink,
+  key: string,
+  body: string,
+  contentType: string,
+): Promise<'created' | 'same' | 'other'> {
+  if (await sink.createIfAbsent(key, body, contentType)) return 'created';
+  return (await sink.read(key)) === body ? 'same' : 'other';
+}
+
+/** An archived object found holding other bytes than this run would write: the race is reported. */
+export class ArchiveRaceError extends ExportError {
+  readonly retryable = true;
+  constructor(key: string, what: string) {
+    super(
+      'ARCHIVE_RACE',
+      `${key} is already archived with other content (${what}); it is kept as first written: run again`,
+    );
+  }
+}

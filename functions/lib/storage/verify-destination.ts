@@ -1,0 +1,145 @@
+// The one verifier: walks the whole destination, every table, not a run's window. Every manifest
+// against its object (listing, then the SHA-256 read back under `checksums`); every derived
+// object (FOCUS) against the source object it names; every archived statement file against its
+// record; every data object against a manifest that names it. What it finds is reported; repairs
+// are the runs' (a cost run re-exports damaged days inside Cloudforet's retention and derives
+// damaged FOCUS units anew), so what the verifier still finds after them is damage no run can
+// undo from Cloudforet: the caller fails loudly with it (docs/operations.md: restoring an object).
+import { forEachLimit } from '../pool.ts';
+import { MANIFESTS_DIR } from './layout.ts';
+import { objectDifference } from './object-check.ts';
+import type { Sink, StoredObject } from './sink.ts';
+
+export interface Finding {
+  readonly key: string;
+  /** missing, size, etag, checksum, stale-derivation, no-manifest, record-mismatch */
+  readonly why: string;
+}
+
+export interface VerifyReport {
+  readonly location: string;
+  /** Manifests read (every table's units and every statement record). */
+  readonly manifests: number;
+  /** Data objects compared with their manifests (size and ETag; SHA-256 under checksums). */
+  readonly objects: number;
+  readonly checksummed: number;
+  /** Derived objects (FOCUS) compared with the source object they name. */
+  readonly derived: number;
+  /** Archived statement files compared with their records. */
+  readonly statementFiles: number;
+  readonly findings: readonly Finding[];
+}
+
+interface Manifest {
+  readonly key?: string | null;
+  readonly bytes?: number;
+  readonly sha256?: unknown;
+  readonly etag?: string;
+  readonly mtimeMs?: number;
+  readonly sourceKey?: string | null;
+  readonly sourceSha256?: string;
+  readonly files?: readonly string[];
+}
+
+/** Folders that hold no table data: manifests, the ledger (append-only lines), temporaries, alerts. */
+const NOT_DATA = /^(_[^/]*|ledger)\//;
+
+export async function verifyDestination(
+  sink: Sink,
+  opts: { readonly checksums: boolean },
+): Promise<VerifyReport> {
+  const [manifestKeys, objects] = await Promise.all([sink.list(`${MANIFESTS_DIR}/`), sink.listObjects('')]);
+  const manifests = new Map<string, Manifest>();
+  await forEachLimit(
+    manifestKeys.filter((k) => k.endsWith('.json')),
+    16,
+    async (key) => {
+      const text = await sink.read(key);
+      try {
+        const m = text === undefined ? undefined : (JSON.parse(text) as Manifest);
+        if (m && typeof m === 'object') manifests.set(key, m);
+      } catch {
+        // not a manifest of ours (a job mark is JSON too): nothing to compare
+      }
+    },
+  );
+  const findings: Finding[] = [];
+  const counts = { objects: 0, checksummed: 0, derived: 0, statementFiles: 0 };
+  const named = new Set<string>();
+  await forEachLimit([...manifests], 8, async ([key, m]) => {
+    if (Array.isArray(m.files) && m.sha256 && typeof m.sha256 === 'object') {
+      await checkRecord(sink, key, m, objects, findings, counts, opts.checksums);
+      for (const f of m.files) named.add(recordFileKey(key, f));
+      return;
+    }
+    if (typeof m.key !== 'string' || typeof m.bytes !== 'number') return;
+    named.add(m.key);
+    counts.objects++;
+    if (opts.checksums && typeof m.sha256 === 'string') counts.checksummed++;
+    const described = { ...m, bytes: m.bytes, sha256: typeof m.sha256 === 'string' ? m.sha256 : undefined };
+    const why = await objectDifference(sink, described, m.key, objects.get(m.key), opts.checksums);
+    if (why) findings.push({ key: m.key, why });
+    if (m.sourceKey !== undefined) checkDerived(key, m, manifests, findings, counts);
+  });
+  for (const key of objects.keys()) {
+    const table = key.split('/')[0] ?? '';
+    const isData = !NOT_DATA.test(key) && key.includes('/') && table !== 'statements';
+    if (isData && !named.has(key)) findings.push({ key, why: 'no-manifest' });
+  }
+  findings.sort((a, b) => a.key.localeCompare(b.key));
+  return { location: sink.location, manifests: manifests.size, ...counts, findings };
+}
+
+/** A derived object's manifest names its source's object and checksum: the source's manifest must agree. */
+function checkDerived(
+  key: string,
+  m: Manifest,
+  manifests: ReadonlyMap<string, Manifest>,
+  findings: Finding[],
+  counts: { derived: number },
+): void {
+  counts.derived++;
+  if (m.sourceKey === null || m.sourceKey === undefined) return;
+  const source = manifests.get(`${MANIFESTS_DIR}/${m.sourceKey.replace(/\.parquet$/, '.json')}`);
+  if (!source || source.key !== m.sourceKey || source.sha256 !== m.sourceSha256) {
+    findings.push({ key: typeof m.key === 'string' ? m.key : key, why: 'stale-derivation' });
+  }
+}
+
+/** `_manifests/statements/billed_month=M/x.r1.json` + `x.r1.csv` -> `statements/billed_month=M/x.r1.csv`. */
+function recordFileKey(recordKey: string, file: string): string {
+  const folder = recordKey.slice(MANIFESTS_DIR.length + 1, recordKey.lastIndexOf('/') + 1);
+  return `${folder}${file}`;
+}
+
+async function checkRecord(
+  sink: Sink,
+  key: string,
+  m: Manifest,
+  objects: ReadonlyMap<string, StoredObject>,
+  findings: Finding[],
+  counts: { statementFiles: number },
+  checksums: boolean,
+): Promise<void> {
+  const sums = m.sha256 as Readonly<Record<string, string>>;
+  for (const file of m.files ?? []) {
+    const fileKey = recordFileKey(key, file);
+    counts.statementFiles++;
+    if (!objects.has(fileKey)) {
+      findings.push({ key: fileKey, why: 'missing' });
+      continue;
+    }
+    if (!checksums || !sink.sha256 || !sums[file]) continue;
+    if ((await sink.sha256(fileKey)) !== sums[file]) findings.push({ key: fileKey, why: 'record-mismatch' });
+  }
+}
+
+/** One line for people: what was checked and what was found. */
+export function describeVerify(r: VerifyReport): string[] {
+  return [
+    `  verified ${r.location}: ${r.manifests} manifests, ${r.objects} objects (${r.checksummed} by SHA-256), ` +
+      `${r.derived} derived units against their sources, ${r.statementFiles} archived statement files: ` +
+      `${r.findings.length === 0 ? 'all as recorded' : `${r.findings.length} not as recorded`}`,
+    ...r.findings.map((f) => `  DAMAGED ${f.key}: ${f.why}`),
+  ];
+}

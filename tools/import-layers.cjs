@@ -1,0 +1,210 @@
+// The import layers, in one ordered list (bottom first), and the dependency-cruiser `allowed`
+// rules generated from it (.dependency-cruiser.cjs). A layer imports its own files, the runtime
+// (functions/lib/*.ts, below everything) and the layers its `uses` names, each of which must sit on
+// a lower level or be one of its named `siblings` (a layer on the same level). `uses: 'below'` is
+// every lower level. docs/code-layout.md states the same order.
+const lib = '^functions/lib/';
+
+/** @typedef {{ name: string, path: string, uses: string[] | 'below', siblings?: string[], why: string }} Layer */
+
+/** @type {Layer[][]} bottom first */
+const LEVELS = [
+  [
+    {
+      name: 'runtime',
+      path: `${lib}[^/]+[.]ts$`,
+      uses: [],
+      why: 'config, log, errors, dates, pool: import nothing of the lib',
+    },
+  ],
+  [
+    { name: 'cloudforet', path: `${lib}cloudforet/`, uses: [], why: 'cloudforet talks HTTP only' },
+    { name: 'storage', path: `${lib}storage/`, uses: [], why: 'storage moves bytes; it knows no Parquet' },
+  ],
+  [
+    {
+      name: 'parquet',
+      path: `${lib}parquet/`,
+      uses: ['storage'],
+      why: 'the encoder knows columns, not tables',
+    },
+    {
+      name: 'published',
+      path: `${lib}published/`,
+      uses: ['storage'],
+      why: 'reads published objects through a sink',
+    },
+  ],
+  [{ name: 'tables', path: `${lib}tables/`, uses: ['cloudforet', 'parquet'], why: 'column lists are data' }],
+  [
+    {
+      name: 'export',
+      path: `${lib}export/`,
+      uses: ['cloudforet', 'storage', 'parquet', 'tables'],
+      why: 'the shared flow knows no kind of export',
+    },
+    {
+      name: 'anomalies',
+      path: `${lib}anomalies/`,
+      uses: ['storage', 'tables'],
+      why: 'judged from the published manifests, never Cloudforet',
+    },
+    {
+      name: 'statements',
+      path: `${lib}statements/`,
+      uses: ['storage', 'published', 'tables'],
+      why: 'read what was published (unified costs), never Cloudforet',
+    },
+    {
+      name: 'costs/sources',
+      path: `${lib}costs/sources/`,
+      uses: ['cloudforet', 'storage', 'tables'],
+      why: 'what Cloudforet says, and where a day lives',
+    },
+  ],
+  [
+    {
+      name: 'costs/planning',
+      path: `${lib}costs/planning/`,
+      uses: ['costs/sources', 'cloudforet', 'storage', 'tables'],
+      why: 'planning decides; it exports nothing',
+    },
+    {
+      name: 'costs/unified',
+      path: `${lib}costs/unified/`,
+      uses: ['cloudforet', 'export', 'storage', 'tables'],
+      why: 'unified-cost months stand alone',
+    },
+    {
+      name: 'costs/freshness',
+      path: `${lib}costs/freshness/`,
+      uses: ['costs/sources', 'storage', 'tables'],
+      why: 'freshness reads published days only',
+    },
+    {
+      name: 'inventory',
+      path: `${lib}inventory/`,
+      uses: ['cloudforet', 'export', 'storage', 'tables'],
+      why: 'kinds of export share code only through export/',
+    },
+    {
+      name: 'focus',
+      path: `${lib}focus/`,
+      uses: ['cloudforet', 'export', 'published', 'storage', 'tables'],
+      why: 'FOCUS rows from published costs objects, whoever ran the export',
+    },
+    {
+      name: 'alerts',
+      path: `${lib}alerts/`,
+      uses: ['anomalies', 'published', 'storage', 'tables'],
+      why: 'read what was published; SNS comes in as a function',
+    },
+  ],
+  [
+    {
+      name: 'costs/days',
+      path: `${lib}costs/days/`,
+      uses: ['costs/planning', 'costs/sources', 'cloudforet', 'export', 'storage', 'tables'],
+      why: 'one cost day, whoever runs it',
+    },
+  ],
+  [
+    {
+      name: 'costs',
+      path: `${lib}costs/[^/]+[.]ts$`,
+      uses: ['costs/days', 'costs/planning', 'costs/sources', 'costs/unified', 'focus', 'export', 'storage'],
+      why: 'the cost run; it does not use the Step Functions backfill',
+    },
+    {
+      name: 'costs/backfill',
+      path: `${lib}costs/backfill/`,
+      uses: [
+        'costs/days',
+        'costs/planning',
+        'costs/sources',
+        'costs/unified',
+        'cloudforet',
+        'export',
+        'storage',
+      ],
+      why: 'the Step Functions backfill',
+    },
+  ],
+  [
+    {
+      name: 'lambda',
+      path: `${lib}lambda/`,
+      uses: ['alerts', 'cloudforet', 'storage'],
+      why: 'the entry wrapper and the connections',
+    },
+  ],
+  [
+    {
+      name: 'entries',
+      path: '^functions/[^/]+[.]ts$',
+      uses: 'below',
+      why: 'one file per Lambda, wiring only',
+    },
+    { name: 'cli', path: '^cli/', uses: 'below', why: 'the command-line tool on the same core' },
+    {
+      name: 'infra',
+      path: '^infra/',
+      uses: ['parquet', 'storage', 'tables', 'lambda'],
+      why: 'the stack takes names and column lists from the lib, never its logic',
+    },
+  ],
+  [{ name: 'bin', path: '^bin/', uses: ['cli'], why: 'the CLI launcher' }],
+  // tools and test import each other: tests use the simulator, and the bench and invoke use
+  // test/support/ (s3rver, responders, readers) until those move into a harness room of their own
+  // (issue 38, item 1); then tools goes a level down and test stops being its sibling.
+  [
+    {
+      name: 'tools',
+      path: '^tools/',
+      uses: 'below',
+      siblings: ['test'],
+      why: 'the simulator, the demo, the bench',
+    },
+    { name: 'test', path: '^test/', uses: 'below', siblings: ['tools'], why: 'vitest' },
+  ],
+];
+
+/** The layers, each with its level, by name. */
+function layerIndex(levels) {
+  const index = new Map();
+  levels.forEach((layers, level) => {
+    for (const layer of layers) {
+      if (index.has(layer.name)) throw new Error(`import layers: ${layer.name} is listed twice`);
+      index.set(layer.name, { ...layer, level });
+    }
+  });
+  return index;
+}
+
+/** One `allowed` rule per layer; throws when a layer uses one above it, or a sibling it does not name. */
+function allowedRules(levels) {
+  const index = layerIndex(levels);
+  const runtime = index.get('runtime');
+  return [...index.values()].map((layer) => {
+    const below = [...index.values()].filter((other) => other.level < layer.level).map((other) => other.name);
+    const uses = layer.uses === 'below' ? [...below, ...(layer.siblings ?? [])] : layer.uses;
+    for (const name of uses) {
+      const used = index.get(name);
+      if (!used) throw new Error(`import layers: ${layer.name} uses ${name}, which is no layer`);
+      const sibling = used.level === layer.level && (layer.siblings ?? []).includes(name);
+      if (used.level >= layer.level && !sibling)
+        throw new Error(
+          `import layers: ${layer.name} (level ${layer.level}) may not use ${name} (level ${used.level})`,
+        );
+    }
+    const targets = [layer, ...uses.map((name) => index.get(name))];
+    if (layer.level > 0 && !uses.includes('runtime')) targets.push(runtime);
+    return {
+      comment: `${layer.name}: ${layer.why}`,
+      from: { path: layer.path },
+      to: { path: targets.map((t) => t.path) },
+    };
+  });
+}
+
+module.exports = { LEVELS, allowedRules };
