@@ -4,10 +4,12 @@
 const major = Number(process.versions.node.split('.')[0]);
 if (major < 24) {
   process.stderr.write(
-    `cloudforet-export: needs Node 24 or later (this is Node ${process.versions.node}); run it as 'bash tools/with-node24.sh npx cloudforet-export …', which fetches Node 24 once, or install Node 24 (see .nvmrc)\n`,
+    `cloudforet-export: needs Node 24 or later (this is Node ${process.versions.node}); in the clone run it as 'npm run cli -- …' (or 'bash tools/with-node24.sh npx cloudforet-export …'), which fetches Node 24 once, or install Node 24 (see .nvmrc)\n`,
   );
   process.exit(2);
 }
+// `npm run cli -- …` runs in the package's folder; relative paths are meant from where it was typed.
+if (process.env.npm_lifecycle_event === 'cli' && process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
 const { register } = await import('tsx/esm/api');
 register();
 const { main } = await import('../cli/main.ts');

@@ -13,6 +13,9 @@ export interface CliIo {
 /** check's deadline for each request when neither --timeout nor CLOUDFORET_TIMEOUT_MS is set. */
 export const PROBE_TIMEOUT_MS = 10_000;
 
+/** How long costs and inventory wait for an endpoint that answers nothing, unless --give-up-after. */
+export const GIVE_UP_AFTER_S = 60;
+
 export const options = {
   endpoint: { type: 'string' },
   'secret-file': { type: 'string' },
@@ -30,6 +33,7 @@ export const options = {
   'include-inactive': { type: 'boolean' },
   concurrency: { type: 'string' },
   timeout: { type: 'string' },
+  'give-up-after': { type: 'string' },
   'max-answer-mb': { type: 'string' },
   'allow-insecure-http': { type: 'boolean' },
   json: { type: 'boolean' },

@@ -8,6 +8,7 @@ import {
   type SecretSource,
   secretsManagerSource,
 } from '../functions/lib/cloudforet/secret.ts';
+import { endpointExtraProblem } from '../functions/lib/cloudforet/explain.ts';
 import { openSession } from '../functions/lib/cloudforet/session.ts';
 import { plainHttpProblem } from '../functions/lib/endpoint-rule.ts';
 import { ExportError } from '../functions/lib/errors.ts';
@@ -19,6 +20,7 @@ import {
   type CliIo,
   type CommandContext,
   type Env,
+  GIVE_UP_AFTER_S,
   PROBE_TIMEOUT_MS,
   type Values,
 } from './command-context.ts';
@@ -56,6 +58,8 @@ export function commandContext(command: string, values: Values, env: Env, io: Cl
   parseDestination(destination);
   const requestTimeoutMs = timeoutMs(values.timeout, env.CLOUDFORET_TIMEOUT_MS);
   const timeoutGiven = values.timeout !== undefined || env.CLOUDFORET_TIMEOUT_MS !== undefined;
+  const giveUpAfterMs =
+    wholeNumber('--give-up-after', values['give-up-after'], GIVE_UP_AFTER_S, 1, 86_400) * 1000;
   const maxAnswerBytes = maxAnswerMb(values['max-answer-mb'], env.CLOUDFORET_MAX_ANSWER_MB) * 1024 * 1024;
   const secrets = secretSource(command, values, env);
   const log = cliLogger(env, io);
@@ -73,6 +77,7 @@ export function commandContext(command: string, values: Values, env: Env, io: Cl
         requestTimeoutMs: probe && !timeoutGiven ? PROBE_TIMEOUT_MS : requestTimeoutMs,
         maxAnswerBytes,
         retryNoAnswer: !probe,
+        silenceBudgetMs: probe ? undefined : Math.max(giveUpAfterMs, requestTimeoutMs),
       }),
   };
 }
@@ -90,6 +95,8 @@ export function checkEndpoint(endpoint: string, allowInsecureHttp: boolean): voi
       `--endpoint '${endpoint}' is not a URL: give the HTTP API base, e.g. https://console-v2.api.example.com`,
     );
   }
+  const extra = endpointExtraProblem(url);
+  if (extra) throw usageError(`--${extra}`);
   if (url.protocol === 'https:') return;
   if (url.protocol !== 'http:') {
     throw usageError(`--endpoint must be an https:// URL (got '${endpoint}')`);

@@ -1,7 +1,6 @@
 // `cloudforet-export costs`: cost rows for a day or a range, as the cost function exports them.
 import { parseCostEvent } from '../functions/lib/costs/event.ts';
-import { retentionStart } from '../functions/lib/costs/planning/job-history.ts';
-import { EventError } from '../functions/lib/errors.ts';
+import { refuseWhollyBeyondRetention } from '../functions/lib/costs/beyond-retention.ts';
 import { type CostRunSummary, runCostExport } from '../functions/lib/costs/run.ts';
 import { describeVerify } from '../functions/lib/storage/verify-destination.ts';
 import type { CommandContext } from './command-context.ts';
@@ -45,22 +44,11 @@ export async function runCosts(ctx: CommandContext): Promise<number> {
   return summary.failed === 0 ? 0 : 1;
 }
 
-/** Nothing of the range is still in Cloudforet: a usage error (exit 2), not an empty success. */
-function refuseWhollyBeyondRetention(range: { from: string; to: string }, now: Date): void {
-  const first = retentionStart(now);
-  if (range.to >= first) return;
-  const asked = range.from === range.to ? range.from : `${range.from}..${range.to}`;
-  throw new EventError(
-    'EVENT_BEYOND_RETENTION',
-    `${asked} is wholly before ${first}: Cloudforet keeps daily costs for 12 months (this one included), ` +
-      `so there is nothing to export; ask for ${first} or later (objects already archived are untouched)`,
-  );
-}
-
 function describeCosts(s: CostRunSummary & { scope: string }): string {
   const lines = [
     `costs ${s.from}..${s.to} (${s.scope}) -> ${s.destination}`,
-    `  ${s.dataSources} data sources: ${s.units} units (data source × day) planned: ${s.written} written, ${s.removed} empty, ` +
+    `  ${s.dataSources} data sources: ${s.units} units (data source × day) planned: ${s.written} written, ${s.empty} empty, ` +
+      (s.removed > 0 ? `${s.removed} removed (their day lost every row), ` : '') +
       `${s.kept} kept, ${s.failed} failed${s.notStarted > 0 ? `, ${s.notStarted} not started` : ''}; ` +
       `${s.unchanged} unchanged${s.repaired > 0 ? `, ${s.repaired} repaired (object missing or damaged)` : ''}`,
     ...(s.retainedFrom

@@ -11,11 +11,15 @@ export function progressReporter(
   return {
     update(p) {
       const rate = p.elapsedMs > 0 ? Math.round((p.rows / p.elapsedMs) * 1000) : 0;
-      const text = `${label}: ${p.unitsDone}/${p.unitsTotal} units, ${p.rows.toLocaleString('en-US')} rows, ${rate.toLocaleString('en-US')} rows/s`;
+      const units = `${label}: ${p.unitsDone}/${p.unitsTotal} units, ${p.rows.toLocaleString('en-US')} rows`;
+      // After the units: say what is being done now, not a rate that no longer moves.
+      const text = p.phase
+        ? `${units}; now the ${p.phase}`
+        : `${units}, ${rate.toLocaleString('en-US')} rows/s`;
       if (stream.isTTY) {
         stream.write(`\r\x1b[2K${text}`);
         shown = true;
-      } else if (Date.now() - lastLine >= intervalMs || p.unitsDone === p.unitsTotal) {
+      } else if (Date.now() - lastLine >= intervalMs || p.unitsDone === p.unitsTotal || p.phase) {
         stream.write(`${text}\n`);
         lastLine = Date.now();
       }

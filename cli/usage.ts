@@ -10,6 +10,7 @@ const CONNECTION = `Connection (every command):
   --secret-file PATH       the app's 'Download JSON' file or its client_secret (env CLOUDFORET_SECRET_FILE)
   --secret-id ID           the same, from AWS Secrets Manager (env CLOUDFORET_SECRET_ID)
   --timeout SECONDS        limit for each API request, body included, 1-600 (env CLOUDFORET_TIMEOUT_MS in ms; default 60, check 10)
+  --give-up-after SECONDS  give up once the endpoint answered nothing this long, 1-86400 (default 60; costs, inventory)
   --max-answer-mb MB       largest API answer taken, 1-1024 (env CLOUDFORET_MAX_ANSWER_MB; default 64)
   --allow-insecure-http    accept an http:// endpoint that is not on this machine (sends the token in clear text)
   --out DIR | s3://bucket/prefix   where data goes (env EXPORT_DESTINATION)`;

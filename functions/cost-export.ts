@@ -1,5 +1,6 @@
 // Lambda entry: export the cost days of the event (by default the days that changed in this
 // month and the previous one) to Parquet on S3, inline. Large backfills go to the state machine.
+import { refuseWhollyBeyondRetention } from './lib/costs/beyond-retention.ts';
 import { parseCostEvent } from './lib/costs/event.ts';
 import { runCostExport } from './lib/costs/run.ts';
 import { connectCloudforet, exportRunDeps } from './lib/lambda/connect-cloudforet.ts';
@@ -7,15 +8,19 @@ import { lambdaEntry } from './lib/lambda/entry.ts';
 
 export const handler = lambdaEntry('cost-export', {
   connect: connectCloudforet,
-  parse: (event, config, now) => ({
-    ...parseCostEvent(event, now, { maxDays: config.maxInlineDays, windowMonths: config.windowMonths }),
-    staleJobAfterMs: config.staleJobAfterMs,
-  }),
+  parse: (event, config, now) => {
+    const request = parseCostEvent(event, now, {
+      maxDays: config.maxInlineDays,
+      windowMonths: config.windowMonths,
+    });
+    refuseWhollyBeyondRetention(request, now);
+    return { ...request, staleJobAfterMs: config.staleJobAfterMs };
+  },
   run: (entry, request) => runCostExport(exportRunDeps(entry), request),
   figures: (s) => ({
     rows: s.rows,
     bytes: s.bytes,
-    exported: s.written + s.removed,
+    exported: s.written + s.removed + s.empty,
     unchanged: s.unchanged,
     failed: s.failed,
     apiRetries: s.requestRetries,

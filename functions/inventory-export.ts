@@ -12,8 +12,9 @@ export const handler = lambdaEntry('inventory-export', {
   figures: (s) => ({
     rows: s.rows,
     bytes: s.bytes,
-    exported: Object.values(s.tables).filter((t) => t.outcome === 'written' || t.outcome === 'removed')
-      .length,
+    exported: Object.values(s.tables).filter(
+      (t) => t.outcome === 'written' || t.outcome === 'removed' || t.outcome === 'empty',
+    ).length,
     failed: s.failed,
     apiRetries: s.requestRetries,
   }),

@@ -188,6 +188,18 @@ const rows: Row[] = [
     says: /a JSON object/,
   },
   {
+    input: 'event range wholly past the 12-month retention',
+    act: () => lambda({ from: '2020-01-01', to: '2020-01-31' }),
+    code: 'EVENT_BEYOND_RETENTION',
+    says: /2020-01-01\.\.2020-01-31 is wholly before \d{4}-\d\d-01: Cloudforet keeps daily costs for 12 months/,
+  },
+  {
+    input: 'event date wholly past the 12-month retention',
+    act: () => lambda({ date: '2020-01-15' }),
+    code: 'EVENT_BEYOND_RETENTION',
+    says: /ask for \d{4}-\d\d-01 or later/,
+  },
+  {
     input: 'event naming an unknown data source',
     act: () => lambda({ date: YESTERDAY, dataSourceIds: ['ds-000000000000'] }),
     code: 'UNKNOWN_DATA_SOURCE',
@@ -344,6 +356,27 @@ const rows: Row[] = [
     act: () => costs('--secret-id', SECRET_ID),
     code: 'CLI_USAGE',
     says: /give --secret-file or --secret-id, not both/,
+    exit: 2,
+  },
+  {
+    input: 'CLI with a secret file that never ends (/dev/zero)',
+    act: () => cli('costs', '--endpoint', endpoint(), '--secret-file', '/dev/zero', '--out', out()),
+    code: 'SECRET_FILE_TOO_LARGE',
+    says: /longer than 64 KiB/,
+    exit: 2,
+  },
+  {
+    input: 'CLI with a query string on the endpoint',
+    act: () => cli('costs', '--endpoint', `${endpoint()}/?v=2`, '--secret-file', secretFile, '--out', out()),
+    code: 'CLI_USAGE',
+    says: /has a query string \(\?v=2\)/,
+    exit: 2,
+  },
+  {
+    input: 'CLI with --give-up-after 0',
+    act: () => costs('--give-up-after', '0'),
+    code: 'CLI_USAGE',
+    says: /--give-up-after must be a whole number from 1 to 86400/,
     exit: 2,
   },
   {

@@ -54,6 +54,12 @@ describe('cloudforet-export costs', () => {
     expect(code).toBe(0);
     expect(summary).toMatchObject({ units: 180, failed: 0, scope: `domain ${sim.domainId}` });
     expect(io.err()).toMatch(/costs: 180\/180 units, [\d,]+ rows, [\d,]+ rows\/s/);
+    // The work after the units has its own progress lines, in the order it is done.
+    const phases = io.err().match(/^costs: 180\/180 units, [\d,]+ rows; now the .*$/gm);
+    expect(phases?.map((l) => l.replace(/^.*; now the /, ''))).toEqual([
+      'unified costs of the months',
+      'FOCUS rows of the days',
+    ]);
     const truth = sim
       .dataSourceIds()
       .flatMap((ds) => daysBetween(FROM, TO).map((d) => sim.costTruth(ds, d).rows));

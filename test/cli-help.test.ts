@@ -1,8 +1,9 @@
 // Each command's help says what every one of its options does, and its default where it has one.
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { options } from '../cli/command-context.ts';
 import { main, ownOptions, readsDestinationOnly } from '../cli/main.ts';
-import { type CommandName, commandNames } from '../cli/usage.ts';
+import { type CommandName, commandNames, commandUsage } from '../cli/usage.ts';
 import { inventoryTables } from '../functions/lib/tables/inventory.ts';
 import { fakeIo } from './support/fake-io.ts';
 
@@ -11,6 +12,7 @@ const CONNECTION = [
   'secret-file',
   'secret-id',
   'timeout',
+  'give-up-after',
   'max-answer-mb',
   'allow-insecure-http',
   'out',
@@ -55,5 +57,37 @@ describe('per-command help', () => {
     expect(inventoryTables.map((t) => t.name).filter((n) => !text.includes(n))).toEqual([]);
     expect(text).toContain('workspaces');
     expect(text).toContain('budget_usage');
+  });
+});
+
+describe('docs/cli.md', () => {
+  /** The fenced blocks of docs/cli.md, without their fences. */
+  async function blocks(): Promise<string[]> {
+    const text = await readFile(new URL('../docs/cli.md', import.meta.url), 'utf8');
+    return [...text.matchAll(/^```\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+  }
+
+  /** A command's synopsis: the first line of its help and the lines that continue it. */
+  const synopsis = (command: CommandName) => {
+    const [first, ...rest] = commandUsage[command].split('\n');
+    const more = rest.slice(
+      0,
+      rest.findIndex((l) => !l.startsWith(' ')),
+    );
+    return [first, ...more].join('\n');
+  };
+
+  it('shows the usage exactly as --help prints it', async () => {
+    const io = fakeIo();
+
+    expect(await main(['--help'], {}, io)).toBe(0);
+
+    expect(await blocks()).toContain(io.out());
+  });
+
+  it("shows every command's synopsis exactly as its --help begins", async () => {
+    const expected = `${commandNames.map(synopsis).join('\n')}\n`;
+
+    expect(await blocks()).toContain(expected);
   });
 });

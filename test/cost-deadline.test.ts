@@ -52,7 +52,7 @@ describe('a cost run that runs out of time', () => {
     );
 
     expect(summary.units).toBe(8);
-    expect(summary.written + summary.removed + summary.failed).toBe(3);
+    expect(summary.written + summary.removed + summary.empty + summary.failed).toBe(3);
     expect(summary.notStarted).toBe(5);
     expect(summary.left).toMatch(
       new RegExp(

@@ -131,6 +131,12 @@ describe('cost export handler', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  it('calls a day with no rows and nothing published empty, not removed', async () => {
+    const summary = await handler({ date: `${MONTH_1}-20` }, context);
+
+    expect(summary).toMatchObject({ units: 3, written: 0, removed: 0, empty: 3, failed: 0 });
+  });
+
   it('removes the object of a day that lost all its rows', async () => {
     const ds = local.simulator.dataSourceIds()[2]!;
     const key = `${PREFIX}/costs/billed_date=${EMPTIED_DAY}/${ds}.parquet`;
@@ -142,7 +148,7 @@ describe('cost export handler', () => {
     const keys = await listKeys(local.s3.client, BUCKET, `${PREFIX}/costs/billed_date=${EMPTIED_DAY}/`);
 
     expect(published).toContain(key);
-    expect(summary).toMatchObject({ units: 1, removed: 1, failed: 0 });
+    expect(summary).toMatchObject({ units: 1, removed: 1, empty: 0, failed: 0 });
     expect(keys).not.toContain(key);
   });
 

@@ -181,7 +181,7 @@ describe('runInventoryExport', () => {
       await readFile(join(dir, `_manifests/regions/snapshot_date=${day}/domain.json`), 'utf8'),
     );
 
-    expect(summary.tables.regions).toEqual({ outcome: 'removed', rows: 0, bytes: 0, key: null });
+    expect(summary.tables.regions).toEqual({ outcome: 'empty', rows: 0, bytes: 0, key: null });
     await expect(readFile(join(dir, `regions/snapshot_date=${day}/domain.parquet`))).rejects.toThrow(
       /ENOENT/,
     );

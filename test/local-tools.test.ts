@@ -1,8 +1,9 @@
 // npm run simulator and npm run invoke, as a newcomer runs them: each in its own process.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
+import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
@@ -58,6 +59,51 @@ describe('npm run invoke', () => {
     expect(out).toContain('dates (did you mean date?)');
   });
 
+  it('lists every function in --help', async () => {
+    const functions = (await readdir(new URL('functions/', ROOT))).filter((f) => f.endsWith('.ts'));
+
+    const help = await tool('tools/invoke.ts', ['--help']);
+
+    const listed = /^Functions: (.*)$/m.exec(help.out)?.[1]?.split(', ');
+    expect(listed).toEqual(functions.map((f) => f.slice(0, -3)).sort());
+    expect(listed).toContain('focus-export');
+  });
+
+  it("runs the shipped one-data-source event's data source (the simulator's)", async () => {
+    const shipped = JSON.parse(await readFile(new URL('events/costs-one-data-source.json', ROOT), 'utf8'));
+    const event = join(work, 'one-source.json');
+    await writeFile(event, JSON.stringify({ ...shipped, date: YESTERDAY }));
+
+    const { code, out, err } = await tool('tools/invoke.ts', ['cost-export', event]);
+
+    expect(code).toBe(0);
+    expect(err).not.toContain('the simulator has no data source');
+    const response = JSON.parse(out.slice(out.indexOf('Response:\n') + 10)) as Record<string, unknown>;
+    expect(response).toMatchObject({ dataSources: 1, written: 1, failed: 0 });
+  });
+
+  it('keeps the bucket between invokes with --keep, so focus-export finds the exported days', async () => {
+    const bucket = join(work, 'kept-bucket');
+    const event = join(work, 'kept-day.json');
+    await writeFile(event, JSON.stringify({ date: YESTERDAY }));
+    const none = join(work, 'no-event.json');
+    await writeFile(none, '{}');
+
+    const costs = await tool('tools/invoke.ts', ['cost-export', event, '--keep', bucket]);
+    const focus = await tool('tools/invoke.ts', ['focus-export', none, '--keep', bucket]);
+    const alerts = await tool('tools/invoke.ts', ['alerts', none, '--keep', bucket]);
+
+    expect(costs.code).toBe(0);
+    expect(costs.err).toContain(`invoke: the bucket stays in ${bucket} (--keep)`);
+    expect(focus.code).toBe(0);
+    const response = JSON.parse(focus.out.slice(focus.out.indexOf('Response:\n') + 10)) as {
+      current: number;
+    };
+    expect(response.current).toBe(3);
+    expect(alerts.code).toBe(0);
+    expect(alerts.out).toMatch(/^SNS \(loopback, arn:aws:sns:[^)]+\): \d+ messages published$/m);
+  }, 120_000);
+
   it('answers --help, and refuses an unknown function with exit 2', async () => {
     const help = await tool('tools/invoke.ts', ['--help']);
     const unknown = await tool('tools/invoke.ts', ['cost-exprot', 'events/costs-one-day.json']);
@@ -71,10 +117,61 @@ describe('npm run invoke', () => {
   });
 });
 
+/** PATH without the folder of the node running the tests: the machine's own node comes first. */
+function withoutThisNode(path: string): string {
+  const mine = dirname(process.execPath);
+  return path
+    .split(delimiter)
+    .filter((d) => d !== mine)
+    .join(delimiter);
+}
+
 describe('npm run simulator', () => {
   let child: ChildProcess | undefined;
+  let printed = '';
   afterAll(() => {
     child?.kill('SIGTERM');
+  });
+
+  it.each([
+    [
+      'an unknown option',
+      ['--prot', '0'],
+      /^simulator: Unknown option '--prot'; see npm run simulator -- --help$/,
+    ],
+    [
+      'a value out of range',
+      ['--days', '0'],
+      /^simulator: --days must be a whole number from 1 to 365 \(got '0'\)$/,
+    ],
+    [
+      'an app file in a missing folder',
+      ['--port', '0', '--secret-file', '/nonexistent-folder/app.json'],
+      /^simulator: cannot write the app file '\/nonexistent-folder\/app\.json' \(ENOENT\): its folder must exist/,
+    ],
+  ])('refuses %s in one line, exit 2', async (_, args, line) => {
+    const { code, err } = await tool('tools/simulator-alone.ts', args);
+
+    expect(code).toBe(2);
+    expect(err.trimEnd().split('\n')).toHaveLength(1);
+    expect(err.trimEnd()).toMatch(line);
+  });
+
+  it('refuses a busy port in one line, exit 2, in both simulator commands', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const { port } = busy.address() as AddressInfo;
+
+    const alone = await tool('tools/simulator-alone.ts', ['--port', String(port)]);
+    const bare = await tool('tools/simulator/cli.ts', ['--port', String(port)]);
+    busy.close();
+
+    for (const run of [alone, bare]) {
+      expect(run.code).toBe(2);
+      expect(run.err).toBe(
+        `simulator: port ${port} is in use (another simulator still running?): stop it, or give --port N (0 picks a free one)\n`,
+      );
+    }
   });
 
   it('answers --help', async () => {
@@ -91,7 +188,6 @@ describe('npm run simulator', () => {
       ['--import', 'tsx', 'tools/simulator-alone.ts', '--port', '0', '--secret-file', secretFile],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
     );
-    let printed = '';
     await new Promise<void>((resolve) =>
       child!.stdout!.on('data', (chunk: Buffer) => {
         printed += chunk.toString();
@@ -108,10 +204,24 @@ describe('npm run simulator', () => {
     );
 
     expect(printed).toContain(`cost rows ${addDays(YESTERDAY, -61)}..${YESTERDAY}`);
-    expect(printed).toContain(
-      `npx cloudforet-export check --endpoint ${endpoint} --secret-file ${secretFile}`,
-    );
+    expect(printed).toContain(`npm run cli -- check --endpoint ${endpoint} --secret-file ${secretFile}`);
     expect(exit).toBe(0);
     expect(io.out()).toMatch(/endpoint ok: .* 3 cost data sources visible/);
   });
+
+  it('prints a check command that passes as pasted, with the machine node first on PATH', async () => {
+    const line = /^ {2}(npm run cli -- check .*)$/m.exec(printed)?.[1];
+    expect(line).toBeDefined();
+
+    const pasted = await promisify(execFile)('bash', ['-c', line!], {
+      cwd: ROOT,
+      env: { ...process.env, PATH: withoutThisNode(process.env.PATH ?? '') },
+      timeout: 120_000,
+    });
+
+    expect(pasted.stdout).toMatch(/^secret {3}ok: /m);
+    expect(pasted.stdout).toMatch(/^endpoint ok: .* 3 cost data sources visible/m);
+    expect(pasted.stdout).toMatch(/^output {3}ok: .*export-out takes a write/m);
+    expect(pasted.stderr).not.toMatch(/EBADENGINE|needs Node 24/);
+  }, 150_000);
 });

@@ -24,14 +24,14 @@ function olderNode(): string | undefined {
 const OLD_NODE = olderNode();
 
 describe('the CLI on an older Node', () => {
-  it.skipIf(OLD_NODE === undefined)('names Node 24 and with-node24.sh in one line, exit 2', () => {
+  it.skipIf(OLD_NODE === undefined)('names Node 24 and npm run cli in one line, exit 2', () => {
     const run = spawnSync(OLD_NODE!, [BIN, '--version'], { encoding: 'utf8' });
 
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(/^cloudforet-export: needs Node 24 or later \(this is Node \d+\./);
-    expect(run.stderr).toContain('bash tools/with-node24.sh npx cloudforet-export');
+    expect(run.stderr).toContain("run it as 'npm run cli -- …'");
   });
 
   it('runs on this Node (24)', () => {

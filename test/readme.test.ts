@@ -65,6 +65,26 @@ describe('README', () => {
     expect(ci).toContain('npm ci && npm test');
   });
 
+  it("shows a sample output whose dates agree with each other, as one real run's do", async () => {
+    const readme = await readFile(join(root, 'README.md'), 'utf8');
+    const start = readme.indexOf('```\nCloudforet simulator at');
+    const sample = readme.slice(start, readme.indexOf('\n```\n', start + 4));
+    const [, from, to] = /exporting (\d{4}-\d\d-\d\d)\.\.(\d{4}-\d\d-\d\d) into/.exec(sample)!;
+    const snapshot = /^inventory snapshot (\d{4}-\d\d-\d\d) /m.exec(sample)![1]!;
+    const table = (title: string) =>
+      sample.slice(sample.indexOf(title), sample.indexOf('└', sample.indexOf(title)));
+
+    const billed = [...table('cost per day per provider').matchAll(/'(\d{4}-\d\d-\d\d)'/g)].map((m) => m[1]!);
+    const snapshots = [...table('resources per provider and type').matchAll(/'(\d{4}-\d\d-\d\d)'/g)];
+
+    expect(sample).toContain(`\ncosts ${from}..${to} (`);
+    expect(billed.length).toBeGreaterThan(0);
+    expect(billed.filter((d) => d < from! || d > to!)).toEqual([]);
+    expect(billed[0]).toBe(from);
+    expect(snapshots.map((m) => m[1])).toEqual(snapshots.map(() => snapshot));
+    expect(sample).toContain(`month-to-date spend in USD by provider, ${to!.slice(0, 7)} `);
+  });
+
   it('links nothing outside the repository', async () => {
     const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
 

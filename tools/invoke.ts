@@ -1,38 +1,58 @@
 // npm run invoke -- <function> <event.json>: runs one Lambda handler on this machine against the
 // simulator, s3rver as S3 and the Secrets Manager responder (test/support/local-aws.ts), with
 // the environment Lambda would set, and prints what the Lambda console would.
-import { readdir, readFile } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Context } from 'aws-lambda';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { startLocalAws } from '../test/support/local-aws.ts';
+import { type SnsResponder, startSns } from '../test/support/sns-responder.ts';
 
 const FUNCTIONS_DIR = new URL('../functions/', import.meta.url);
 const TIMEOUT_MS = 15 * 60_000;
 
-export const INVOKE_USAGE = `Usage: npm run invoke -- FUNCTION EVENT.json [--env NAME=VALUE]...
+/** The handlers in functions/, by file name: every one can be invoked, and --help lists them all. */
+function functionNames(): string[] {
+  return readdirSync(FUNCTIONS_DIR)
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => f.slice(0, -3))
+    .sort();
+}
+
+export const invokeUsage = (functions: readonly string[] = functionNames()) =>
+  `Usage: npm run invoke -- FUNCTION EVENT.json [--keep DIR] [--env NAME=VALUE]...
 Runs functions/FUNCTION.ts's handler with the event in EVENT.json (events/ holds examples; '-'
 reads stdin) against a local simulator (a seeded domain with 13 months of costs up to
-yesterday, UTC), s3rver as the bucket and a Secrets Manager responder holding the app's secret,
-and prints what the Lambda console would: the function's log lines, then the response (or the
-error, with exit 1). Nothing leaves this machine; everything stops when the function returns.
-Functions: cost-export, inventory-export, freshness-check, backfill-plan, backfill-unit, backfill-summary,
-statements, alerts (alerts publishes to SNS: give --env ALERTS_TOPIC_ARN=… and a reachable SNS)
+yesterday, UTC; its data sources are ${SIMULATOR_IDS}), s3rver as the bucket and a Secrets
+Manager responder holding the app's secret, and prints what the Lambda console would: the
+function's log lines, then the response (or the error, with exit 1). Nothing leaves this machine.
+Functions: ${functions.join(', ')}
+(alerts publishes to a loopback SNS and lists the messages, unless --env ALERTS_TOPIC_ARN=… is given)
 Options:
+  --keep DIR         keep the bucket in DIR between invokes (created if absent; default: a
+                     temporary bucket, emptied when the function returns). Export costs first,
+                     then focus-export, statements and alerts have exported days to work on.
   --env NAME=VALUE   set a variable for the function, e.g. --env LOG_LEVEL=debug (repeatable)
   -h, --help         this text`;
+
+/** The simulator's data source ids for the seed below: the ids events/ name. */
+const SIMULATOR_IDS = 'ds-5a1df8ad9464, ds-5ffec95a98d4 and ds-dae54f56ec85';
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { env: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      env: { type: 'string', multiple: true },
+      keep: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
     allowPositionals: true,
   });
-  if (values.help) return say(INVOKE_USAGE, 0);
+  const functions = functionNames();
+  if (values.help) return say(invokeUsage(functions), 0);
   const [name, eventFile, ...extra] = positionals;
-  const functions = (await readdir(FUNCTIONS_DIR))
-    .filter((f) => f.endsWith('.ts'))
-    .map((f) => f.slice(0, -3));
   if (name === undefined || eventFile === undefined || extra.length > 0 || !functions.includes(name)) {
     return fail(`give a function (${functions.join(', ')}) and an event file; see npm run invoke -- --help`);
   }
@@ -41,14 +61,24 @@ async function main(argv: string[]): Promise<number> {
   const { handler } = (await import(new URL(`${name}.ts`, FUNCTIONS_DIR).href)) as {
     handler: (event: unknown, context: Context) => Promise<unknown>;
   };
+  const keep = values.keep === undefined ? undefined : resolve(values.keep);
+  if (keep !== undefined) await mkdir(keep, { recursive: true });
   const to = addDays(utcDay(new Date()), -1);
-  const local = await startLocalAws({ seed: 7, dataSources: 3, from: addDays(to, -395), to, rowsPerDay: 20 });
-  const restore = local.applyEnv(env);
+  const local = await startLocalAws(
+    { seed: 7, dataSources: 3, from: addDays(to, -395), to, rowsPerDay: 20 },
+    keep,
+  );
+  unknownIds(event, local.simulator.dataSourceIds());
+  // alerts publishes to SNS: a loopback SNS takes the messages unless a topic was given.
+  const sns = name === 'alerts' && env.ALERTS_TOPIC_ARN === undefined ? await startSns() : undefined;
+  const snsEnv = sns ? { ALERTS_TOPIC_ARN: sns.topicArn, AWS_ENDPOINT_URL_SNS: sns.endpoint } : {};
+  const restore = local.applyEnv({ ...snsEnv, ...env });
   const logs = captureStdout();
   try {
     const response = await handler(event, lambdaContext(name));
     logs.stop();
     say(`Function Logs:\n${logs.text()}\nResponse:\n${JSON.stringify(response, null, 2)}`, 0);
+    if (sns) say(publishedOn(sns), 0);
     return 0;
   } catch (error) {
     logs.stop();
@@ -57,7 +87,25 @@ async function main(argv: string[]): Promise<number> {
     return say(`Function Logs:\n${logs.text()}\nResponse:\n${JSON.stringify(response, null, 2)}`, 1);
   } finally {
     restore();
-    await local.stop();
+    await Promise.all([local.stop(), sns?.stop()]);
+    if (keep !== undefined) process.stderr.write(`invoke: the bucket stays in ${keep} (--keep)\n`);
+  }
+}
+
+/** What the loopback SNS took, counted by the receiving end rather than by the function. */
+function publishedOn(sns: SnsResponder): string {
+  return `SNS (loopback, ${sns.topicArn}): ${sns.published.length} messages published`;
+}
+
+/** An event naming data sources the simulator lacks fails in the function; say which exist. */
+function unknownIds(event: unknown, known: readonly string[]): void {
+  const ids = (event as { dataSourceIds?: unknown }).dataSourceIds;
+  if (!Array.isArray(ids)) return;
+  const unknown = ids.filter((id) => !known.includes(String(id)));
+  if (unknown.length > 0) {
+    process.stderr.write(
+      `invoke: the simulator has no data source ${unknown.join(', ')}; its data sources are ${known.join(', ')}\n`,
+    );
   }
 }
 

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { parseWholeNumber } from '../functions/lib/whole-number.ts';
 import { startSimulator } from './simulator/index.ts';
+import { exitWithProblem } from './simulator/start-errors.ts';
 
 export const SIMULATOR_USAGE = `Usage: npm run simulator -- [options]
 Starts the local Cloudforet simulator alone (the one npm start and the tests use) and prints its
@@ -45,43 +46,55 @@ function numberOption(values: Record<string, unknown>, name: keyof typeof NUMBER
   return n;
 }
 
-const { values } = parseArgs({
-  options: {
-    ...Object.fromEntries(Object.keys(NUMBER_DEFAULTS).map((n) => [n, { type: 'string' as const }])),
-    'secret-file': { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  },
-});
-if (values.help) {
-  process.stdout.write(`${SIMULATOR_USAGE}\n`);
-  process.exit(0);
+const HELP = 'npm run simulator -- --help';
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      ...Object.fromEntries(Object.keys(NUMBER_DEFAULTS).map((n) => [n, { type: 'string' as const }])),
+      'secret-file': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${SIMULATOR_USAGE}\n`);
+    process.exit(0);
+  }
+  const to = addDays(utcDay(new Date()), -1);
+  const from = addDays(to, -(numberOption(values, 'days') - 1));
+  const secretFile = resolve(values['secret-file'] ?? 'simulator-app.json');
+  const simulator = await startSimulator({
+    port: numberOption(values, 'port'),
+    seed: numberOption(values, 'seed'),
+    dataSources: numberOption(values, 'data-sources'),
+    rowsPerDay: numberOption(values, 'rows-per-day'),
+    from,
+    to,
+    retentionMonths: 12,
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void simulator.close().then(() => process.exit(0)));
+  }
+  await writeFile(
+    secretFile,
+    JSON.stringify({ name: 'simulator', client_secret: simulator.issueToken() }),
+  ).catch(async (error: unknown) => {
+    await simulator.close();
+    throw error;
+  });
+  process.stdout.write(
+    [
+      `Cloudforet simulator at ${simulator.url} (domain ${simulator.domainId})`,
+      `  cost rows ${from}..${to} for ${simulator.dataSourceIds().join(', ')}`,
+      `  workspaces ${simulator.workspaceIds().join(', ')}`,
+      `  app file (DOMAIN_ADMIN, 1 year): ${secretFile}`,
+      'Try:',
+      `  npm run cli -- check --endpoint ${simulator.url} --secret-file ${secretFile} --out ./export-out`,
+      `  npm run cli -- costs --endpoint ${simulator.url} --secret-file ${secretFile} --out ./export-out --date ${to}`,
+      'Ctrl-C stops it.',
+      '',
+    ].join('\n'),
+  );
 }
-const to = addDays(utcDay(new Date()), -1);
-const from = addDays(to, -(numberOption(values, 'days') - 1));
-const simulator = await startSimulator({
-  port: numberOption(values, 'port'),
-  seed: numberOption(values, 'seed'),
-  dataSources: numberOption(values, 'data-sources'),
-  rowsPerDay: numberOption(values, 'rows-per-day'),
-  from,
-  to,
-  retentionMonths: 12,
-});
-const secretFile = resolve(values['secret-file'] ?? 'simulator-app.json');
-await writeFile(secretFile, JSON.stringify({ name: 'simulator', client_secret: simulator.issueToken() }));
-process.stdout.write(
-  [
-    `Cloudforet simulator at ${simulator.url} (domain ${simulator.domainId})`,
-    `  cost rows ${from}..${to} for ${simulator.dataSourceIds().join(', ')}`,
-    `  workspaces ${simulator.workspaceIds().join(', ')}`,
-    `  app file (DOMAIN_ADMIN, 1 year): ${secretFile}`,
-    'Try:',
-    `  npx cloudforet-export check --endpoint ${simulator.url} --secret-file ${secretFile} --out ./export-out`,
-    `  npx cloudforet-export costs --endpoint ${simulator.url} --secret-file ${secretFile} --out ./export-out --date ${to}`,
-    'Ctrl-C stops it.',
-    '',
-  ].join('\n'),
-);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void simulator.close().then(() => process.exit(0)));
-}
+
+await main().catch((error: unknown) => exitWithProblem(error, HELP));

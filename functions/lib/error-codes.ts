@@ -36,6 +36,11 @@ const CLOUDFORET: readonly ErrorCode[] = [
   ),
   code('CLOUDFORET_DEADLINE', 'yes', 'the whole request, headers and body, outlasted its deadline'),
   code(
+    'CLOUDFORET_SILENT',
+    'yes',
+    'the endpoint answered nothing for --give-up-after seconds (CLI); the run gave up instead of retrying',
+  ),
+  code(
     'CLOUDFORET_ANSWER_TOO_LARGE',
     'yes',
     'an answer longer than the limit (--max-answer-mb), dropped unread',
@@ -57,6 +62,11 @@ const SECRET: readonly ErrorCode[] = [
   code('SECRET_FETCH_FAILED', 'no', 'Secrets Manager refused or failed to give the secret'),
   code('SECRET_EMPTY', 'no', 'the secret or the secret file holds no text'),
   code('SECRET_FILE_UNREADABLE', 'no', 'the --secret-file cannot be read'),
+  code(
+    'SECRET_FILE_TOO_LARGE',
+    'no',
+    'the --secret-file is longer than 64 KiB (a device such as /dev/zero?)',
+  ),
   code('SECRET_FILE_ENCODING', 'no', 'the secret file is UTF-16, not UTF-8'),
   code('SECRET_INVALID_JSON', 'no', 'the secret starts like JSON but does not parse'),
   code('SECRET_JSON_NO_CLIENT_SECRET', 'no', "the secret's JSON has no client_secret field"),

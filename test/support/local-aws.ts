@@ -20,9 +20,10 @@ export interface LocalAws {
   stop(): Promise<void>;
 }
 
-export async function startLocalAws(options: SimulatorOptions = {}): Promise<LocalAws> {
+/** `s3Directory`: where the bucket's objects stay between runs (default: a temporary folder). */
+export async function startLocalAws(options: SimulatorOptions = {}, s3Directory?: string): Promise<LocalAws> {
   const simulator = await startSimulator(options);
-  const s3 = await startS3({ buckets: [BUCKET] });
+  const s3 = await startS3({ buckets: [BUCKET], ...(s3Directory ? { directory: s3Directory } : {}) });
   const token = simulator.issueToken();
   const secrets = await startSecretsManager({ [SECRET_ID]: consoleAppJson(token) });
   const env = {

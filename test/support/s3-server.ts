@@ -20,8 +20,10 @@ export interface S3Server {
 
 const childScript = fileURLToPath(new URL('./s3rver-child.mjs', import.meta.url));
 
-export async function startS3(opts: { buckets?: string[] } = {}): Promise<S3Server> {
-  const dir = await mkdtemp(join(tmpdir(), 's3rver-'));
+/** `directory`: keep the objects there, across servers (npm run invoke -- --keep); else a temporary one. */
+export async function startS3(opts: { buckets?: string[]; directory?: string } = {}): Promise<S3Server> {
+  const kept = opts.directory !== undefined;
+  const dir = opts.directory ?? (await mkdtemp(join(tmpdir(), 's3rver-')));
   const child = fork(childScript, [JSON.stringify({ directory: dir, buckets: opts.buckets ?? [] })], {
     execArgv: ['--openssl-legacy-provider'],
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
@@ -42,7 +44,7 @@ export async function startS3(opts: { buckets?: string[] } = {}): Promise<S3Serv
       child.once('error', reject);
     });
   } catch (error) {
-    await rm(dir, { recursive: true, force: true });
+    if (!kept) await rm(dir, { recursive: true, force: true });
     throw error;
   }
 
@@ -62,7 +64,7 @@ export async function startS3(opts: { buckets?: string[] } = {}): Promise<S3Serv
       client.destroy();
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
-      await rm(dir, { recursive: true, force: true });
+      if (!kept) await rm(dir, { recursive: true, force: true });
     },
   };
 }

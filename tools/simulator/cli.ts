@@ -3,6 +3,7 @@
 
 import { parseArgs } from 'node:util';
 import { type SimulatorOptions, startSimulator } from './index.ts';
+import { exitWithProblem } from './start-errors.ts';
 
 const USAGE = `usage: tsx tools/simulator/cli.ts [--port N] [--seed N] [--data-sources N] [--from YYYY-MM-DD]
   [--to YYYY-MM-DD] [--rows-per-day N] [--exact-rows] [--cloud-services N] [--workspaces N] [--latency-ms N]`;
@@ -41,21 +42,25 @@ function readOptions(argv: string[]): SimulatorOptions {
     const raw = values[flag as keyof typeof values];
     if (raw === undefined) continue;
     const value = Number(raw);
-    if (!Number.isFinite(value)) throw new Error(`--${flag} must be a number, got ${String(raw)}\n${USAGE}`);
+    if (!Number.isFinite(value))
+      throw new Error(`--${flag} must be a number, got '${String(raw)}'; see --help`);
     options[key] = value;
   }
   return options;
 }
 
-const simulator = await startSimulator(readOptions(process.argv.slice(2)));
-console.log(`Cloudforet simulator listening on ${simulator.url}`);
-console.log(`domain: ${simulator.domainId}`);
-console.log(`data sources: ${simulator.dataSourceIds().join(', ')}`);
-console.log(`workspaces: ${simulator.workspaceIds().join(', ')}`);
-console.log(`token (DOMAIN_ADMIN, 1 year):\n${simulator.issueToken()}`);
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    void simulator.close().then(() => process.exit(0));
-  });
+async function main(): Promise<void> {
+  const simulator = await startSimulator(readOptions(process.argv.slice(2)));
+  console.log(`Cloudforet simulator listening on ${simulator.url}`);
+  console.log(`domain: ${simulator.domainId}`);
+  console.log(`data sources: ${simulator.dataSourceIds().join(', ')}`);
+  console.log(`workspaces: ${simulator.workspaceIds().join(', ')}`);
+  console.log(`token (DOMAIN_ADMIN, 1 year):\n${simulator.issueToken()}`);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      void simulator.close().then(() => process.exit(0));
+    });
+  }
 }
+
+await main().catch((error: unknown) => exitWithProblem(error, 'tsx tools/simulator/cli.ts --help'));

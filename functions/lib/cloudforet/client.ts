@@ -16,6 +16,7 @@ import {
   parseDetail,
 } from './explain.ts';
 import { type AnswerCheck, parseAnswer } from './parse-answer.ts';
+import type { SilenceBudget } from './silence.ts';
 
 export interface RetryPolicy {
   /** Total attempts per request, the first included. */
@@ -41,6 +42,8 @@ export interface CloudforetClientOptions {
   readonly retry?: Partial<RetryPolicy>;
   /** false: a request that got no answer in time is not retried (a probe, as `check` sends). */
   readonly retryNoAnswer?: boolean;
+  /** Bounds the retries of requests that got no answer by the time nothing was heard at all. */
+  readonly silence?: SilenceBudget;
   readonly log?: Logger;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly random?: () => number;
@@ -173,12 +176,21 @@ export class CloudforetClient {
     if (!(error instanceof CloudforetApiError) || !error.retryable || attempt >= this.retry.attempts) {
       throw error;
     }
-    if (this.opts.retryNoAnswer === false && isNoAnswer(error)) throw error;
+    if (isNoAnswer(error)) this.mayRetryNoAnswer(error, attempt);
     const delay = this.backoff(attempt, error.retryAfterMs);
     this.retries++;
     this.log.warn('cloudforet request retried', { path, attempt, delayMs: delay, code: error.code });
     await (this.opts.sleep ?? sleep)(delay, signal);
     if (signal?.aborted) throw abortedError(path, signal);
+  }
+
+  /** Throws when a request that got no answer must not be tried again. */
+  private mayRetryNoAnswer(error: CloudforetApiError, attempt: number): void {
+    if (this.opts.retryNoAnswer === false) throw error;
+    const silence = this.opts.silence;
+    if (silence && !silence.allowsAttempt()) {
+      throw silence.exhausted(error, this.endpoint, attempt, this.deadlineMs);
+    }
   }
 
   /**
@@ -197,6 +209,7 @@ export class CloudforetClient {
         ? deadlineError(path, this.deadlineMs, error)
         : networkError(path, error, timeoutMs ?? this.deadlineMs);
     let response: Dispatcher.ResponseData;
+    this.opts.silence?.asking();
     try {
       response = await request(`${this.endpoint}${path}`, {
         method: 'POST',
@@ -210,6 +223,7 @@ export class CloudforetClient {
     } catch (error) {
       throw failure(error, this.opts.headersTimeoutMs);
     }
+    this.opts.silence?.heard();
     let bytes: BodyBytes;
     try {
       bytes = await readBody(response.body, response.headers['content-length'], this.maxAnswerBytes);
@@ -220,11 +234,18 @@ export class CloudforetClient {
     }
     const status = response.statusCode;
     if (status >= 200 && status < 300) return { status, bytes };
-    throw this.httpError(path, status, bytes.text(), response.headers['retry-after']);
+    throw this.httpError(path, status, bytes.text(), response.headers);
   }
 
-  private httpError(path: string, status: number, text: string, retryAfter: unknown): CloudforetApiError {
-    const detail = parseDetail(text);
+  private httpError(
+    path: string,
+    status: number,
+    text: string,
+    headers: Dispatcher.ResponseData['headers'],
+  ): CloudforetApiError {
+    const location = headers.location;
+    const detail = { ...parseDetail(text), location: typeof location === 'string' ? location : undefined };
+    const retryAfter = headers['retry-after'];
     const retryable = status >= 500 || status === 429;
     return new CloudforetApiError({
       status,

@@ -20,10 +20,33 @@ export function normalizeEndpoint(endpoint: string): string {
       message: `cloudforet: endpoint '${endpoint}' is not an http(s) URL: ${API_BASE_HINT}`,
     });
   }
+  const extra = endpointExtraProblem(url);
+  if (extra) throw new CloudforetApiError({ path: '', retryable: false, message: `cloudforet: ${extra}` });
   return url.toString().replace(/\/+$/, '');
 }
 
-export function parseDetail(text: string): { code?: string; message?: string } {
+/**
+ * A query string or fragment cannot be part of an API base: every verb's path is appended to
+ * the base, so `?x=1` would swallow it and the request would go to the base itself.
+ */
+export function endpointExtraProblem(url: URL): string | undefined {
+  if (url.search === '' && url.hash === '') return undefined;
+  const part = url.search !== '' ? `a query string (${url.search})` : `a fragment (${url.hash})`;
+  return `endpoint '${url.href}' has ${part}: ${API_BASE_HINT}, with nothing after it`;
+}
+
+/** What an error answer's body says: Cloudforet's detail, or the title of an HTML page. */
+export interface AnswerDetail {
+  readonly code?: string | undefined;
+  readonly message?: string | undefined;
+  /** The <title> of an HTML page (a proxy's or a web server's), or 'an HTML page' without one. */
+  readonly page?: string | undefined;
+  /** Where a redirect points. */
+  readonly location?: string | undefined;
+}
+
+export function parseDetail(text: string): AnswerDetail {
+  if (/^\s*</.test(text)) return { page: htmlTitle(text) };
   try {
     const parsed = JSON.parse(text) as { detail?: unknown };
     if (parsed && typeof parsed.detail === 'object' && parsed.detail !== null) {
@@ -40,14 +63,26 @@ export function parseDetail(text: string): { code?: string; message?: string } {
   return {};
 }
 
+function htmlTitle(text: string): string {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text.slice(0, 4096))?.[1]?.replace(/\s+/g, ' ').trim();
+  return title ? `an HTML page titled '${title.slice(0, 80)}'` : 'an HTML page';
+}
+
 export function explainStatus(
   status: number,
-  detail: { code?: string; message?: string },
+  detail: AnswerDetail,
   at: { path: string; endpoint: string; source?: string | undefined },
 ): string {
   const head = `cloudforet: ${status}${detail.code ? ` ${detail.code}` : ''} for ${at.path}`;
   const said = detail.message ? ` (${detail.message})` : '';
   const credential = at.source ?? 'the configured client_secret';
+  if (status >= 300 && status < 400) {
+    return `${head} — ${at.endpoint} redirects${detail.location ? ` to ${detail.location}` : ''}: the API answers POSTs without redirecting, so this is probably the console web address or http:// for https://: ${API_BASE_HINT}`;
+  }
+  if (detail.page !== undefined) return `${head} — ${pageAnswer(status, detail.page, at.endpoint)}`;
+  if (status >= 500) {
+    return `${head} — the API failed on its side${said}: try again later; if it persists, ask the Cloudforet operator (the API's logs say why)`;
+  }
   switch (status) {
     case 401:
       return `${head} — the client_secret in ${credential} is invalid or expired: create a new client secret for the app in Cloudforet and update ${credential}${said}`;
@@ -63,6 +98,14 @@ export function explainStatus(
     default:
       return `${head}${said}`;
   }
+}
+
+/** An HTML page where JSON was due: a proxy's error page, or a web server that is not the API. */
+function pageAnswer(status: number, page: string, endpoint: string): string {
+  if (status >= 500) {
+    return `${page} came from a proxy or gateway in front of the API, not from the API: the API behind it may be down or restarting; try again later, and check that ${endpoint} is the HTTP API base`;
+  }
+  return `${endpoint} answered with ${page}, not the API's JSON: ${API_BASE_HINT}`;
 }
 
 /** The request was abandoned by its caller (its unit ended); never retried. */
@@ -166,7 +209,9 @@ export function isNoAnswer(error: CloudforetApiError): boolean {
   return error.code === DEADLINE || errorCodeOf(error.cause).endsWith('_TIMEOUT');
 }
 
+/** The code of a transport error; '' for none (an HTTP answer's error has no cause). */
 function errorCodeOf(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return '';
   const e = error as { code?: unknown; name?: string; cause?: { code?: unknown } };
   if (typeof e.code === 'string') return e.code;
   if (typeof e.cause?.code === 'string') return e.cause.code;

@@ -1,7 +1,7 @@
 // The Cloudforet app client_secret: a bearer JWT, read from a file or Secrets Manager.
 // Claims are decoded, never verified (Cloudforet verifies); no message ever carries the token.
 
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SecretError } from '../errors.ts';
 import { registerSecret } from '../redact.ts';
@@ -134,7 +134,7 @@ export function fileSecretSource(path: string): SecretSource {
     async load() {
       let raw: string;
       try {
-        raw = textOf(await readFile(path), source);
+        raw = textOf(await readBounded(path, source), source);
       } catch (error) {
         if (error instanceof SecretError) throw error;
         const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
@@ -148,6 +148,32 @@ export function fileSecretSource(path: string): SecretSource {
       return parseCredential(raw, source);
     },
   };
+}
+
+/** A client_secret is about 1 KiB, the console's app file about 2 KiB: far more is not one. */
+export const SECRET_FILE_MAX_BYTES = 64 * 1024;
+
+/**
+ * At most SECRET_FILE_MAX_BYTES of the file: a device such as /dev/zero never ends, and a read
+ * of it whole would grow without bound. A pipe (`--secret-file <(…)`) still works.
+ */
+async function readBounded(path: string, source: string): Promise<Buffer> {
+  const file = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(SECRET_FILE_MAX_BYTES + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await file.read(buffer, length, buffer.length - length, null);
+      if (bytesRead === 0) return buffer.subarray(0, length);
+      length += bytesRead;
+    }
+  } finally {
+    await file.close();
+  }
+  throw new SecretError(
+    'SECRET_FILE_TOO_LARGE',
+    `${source} is longer than ${SECRET_FILE_MAX_BYTES / 1024} KiB (a device or the wrong file?): store ${WHAT_TO_STORE} in it`,
+  );
 }
 
 /**

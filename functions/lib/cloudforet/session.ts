@@ -4,6 +4,7 @@ import { CloudforetClient, createDispatcher } from './client.ts';
 import type { Logger } from '../log.ts';
 import { scopeLabel } from '../scope.ts';
 import type { CloudforetCredential, SecretSource } from './secret.ts';
+import { SilenceBudget } from './silence.ts';
 
 export interface SessionOptions {
   readonly endpoint: string;
@@ -15,6 +16,8 @@ export interface SessionOptions {
   readonly maxAnswerBytes?: number;
   /** false: a request that got no answer in time is not retried (a probe). */
   readonly retryNoAnswer?: boolean;
+  /** Give up once the endpoint has answered nothing for this long (default: no such bound). */
+  readonly silenceBudgetMs?: number;
   readonly dispatcher?: Dispatcher;
 }
 
@@ -39,6 +42,7 @@ export async function openSession(opts: SessionOptions): Promise<CloudforetSessi
     requestTimeoutMs: opts.requestTimeoutMs,
     maxAnswerBytes: opts.maxAnswerBytes,
     retryNoAnswer: opts.retryNoAnswer,
+    silence: opts.silenceBudgetMs === undefined ? undefined : new SilenceBudget(opts.silenceBudgetMs),
     log: opts.log,
   });
   return { client, credential, scope: scopeLabel(credential) };

@@ -39,7 +39,10 @@ export interface CostRunSummary {
   /** Units exported (planned); unchanged days are not units. */
   readonly units: number;
   readonly written: number;
+  /** Units whose published object was deleted: their day lost every row. */
   readonly removed: number;
+  /** Units with no rows and nothing published: a manifest says so, nothing was removed. */
+  readonly empty: number;
   readonly kept: number;
   readonly unchanged: number;
   readonly failed: number;
@@ -118,6 +121,7 @@ export function costRunSummary(r: CostRunParts): CostRunSummary {
     units: r.plan.units.length,
     written: count('written'),
     removed: count('removed'),
+    empty: count('empty'),
     kept: count('kept'),
     unchanged: [...r.plan.unchanged.values()].reduce((a, b) => a + b, 0),
     failed:

@@ -96,6 +96,15 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     deps.onProgress?.({ unitsDone, unitsTotal: plan.units.length, rows, elapsedMs: Date.now() - started });
   });
   if (req.followJobs) await writeJobMarks(deps.sink, jobMarksOf(plan, dataSources), failures);
+  const phase = (name: string) =>
+    deps.onProgress?.({
+      unitsDone: results.length + failures.length,
+      unitsTotal: plan.units.length,
+      rows,
+      elapsedMs: Date.now() - started,
+      phase: name,
+    });
+  if (deps.unifiedCosts !== false && notStarted.length === 0) phase('unified costs of the months');
   const unifiedCosts = await exportUnifiedMonths(
     { ...deps, runId, log, scope: scopeObjectName(deps.credential) },
     // Past the deadline the months wait for the rerun that `left` asks for, with the days.
@@ -105,6 +114,7 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     changedDaysByMonth(plan.units, results),
   );
   // After the days: it derives FOCUS rows from the costs objects this run (or any before) published.
+  if (deps.focus !== false && notStarted.length === 0) phase('FOCUS rows of the days');
   const focusPass = () => focusOrFailure({ ...deps, runId, log, verify: req.verify === true }, window);
   let focus = deps.focus === false || notStarted.length > 0 ? undefined : await focusPass();
   // A costs object that is not what its manifest says (FOCUS_SOURCE_DAMAGED: its bytes, or the

@@ -83,7 +83,9 @@ export interface ListingExport<C> {
   readonly manifest: (published: Published) => object;
 }
 
-export type ListingOutcome = 'written' | 'removed' | 'kept';
+/** 'removed': the unit's published object was deleted (its listing is empty now); 'empty': an empty
+ * listing where nothing was published, so nothing was removed (only a manifest saying so). */
+export type ListingOutcome = 'written' | 'removed' | 'empty' | 'kept';
 
 export interface ListingResult extends Published {
   readonly outcome: ListingOutcome;
@@ -119,7 +121,9 @@ export async function exportListing<C>(
     // The ledger row first: every manifest then has its row, and a failure between them re-exports.
     await recordExportUnit(deps.sink, spec.manifestKey, manifest);
     await deps.sink.put(spec.manifestKey, `${JSON.stringify(manifest, null, 2)}\n`, 'application/json');
-    return { outcome: rows > 0 ? 'written' : 'removed', ...published };
+    // 'removed' only when a published object was deleted; an empty unit with nothing out is 'empty'.
+    const emptyOutcome = removedBecause !== undefined ? 'removed' : 'empty';
+    return { outcome: rows > 0 ? 'written' : emptyOutcome, ...published };
   } finally {
     unit.abort(); // whatever the unit started and did not wait for ends here
   }

@@ -4,4 +4,6 @@ export interface RunProgress {
   readonly unitsTotal: number;
   readonly rows: number;
   readonly elapsedMs: number;
+  /** The work after the units, once they are done: e.g. 'unified costs', 'FOCUS rows'. */
+  readonly phase?: string;
 }

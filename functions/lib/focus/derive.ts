@@ -47,7 +47,7 @@ export const focusManifestKey = (dataSourceId: string, date: string) =>
 export interface FocusUnitResult {
   readonly dataSourceId: string;
   readonly date: string;
-  readonly outcome: 'written' | 'removed' | 'kept';
+  readonly outcome: 'written' | 'removed' | 'empty' | 'kept';
   readonly rows: number;
   readonly billedCost: number;
 }

@@ -58,7 +58,7 @@ export interface InventoryTableResult {
    * nothing listed where a snapshot is published, which is kept (an empty answer proves nothing); failed: left as it was;
    * skipped: this app's role may not read it (a workspace member and workspace/analyze), nothing touched.
    */
-  readonly outcome: 'written' | 'removed' | 'kept' | 'failed' | 'skipped';
+  readonly outcome: 'written' | 'removed' | 'empty' | 'kept' | 'failed' | 'skipped';
   readonly rows: number;
   readonly bytes: number;
   readonly key: string | null;

@@ -7,7 +7,6 @@ import {
   access,
   type FileHandle,
   link,
-  mkdir,
   open,
   readdir,
   readFile,
@@ -19,6 +18,7 @@ import {
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { SinkError } from '../errors.ts';
 import { localCause } from './local-errors.ts';
+import { makeDirectory } from './make-directory.ts';
 import type { ObjectUpload, Sink, StoredObject } from './sink.ts';
 import { TEMP_DIR, temporaryName } from './layout.ts';
 import { removeStaleTemporaries } from './temp-files.ts';
@@ -127,8 +127,8 @@ async function placeWhole(
 ): Promise<void> {
   const temp = join(tempDir, temporaryName(target));
   try {
-    await mkdir(dirname(target), { recursive: true });
-    await mkdir(tempDir, { recursive: true });
+    await makeDirectory(dirname(target));
+    await makeDirectory(tempDir);
     await writeFile(temp, body);
     await place(temp, target);
   } catch (error) {
@@ -142,10 +142,9 @@ function beginFile(target: string, tempDir: string): ObjectUpload {
   const temp = join(tempDir, temporaryName(target));
   let handle: Promise<FileHandle> | undefined;
   const opened = () => {
-    handle ??= Promise.all([
-      mkdir(dirname(target), { recursive: true }),
-      mkdir(tempDir, { recursive: true }),
-    ]).then(() => open(temp, 'w'));
+    handle ??= Promise.all([makeDirectory(dirname(target)), makeDirectory(tempDir)]).then(() =>
+      open(temp, 'w'),
+    );
     return handle;
   };
   const discard = async () => {

@@ -10,6 +10,8 @@ const REMEDIES: Readonly<Record<string, string>> = {
   ENOTDIR: 'a file stands where a folder must be: remove it or choose another --out',
   EISDIR: 'a folder stands where a file must be: remove it or choose another --out',
   ENOENT: 'a folder on the path does not exist or was removed during the run',
+  ENOTSUP:
+    'this file system takes no new files or folders there (a pseudo file system such as /proc or /sys): choose another --out',
   EXDEV: 'part of the destination is another file system: export into one file system',
 };
 

@@ -58,7 +58,7 @@ export interface CostUnitResult {
    * written: a new object; removed: the day has no rows, so no object; kept: Cloudforet has no
    * rows for a day past its retention, so the archived object is left as it was.
    */
-  readonly outcome: 'written' | 'removed' | 'kept';
+  readonly outcome: 'written' | 'removed' | 'empty' | 'kept';
   readonly rows: number;
   readonly costSum: number;
   readonly bytes: number;

@@ -52,7 +52,7 @@ export async function publishedCostDay(
 }
 
 export interface NewFigures {
-  readonly outcome: 'written' | 'removed' | 'kept';
+  readonly outcome: 'written' | 'removed' | 'empty' | 'kept';
   readonly rows: number;
   readonly costSum: number;
   /** Row count and cost sum per attribution of what was written. */
@@ -70,7 +70,8 @@ export function differences(
   next: NewFigures,
   workspaceOf: WorkspaceOfVirtual = new Map(),
 ): string | undefined {
-  if (next.outcome === 'removed') return next.evidence ?? 'the day has no rows any more';
+  if (next.outcome === 'removed' || next.outcome === 'empty')
+    return next.evidence ?? 'the day has no rows any more';
   const found: string[] = [];
   if (old.rows !== next.rows) found.push(`rows ${old.rows} -> ${next.rows}`);
   if (!sameSum(old.costSum ?? 0, next.costSum)) found.push(`cost sum ${old.costSum ?? 0} -> ${next.costSum}`);

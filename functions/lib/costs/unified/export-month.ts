@@ -35,7 +35,7 @@ export interface UnifiedMonthManifest extends UnitManifest {
 export interface UnifiedMonthResult {
   readonly month: string;
   /** kept: the listing came back empty where a month is published; nothing proves it empty. */
-  readonly outcome: 'written' | 'removed' | 'kept';
+  readonly outcome: 'written' | 'removed' | 'empty' | 'kept';
   readonly rows: number;
   readonly bytes: number;
   readonly isConfirmed: boolean;

@@ -1,0 +1,164 @@
+// Inputs that used to hang a run for ever, deaf to Ctrl-C: a secret file that never ends, a
+// destination under a pseudo file system. Each is refused in seconds with exit 2; and a run stuck
+// where nothing can abort it still ends within the grace period of a SIGINT or SIGTERM.
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, constants, existsSync, openSync } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STOP_GRACE_MS } from '../cli/interrupt.ts';
+import { main } from '../cli/main.ts';
+import { makeDirectory } from '../functions/lib/storage/make-directory.ts';
+import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { fakeIo } from './support/fake-io.ts';
+import { type RawServer, startSilentServer } from './support/raw-tcp.ts';
+import { appFolder } from './support/tokens.ts';
+
+const BIN = fileURLToPath(new URL('../bin/cloudforet-export.mjs', import.meta.url));
+const linux = process.platform === 'linux' && existsSync('/proc/self');
+
+let sim: Simulator;
+let dir: string;
+let secretFile: string;
+
+async function run(argv: string[]) {
+  const io = fakeIo();
+  const started = performance.now();
+  const exit = await main(argv, {}, io);
+  return { exit, err: io.err(), seconds: (performance.now() - started) / 1000 };
+}
+
+beforeAll(async () => {
+  sim = await startSimulator({ seed: 5, dataSources: 1, rowsPerDay: 2 });
+  ({ dir, secretFile } = await appFolder('stuck-inputs', sim.issueToken()));
+});
+afterAll(async () => {
+  await sim.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe.runIf(linux)('inputs that never end or cannot be made', () => {
+  it.each(['/dev/zero', '/dev/urandom'])(
+    'refuses --secret-file %s in seconds with exit 2',
+    async (device) => {
+      const { exit, err, seconds } = await run([
+        'check',
+        ...['--endpoint', sim.url, '--secret-file', device, '--out', join(dir, 'out')],
+      ]);
+
+      expect(exit).toBe(2);
+      expect(err).toBe(
+        `cloudforet-export: file '${device}' is longer than 64 KiB (a device or the wrong file?): store the Cloudforet app's client_secret alone, or the whole 'Download JSON' file from the Cloudforet console in it [SECRET_FILE_TOO_LARGE]\n`,
+      );
+      expect(seconds).toBeLessThan(15);
+    },
+  );
+
+  it.each([
+    ['check', '/proc/nope'],
+    ['costs', '/proc/nope/deeper'],
+    ['inventory', '/proc/nope'],
+  ])('%s refuses --out %s in seconds with exit 2', async (command, out) => {
+    const { exit, err, seconds } = await run([
+      command,
+      ...['--endpoint', sim.url, '--secret-file', secretFile, '--out', out],
+    ]);
+
+    expect(exit).toBe(2);
+    expect(err).toMatch(/mkdir '\/proc\/nope': the folder above it exists but takes no new folder/);
+    expect(err).toMatch(
+      /a pseudo file system such as \/proc or \/sys\): choose another --out \[SINK_LOCAL_FAILED\]\n$/,
+    );
+    expect(seconds).toBeLessThan(15);
+  });
+});
+
+describe('makeDirectory', () => {
+  it('makes every missing level and takes one that exists', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'make-directory-'));
+    const deep = join(root, 'a', 'b', 'c');
+
+    await makeDirectory(deep);
+    await makeDirectory(deep);
+
+    expect((await stat(deep)).isDirectory()).toBe(true);
+    await rm(root, { recursive: true, force: true });
+  });
+});
+
+describe.runIf(linux)('a signal while a run is stuck', () => {
+  let silent: RawServer;
+  let fifo: string;
+
+  beforeAll(async () => {
+    silent = await startSilentServer();
+    fifo = join(dir, 'secret.fifo');
+    execFileSync('mkfifo', [fifo]);
+  });
+  afterAll(async () => {
+    await silent.close();
+  });
+
+  /** The CLI in a child, sent `signal` once `stuck()` says it waits where nothing aborts. */
+  async function stopStuck(args: string[], signal: NodeJS.Signals, stuck: () => boolean) {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    const exited = new Promise<string | null>((resolve) => child.once('exit', (_, sig) => resolve(sig)));
+    const until = Date.now() + 20_000;
+    while (!stuck() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    const sent = performance.now();
+    child.kill(signal);
+    const killedBy = await exited;
+    return { killedBy, err, seconds: (performance.now() - sent) / 1000 };
+  }
+
+  /** True once a reader holds the FIFO open; keeps the writer end open so the read blocks on. */
+  const readerOn = (path: string) => () => {
+    try {
+      writer ??= openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
+      return true;
+    } catch {
+      return false; // ENXIO: nobody reads it yet
+    }
+  };
+  let writer: number | undefined;
+  afterAll(() => {
+    if (writer !== undefined) closeSync(writer);
+  });
+
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'ends by %s within the grace period while reading a FIFO nobody writes',
+    async (signal) => {
+      const stopped = await stopStuck(
+        ['check', '--endpoint', sim.url, '--secret-file', fifo, '--out', join(dir, 'fifo-out')],
+        signal,
+        readerOn(fifo),
+      );
+      closeSync(writer!);
+      writer = undefined;
+
+      expect(stopped.killedBy).toBe(signal);
+      expect(stopped.seconds).toBeGreaterThanOrEqual(STOP_GRACE_MS / 1000 - 0.1);
+      expect(stopped.seconds).toBeLessThan(STOP_GRACE_MS / 1000 + 3);
+      expect(stopped.err).toContain(`${signal}: not stopped within 2 s; exiting now`);
+    },
+    40_000,
+  );
+
+  it('ends by SIGINT while waiting for a silent endpoint', async () => {
+    const stopped = await stopStuck(
+      ['check', '--endpoint', silent.url, '--secret-file', secretFile, '--out', join(dir, 'silent-out')],
+      'SIGINT',
+      () => silent.connections > 0,
+    );
+
+    expect(stopped.killedBy).toBe('SIGINT');
+    expect(stopped.err).toMatch(/^\ncloudforet-export: SIGINT: stopping/);
+    expect(stopped.seconds).toBeLessThan(STOP_GRACE_MS / 1000 + 3);
+  }, 40_000);
+});
