@@ -98,8 +98,17 @@ export async function exportListing<C>(
   const unit = new AbortController();
   const signal = deps.signal ? AbortSignal.any([deps.signal, unit.signal]) : unit.signal;
   try {
-    const before = parseManifest(await deps.sink.read(spec.manifestKey));
-    const { rows, bytes, stored, shrunk } = await writeObject(deps, spec, signal, before?.rows ?? 0);
+    // What is published now, read while the listing pages (no wait added): the gate needs it
+    // before a smaller object is committed, and to tell a removal from an empty unit.
+    const reading = deps.sink.read(spec.manifestKey).then(parseManifest);
+    reading.catch(() => undefined); // awaited below; a failure then fails the unit
+    const { rows, bytes, stored, shrunk } = await writeObject(
+      deps,
+      spec,
+      signal,
+      async () => (await reading)?.rows ?? 0,
+    );
+    const before = await reading;
     let removedBecause: string | undefined;
     if (rows === 0) {
       const published = await isPublished(deps.sink, spec.manifestKey, spec.key, before);
@@ -146,7 +155,7 @@ async function writeObject<C>(
   deps: ListingExportDeps,
   spec: ListingExport<C>,
   signal: AbortSignal,
-  publishedRows: number,
+  publishedRows: () => Promise<number>,
 ): Promise<{
   rows: number;
   bytes: number;
@@ -199,10 +208,10 @@ async function writeObject<C>(
     if (!writer || !upload) return { rows: 0, bytes: 0 };
     const { bytes } = await writer.close();
     // Fewer rows than published: the gate's proof first, or the published object stays.
+    const published = await publishedRows();
     const shrunk =
-      writer.rows < publishedRows
-        ? await (spec.whenFewer?.(signal, publishedRows, writer.rows) ??
-            proveListed(writer.rows, publishedRows))
+      writer.rows < published
+        ? await (spec.whenFewer?.(signal, published, writer.rows) ?? proveListed(writer.rows, published))
         : undefined;
     const stored = await upload.commit();
     return {
