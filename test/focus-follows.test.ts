@@ -166,4 +166,21 @@ describe('FOCUS rows follow their costs objects everywhere', () => {
     );
     expect(after.focus?.current).toBeLessThan(upgraded.focus!.current);
   });
+
+  it('a proven removal stays on record through a later empty rerun, and the FOCUS object follows it', async () => {
+    const sink = dirSink(dir);
+    const [, ds] = sim.dataSourceIds() as [string, string];
+    const day = `${MONTH_2}-03`;
+    sim.resync(ds, day, { rowDelta: -1_000_000 });
+    // Removed with its proof, by runs that end before their focus pass.
+    const removed = await runCostExport({ client, sink, focus: false }, { from: day, to: day });
+    const rerun = await runCostExport({ client, sink, focus: false }, { from: day, to: day, force: true });
+
+    const next = await runCostExport({ client, sink }, LATER);
+
+    expect([removed.removed, rerun.removed]).toEqual([1, 0]);
+    expect(next.focus).toMatchObject({ removed: 1, failures: [] });
+    const { costs, focus } = await focusAgainstCosts(dir);
+    expect(focus).toEqual(costs);
+  });
 });

@@ -118,6 +118,8 @@ export async function exportListing<C>(
         throw new Error(`${spec.key}: an empty listing may not remove a published object without proof`);
       }
       if (published && verdict !== 'none') removedBecause = await removeProven(deps.sink, spec.key, verdict);
+      // Still empty after a proven removal: the proof stays on record for what derives from it.
+      else if (before?.key === null) removedBecause = before.removedBecause;
     }
     const published: Published =
       rows > 0 ? { key: spec.key, rows, bytes, ...stored } : { key: null, rows, bytes };
@@ -131,7 +133,7 @@ export async function exportListing<C>(
     await recordExportUnit(deps.sink, spec.manifestKey, manifest);
     await deps.sink.put(spec.manifestKey, `${JSON.stringify(manifest, null, 2)}\n`, 'application/json');
     // 'removed' only when a published object was deleted; an empty unit with nothing out is 'empty'.
-    const emptyOutcome = removedBecause !== undefined ? 'removed' : 'empty';
+    const emptyOutcome = removedBecause !== undefined && before?.key !== null ? 'removed' : 'empty';
     return { outcome: rows > 0 ? 'written' : emptyOutcome, ...published };
   } finally {
     unit.abort(); // whatever the unit started and did not wait for ends here
