@@ -8,7 +8,6 @@ import type { CloudforetClient } from '../cloudforet/client.ts';
 import type { Compression } from '../export/listing-export.ts';
 import { attemptUnit } from '../export/unit-attempts.ts';
 import { type Logger, silentLogger } from '../log.ts';
-import { MANIFESTS_DIR } from '../storage/layout.ts';
 import { forEachLimit } from '../pool.ts';
 import { parseManifest, type UnitManifest } from '../storage/manifest.ts';
 import type { Sink } from '../storage/sink.ts';
@@ -16,8 +15,11 @@ import { focusTable } from '../tables/focus.ts';
 import { deriveFocusUnit, type FocusManifest, focusManifestKey } from './derive.ts';
 import { focusCandidates, objectDamage } from './focus-candidates.ts';
 
-/** The schema version every FOCUS unit of the destination was last derived in (see exportFocus). */
-export const FOCUS_SCHEMA_MARK = `${MANIFESTS_DIR}/focus-schema.json`;
+/**
+ * The schema version every FOCUS unit of the destination was last derived in (see exportFocus);
+ * beside the claims, not among the manifests (it describes no unit).
+ */
+export const FOCUS_SCHEMA_MARK = '_focus-schema.json';
 import { type FocusNamesRead, readFocusNames } from './names.ts';
 
 export interface FocusPassDeps {
