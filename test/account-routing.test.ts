@@ -6,10 +6,10 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { appFolder } from './support/tokens.ts';
-import { queryDuckDB } from './support/parquet-readers.ts';
+import { appFolder } from '../harness/tokens.ts';
+import { queryDuckDB } from '../harness/parquet-readers.ts';
 import { snapshotDir } from './support/unit-invariants.ts';
 import { monthBack } from './support/months.ts';
 
@@ -26,7 +26,7 @@ let routed: string;
 beforeAll(async () => {
   sim = await startSimulator({ seed: 71, dataSources: 3, workspaces: 3, from: FROM, to: TO, rowsPerDay: 40 });
   ({ dir, secretFile } = await appFolder('account-routing', sim.issueToken()));
-  // The simulator routes one data source's accounts (tools/simulator/world.ts): the one whose
+  // The simulator routes one data source's accounts (harness/simulator/world.ts): the one whose
   // stored rows carry virtual workspace ids.
   routed = sim
     .dataSourceIds()

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeBody, analyzePages } from '../functions/lib/cloudforet/analyze-pages.ts';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { budgetUsageAnalyze } from '../functions/lib/tables/budgets.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 
 describe('analyzePages', () => {
   let sim: Simulator;

@@ -7,8 +7,8 @@ import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
 import { costManifestKey, costObjectKey } from '../functions/lib/costs/sources/day-keys.ts';
 import { s3Sink } from '../functions/lib/storage/s3-sink.ts';
-import { BUCKET, type LocalAws, startLocalAws } from './support/local-aws.ts';
-import { getObjectBytes } from './support/s3-server.ts';
+import { BUCKET, type LocalAws, startLocalAws } from '../harness/local-aws.ts';
+import { getObjectBytes } from '../harness/s3-server.ts';
 import { monthBack } from './support/months.ts';
 
 const MONTH_2 = monthBack(2);

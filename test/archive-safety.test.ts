@@ -10,10 +10,10 @@ import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
 import { costObjectKey } from '../functions/lib/costs/sources/day-keys.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { queryDuckDB } from './support/parquet-readers.ts';
-import { appFolder } from './support/tokens.ts';
+import { queryDuckDB } from '../harness/parquet-readers.ts';
+import { appFolder } from '../harness/tokens.ts';
 import { snapshotDir } from './support/unit-invariants.ts';
 
 import { monthBack, monthsBack } from './support/months.ts';

@@ -8,8 +8,8 @@ import { handler as summarize } from '../functions/backfill-summary.ts';
 import { handler as deriveFocus } from '../functions/focus-export.ts';
 import { handler as runUnit } from '../functions/backfill-unit.ts';
 import type { BackfillItem } from '../functions/lib/costs/backfill/backfill.ts';
-import { BUCKET, type LocalAws, PREFIX, startLocalAws } from './support/local-aws.ts';
-import { getObjectBytes } from './support/s3-server.ts';
+import { BUCKET, type LocalAws, PREFIX, startLocalAws } from '../harness/local-aws.ts';
+import { getObjectBytes } from '../harness/s3-server.ts';
 import { monthBack } from './support/months.ts';
 
 const MONTH_4 = monthBack(4);

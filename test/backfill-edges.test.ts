@@ -10,11 +10,11 @@ import type { BackfillItem } from '../functions/lib/costs/backfill/backfill.ts';
 import { retentionStart } from '../functions/lib/costs/planning/job-history.ts';
 import { jobMarkKey } from '../functions/lib/storage/layout.ts';
 import { addDays, daysBetween, utcDay } from '../functions/lib/dates.ts';
-import type { SimulatorOptions } from '../tools/simulator/index.ts';
-import { BUCKET, type LocalAws, PREFIX, startLocalAws } from './support/local-aws.ts';
+import type { SimulatorOptions } from '../harness/simulator/index.ts';
+import { BUCKET, type LocalAws, PREFIX, startLocalAws } from '../harness/local-aws.ts';
 import { monthsBack } from './support/months.ts';
-import { getObjectBytes } from './support/s3-server.ts';
-import { consoleAppJson } from './support/tokens.ts';
+import { getObjectBytes } from '../harness/s3-server.ts';
+import { consoleAppJson } from '../harness/tokens.ts';
 
 const ctx = (id: string) => ({ awsRequestId: id }) as Context;
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { options } from '../cli/command-context.ts';
 import { main, ownOptions, readsDestinationOnly } from '../cli/main.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { consoleAppJson, makeTestToken } from './support/tokens.ts';
+import { consoleAppJson, makeTestToken } from '../harness/tokens.ts';
 
 type Command = keyof typeof ownOptions;
 const COMMANDS = Object.keys(ownOptions) as Command[];

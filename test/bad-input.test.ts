@@ -14,12 +14,17 @@ import { runCostExport } from '../functions/lib/costs/run.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { errorCode, errorMessage } from '../functions/lib/errors.ts';
-import { type CannedAnswer, consoleWebPage, permissionDenied, startCannedApi } from './support/canned-api.ts';
+import {
+  type CannedAnswer,
+  consoleWebPage,
+  permissionDenied,
+  startCannedApi,
+} from '../harness/canned-api.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { BUCKET, type LocalAws, SECRET_ID, startLocalAws } from './support/local-aws.ts';
+import { BUCKET, type LocalAws, SECRET_ID, startLocalAws } from '../harness/local-aws.ts';
 import { expectNoSecret } from './support/log-capture.ts';
-import { listKeys, listPendingUploads } from './support/s3-server.ts';
-import { consoleAppJson, makeTestToken } from './support/tokens.ts';
+import { listKeys, listPendingUploads } from '../harness/s3-server.ts';
+import { consoleAppJson, makeTestToken } from '../harness/tokens.ts';
 
 const TODAY = utcDay(new Date());
 const YESTERDAY = addDays(TODAY, -1);

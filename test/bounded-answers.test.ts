@@ -4,7 +4,7 @@
 import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CloudforetClient, type CloudforetClientOptions } from '../functions/lib/cloudforet/client.ts';
-import { type StreamingApi, startLargeAnswerApi, startTricklingApi } from './support/streaming-api.ts';
+import { type StreamingApi, startLargeAnswerApi, startTricklingApi } from '../harness/streaming-api.ts';
 
 const MiB = 1024 * 1024;
 const PATH = '/cost-analysis/cost/list';

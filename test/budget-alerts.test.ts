@@ -9,8 +9,8 @@ import { ParquetRowWriter } from '../functions/lib/parquet/row-writer.ts';
 import type { TableDef } from '../functions/lib/parquet/columns.ts';
 import { s3Sink } from '../functions/lib/storage/s3-sink.ts';
 import { budgetTable, budgetUsageTable } from '../functions/lib/tables/budgets.ts';
-import { type S3Server, startS3 } from './support/s3-server.ts';
-import { type SnsResponder, startSns } from './support/sns-responder.ts';
+import { type S3Server, startS3 } from '../harness/s3-server.ts';
+import { type SnsResponder, startSns } from '../harness/sns-responder.ts';
 
 const budget = (fields: Record<string, unknown>) => ({
   budget_id: 'budget-a',

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
-import { type AthenaLike, athenaOver } from '../tools/duckdb-athena.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { type AthenaLike, athenaOver } from '../harness/duckdb-athena.ts';
 import { type CidRun, listTableMetadata, runCid } from '../tools/cid/run.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { synth } from './support/synth-stack.ts';
@@ -20,7 +20,7 @@ const DATABASE = 'cloudforet_export';
 const PICKED_TAGS = ['tag_team', 'tag_env'];
 
 /**
- * What the stand-in rewrites in CID's SQL, because DuckDB lacks the syntax (tools/duckdb-athena.ts
+ * What the stand-in rewrites in CID's SQL, because DuckDB lacks the syntax (harness/duckdb-athena.ts
  * says why each answers as Trino does). Everything else CID wrote runs as it is.
  */
 const TRANSLATIONS: ReadonlyArray<[string, RegExp]> = [

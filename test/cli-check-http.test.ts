@@ -4,10 +4,10 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
-import { type CannedAnswer, permissionDenied, routeNotFound, startCannedApi } from './support/canned-api.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { type CannedAnswer, permissionDenied, routeNotFound, startCannedApi } from '../harness/canned-api.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { appFolder, makeTestToken } from './support/tokens.ts';
+import { appFolder, makeTestToken } from '../harness/tokens.ts';
 
 let dir: string;
 let secretFile: string;

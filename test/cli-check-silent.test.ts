@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBE_TIMEOUT_MS } from '../cli/command-context.ts';
 import { main } from '../cli/main.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { type RawServer, startSilentServer } from './support/raw-tcp.ts';
-import { appFolder, makeTestToken } from './support/tokens.ts';
+import { type RawServer, startSilentServer } from '../harness/raw-tcp.ts';
+import { appFolder, makeTestToken } from '../harness/tokens.ts';
 
 describe('check against a silent endpoint', () => {
   let silent: RawServer;

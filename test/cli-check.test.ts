@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { BUCKET, type LocalAws, startLocalAws } from './support/local-aws.ts';
-import { listKeys } from './support/s3-server.ts';
-import { consoleAppJson, makeTestToken } from './support/tokens.ts';
+import { BUCKET, type LocalAws, startLocalAws } from '../harness/local-aws.ts';
+import { listKeys } from '../harness/s3-server.ts';
+import { consoleAppJson, makeTestToken } from '../harness/tokens.ts';
 
 const YESTERDAY = addDays(utcDay(new Date()), -1);
 

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GIVE_UP_AFTER_S } from '../cli/command-context.ts';
 import { main } from '../cli/main.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { type RawServer, startSilentServer } from './support/raw-tcp.ts';
-import { appFolder, makeTestToken } from './support/tokens.ts';
+import { type RawServer, startSilentServer } from '../harness/raw-tcp.ts';
+import { appFolder, makeTestToken } from '../harness/tokens.ts';
 
 describe('costs against a silent endpoint', () => {
   let silent: RawServer;

@@ -8,13 +8,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
-import { routeNotFound, startCannedApi } from './support/canned-api.ts';
+import { routeNotFound, startCannedApi } from '../harness/canned-api.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { BUCKET, type LocalAws, startLocalAws } from './support/local-aws.ts';
-import { closedPortUrl, startPlainServerAsHttps, startSilentServer } from './support/raw-tcp.ts';
-import { listKeys } from './support/s3-server.ts';
-import { startLargeAnswerApi } from './support/streaming-api.ts';
-import { consoleAppJson } from './support/tokens.ts';
+import { BUCKET, type LocalAws, startLocalAws } from '../harness/local-aws.ts';
+import { closedPortUrl, startPlainServerAsHttps, startSilentServer } from '../harness/raw-tcp.ts';
+import { listKeys } from '../harness/s3-server.ts';
+import { startLargeAnswerApi } from '../harness/streaming-api.ts';
+import { consoleAppJson } from '../harness/tokens.ts';
 
 const YESTERDAY = addDays(utcDay(new Date()), -1);
 

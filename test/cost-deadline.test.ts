@@ -11,8 +11,8 @@ import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
 import { runDeadline } from '../functions/lib/lambda/deadline.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
-import { BUCKET, type LocalAws, startLocalAws } from './support/local-aws.ts';
-import { listKeys } from './support/s3-server.ts';
+import { BUCKET, type LocalAws, startLocalAws } from '../harness/local-aws.ts';
+import { listKeys } from '../harness/s3-server.ts';
 import { monthBack } from './support/months.ts';
 
 const MONTH_1 = monthBack(1);

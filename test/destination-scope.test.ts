@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { daysBetween } from '../functions/lib/dates.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { queryDuckDB } from './support/parquet-readers.ts';
+import { queryDuckDB } from '../harness/parquet-readers.ts';
 import { snapshotDir } from './support/unit-invariants.ts';
-import { consoleAppJson } from './support/tokens.ts';
+import { consoleAppJson } from '../harness/tokens.ts';
 import { monthBack } from './support/months.ts';
 
 const MONTH_2 = monthBack(2);

@@ -11,7 +11,7 @@ import { type CostRunSummary, runCostExport } from '../functions/lib/costs/run.t
 import { addDays } from '../functions/lib/dates.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { createLogger } from '../functions/lib/log.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { captureLogs, expectNoSecret } from './support/log-capture.ts';
 import { changedFiles, expectEachUnitExactOrUntouched, snapshotDir } from './support/unit-invariants.ts';
 import { monthBack } from './support/months.ts';

@@ -23,10 +23,10 @@ import {
   formatCounts,
   formatExemptions,
 } from '../tools/focus/conformance.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthsBack } from './support/months.ts';
-import { appFolder } from './support/tokens.ts';
+import { appFolder } from '../harness/tokens.ts';
 
 let dir: string;
 beforeAll(async () => {

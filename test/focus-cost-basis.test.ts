@@ -1,5 +1,5 @@
 // What the FOCUS cost columns mean, per data source, over simulator exports whose Azure data
-// sources are written as the Azure plugin writes them (tools/simulator/azure-costs.ts): one with
+// sources are written as the Azure plugin writes them (harness/simulator/azure-costs.ts): one with
 // the default cost_metric, one with AmortizedCost and reservation purchases, one with a markup whose
 // actual cost workspace apps may not read (permissions.deny). BilledCost per (data source, day) is
 // data["Actual Cost"] where the app may read it, else Cloudforet's cost; the expected sums come
@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { addDays } from '../functions/lib/dates.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthsBack } from './support/months.ts';
-import { queryDuckDB } from './support/parquet-readers.ts';
-import { appFolder } from './support/tokens.ts';
+import { queryDuckDB } from '../harness/parquet-readers.ts';
+import { appFolder } from '../harness/tokens.ts';
 
 const FROM = monthsBack(2);
 const TO = addDays(FROM, 2);

@@ -17,10 +17,10 @@ import { focusManifestKey, focusObjectKey } from '../functions/lib/focus/derive.
 import { FOCUS_SCHEMA_MARK } from '../functions/lib/focus/pass.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { s3Sink } from '../functions/lib/storage/s3-sink.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { monthBack } from './support/months.ts';
-import { queryDuckDB } from './support/parquet-readers.ts';
-import { type S3Server, startS3 } from './support/s3-server.ts';
+import { queryDuckDB } from '../harness/parquet-readers.ts';
+import { type S3Server, startS3 } from '../harness/s3-server.ts';
 
 const MONTH_2 = monthBack(2);
 const FROM = `${MONTH_2}-01`;

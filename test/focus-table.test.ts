@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { addDays } from '../functions/lib/dates.ts';
 import { focusManifestKey, focusObjectKey } from '../functions/lib/focus/derive.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthsBack } from './support/months.ts';
-import { queryDuckDB, readWithArrow, readWithHyparquet } from './support/parquet-readers.ts';
-import { appFolder } from './support/tokens.ts';
+import { queryDuckDB, readWithArrow, readWithHyparquet } from '../harness/parquet-readers.ts';
+import { appFolder } from '../harness/tokens.ts';
 
 const FROM = monthsBack(3);
 const TO = addDays(FROM, 9);

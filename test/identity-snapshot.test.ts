@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
-import { type RecordKind, type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type RecordKind, type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { readWithArrow, type Row } from './support/parquet-readers.ts';
+import { readWithArrow, type Row } from '../harness/parquet-readers.ts';
 
 const DAY = '2026-06-01';
 const ID_KEYS: Record<Exclude<RecordKind, 'data_source_accounts'>, string> = {

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { queryDuckDB } from './support/parquet-readers.ts';
+import { queryDuckDB } from '../harness/parquet-readers.ts';
 
 describe('cloudforet-export inventory', () => {
   let simulator: Simulator;

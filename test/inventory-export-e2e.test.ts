@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler } from '../functions/inventory-export.ts';
 import { inventoryTables } from '../functions/lib/tables/inventory.ts';
 import { downloadPrefix } from './support/export-reader.ts';
-import { BUCKET, type LocalAws, PREFIX, startLocalAws } from './support/local-aws.ts';
+import { BUCKET, type LocalAws, PREFIX, startLocalAws } from '../harness/local-aws.ts';
 import { expectNoSecret } from './support/log-capture.ts';
-import { queryDuckDB, type Row, readWithArrow } from './support/parquet-readers.ts';
-import { getObjectBytes, listKeys } from './support/s3-server.ts';
+import { queryDuckDB, type Row, readWithArrow } from '../harness/parquet-readers.ts';
+import { getObjectBytes, listKeys } from '../harness/s3-server.ts';
 
 const DAY = '2026-03-01';
 const context = (id: string) => ({ awsRequestId: id, functionName: 'inventory-export' }) as Context;

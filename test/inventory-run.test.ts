@@ -13,7 +13,7 @@ import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { inventoryTables } from '../functions/lib/tables/inventory.ts';
 import { type InventoryRunDeps, runInventoryExport } from '../functions/lib/inventory/run.ts';
 import { exportTables } from '../functions/lib/tables/all-tables.ts';
-import { readWithArrow } from './support/parquet-readers.ts';
+import { readWithArrow } from '../harness/parquet-readers.ts';
 
 type Body = {
   query: { page: { start: number; limit: number }; filter?: Array<{ k: string; v: unknown; o: string }> };

@@ -3,10 +3,10 @@
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler } from '../functions/inventory-export.ts';
-import { BUCKET, type LocalAws, PREFIX, startLocalAws } from './support/local-aws.ts';
-import { readWithArrow } from './support/parquet-readers.ts';
-import { getObjectBytes, listKeys } from './support/s3-server.ts';
-import { consoleAppJson } from './support/tokens.ts';
+import { BUCKET, type LocalAws, PREFIX, startLocalAws } from '../harness/local-aws.ts';
+import { readWithArrow } from '../harness/parquet-readers.ts';
+import { getObjectBytes, listKeys } from '../harness/s3-server.ts';
+import { consoleAppJson } from '../harness/tokens.ts';
 
 const context = { awsRequestId: 'req-inv-scope', functionName: 'inventory-export' } as Context;
 const sum = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);

@@ -13,7 +13,7 @@ import { costDayRequest } from '../functions/lib/costs/days/export-day.ts';
 import { runInventoryExport } from '../functions/lib/inventory/run.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { inventorySources } from '../functions/lib/tables/inventory.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { monthBack } from './support/months.ts';
 
 const MONTH_0 = monthBack(0);

@@ -7,9 +7,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { handler as runUnit } from '../functions/backfill-unit.ts';
 import { handler as inventory } from '../functions/inventory-export.ts';
 import { addDays } from '../functions/lib/dates.ts';
-import { BUCKET, type LocalAws, startLocalAws } from './support/local-aws.ts';
+import { BUCKET, type LocalAws, startLocalAws } from '../harness/local-aws.ts';
 import { monthsBack } from './support/months.ts';
-import { listKeys } from './support/s3-server.ts';
+import { listKeys } from '../harness/s3-server.ts';
 
 // Dates inside Cloudforet's retention whatever the clock says.
 const FROM = monthsBack(1);

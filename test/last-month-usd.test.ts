@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { loadNamedQueries } from '../infra/named-queries.ts';
-import { type AthenaLike, athenaOver } from '../tools/duckdb-athena.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type AthenaLike, athenaOver } from '../harness/duckdb-athena.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { consoleAppJson } from './support/tokens.ts';
+import { consoleAppJson } from '../harness/tokens.ts';
 
 const TODAY = utcDay(new Date());
 const THIS_MONTH = `${TODAY.slice(0, 7)}-01`;

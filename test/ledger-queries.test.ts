@@ -1,4 +1,4 @@
-// The saved queries over the run ledger, run in DuckDB (tools/duckdb-athena.ts) over what cost runs
+// The saved queries over the run ledger, run in DuckDB (harness/duckdb-athena.ts) over what cost runs
 // against the simulator wrote: freshness, completeness, reconcile, restatements of confirmed months.
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,8 +9,8 @@ import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { loadNamedQueries } from '../infra/named-queries.ts';
-import { athenaOver } from '../tools/duckdb-athena.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { athenaOver } from '../harness/duckdb-athena.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { monthBack } from './support/months.ts';
 
 const MONTH_7 = monthBack(7);

@@ -163,7 +163,7 @@ describe('npm run simulator', () => {
     const { port } = busy.address() as AddressInfo;
 
     const alone = await tool('tools/simulator-alone.ts', ['--port', String(port)]);
-    const bare = await tool('tools/simulator/cli.ts', ['--port', String(port)]);
+    const bare = await tool('harness/simulator/cli.ts', ['--port', String(port)]);
     busy.close();
 
     for (const run of [alone, bare]) {

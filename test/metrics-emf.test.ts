@@ -4,7 +4,7 @@ import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as costExport } from '../functions/cost-export.ts';
 import { handler as freshnessCheck } from '../functions/freshness-check.ts';
-import { type LocalAws, startLocalAws } from './support/local-aws.ts';
+import { type LocalAws, startLocalAws } from '../harness/local-aws.ts';
 import { expectNoSecret } from './support/log-capture.ts';
 import { monthBack } from './support/months.ts';
 

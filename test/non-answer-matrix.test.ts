@@ -11,9 +11,9 @@ import { runCostExport } from '../functions/lib/costs/run.ts';
 import { runInventoryExport } from '../functions/lib/inventory/run.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { type InventorySource, inventorySources } from '../functions/lib/tables/inventory.ts';
-import { type FaultKind, type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type FaultKind, type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { monthBack } from './support/months.ts';
-import { appFolder } from './support/tokens.ts';
+import { appFolder } from '../harness/tokens.ts';
 import { changedFiles, snapshotDir } from './support/unit-invariants.ts';
 
 const MONTH_2 = monthBack(2);

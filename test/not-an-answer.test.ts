@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type AnalyzeRequest, analyzePages } from '../functions/lib/cloudforet/analyze-pages.ts';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { type ApiRecord, listPages } from '../functions/lib/cloudforet/pager.ts';
-import { type CannedApi, startCannedApi } from './support/canned-api.ts';
+import { type CannedApi, startCannedApi } from '../harness/canned-api.ts';
 
 const PATH = '/cost-analysis/cost/list';
 let dispatcher: Agent;

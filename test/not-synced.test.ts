@@ -7,9 +7,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { appFolder } from './support/tokens.ts';
+import { appFolder } from '../harness/tokens.ts';
 
 const TODAY = utcDay(new Date());
 const YESTERDAY = addDays(TODAY, -1);

@@ -6,7 +6,7 @@ import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { type ApiRecord, listPages, PAGES_AHEAD } from '../functions/lib/cloudforet/pager.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 
 const DAY = '2026-09-10';
 const dispatcher = new Agent({ connect: { timeout: 2_000 } });

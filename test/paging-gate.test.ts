@@ -10,7 +10,7 @@ import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
 import { Gate } from '../functions/lib/pool.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { monthBack } from './support/months.ts';
 
 describe('Gate', () => {

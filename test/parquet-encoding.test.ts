@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TableDef } from '../functions/lib/parquet/columns.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { ParquetRowWriter } from '../functions/lib/parquet/row-writer.ts';
-import { queryDuckDB, readWithArrow } from './support/parquet-readers.ts';
+import { queryDuckDB, readWithArrow } from '../harness/parquet-readers.ts';
 
 interface Probe {
   s?: string | null;

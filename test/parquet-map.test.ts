@@ -9,7 +9,7 @@ import type { TableDef } from '../functions/lib/parquet/columns.ts';
 import { PAGE_BYTES } from '../functions/lib/parquet/data-pages.ts';
 import { ParquetRowWriter } from '../functions/lib/parquet/row-writer.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
-import { queryDuckDB, readWithArrow, readWithHyparquet } from './support/parquet-readers.ts';
+import { queryDuckDB, readWithArrow, readWithHyparquet } from '../harness/parquet-readers.ts';
 
 type Row = { id: string; group?: string; tags?: unknown };
 

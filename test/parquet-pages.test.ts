@@ -11,7 +11,7 @@ import type { Compression } from '../functions/lib/parquet/compression.ts';
 import { PAGE_BYTES } from '../functions/lib/parquet/data-pages.ts';
 import { ParquetRowWriter } from '../functions/lib/parquet/row-writer.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
-import { queryDuckDB, readWithArrow, readWithHyparquet } from './support/parquet-readers.ts';
+import { queryDuckDB, readWithArrow, readWithHyparquet } from '../harness/parquet-readers.ts';
 
 interface Probe {
   s?: string | null;

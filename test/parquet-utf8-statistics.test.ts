@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TableDef } from '../functions/lib/parquet/columns.ts';
 import { ParquetRowWriter } from '../functions/lib/parquet/row-writer.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
-import { queryDuckDB } from './support/parquet-readers.ts';
+import { queryDuckDB } from '../harness/parquet-readers.ts';
 
 const table: TableDef<{ s: string }, undefined> = {
   name: 'probe',

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CostContext, costTable } from '../functions/lib/tables/costs.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { ParquetRowWriter } from '../functions/lib/parquet/row-writer.ts';
-import { duckSchema, queryDuckDB, readWithArrow } from './support/parquet-readers.ts';
+import { duckSchema, queryDuckDB, readWithArrow } from '../harness/parquet-readers.ts';
 
 const context: CostContext = {
   currency: 'USD',

@@ -10,9 +10,9 @@ import { costObjectKey } from '../functions/lib/costs/sources/day-keys.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { s3Sink } from '../functions/lib/storage/s3-sink.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
-import { queryDuckDB } from './support/parquet-readers.ts';
-import { type S3Server, startS3 } from './support/s3-server.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { queryDuckDB } from '../harness/parquet-readers.ts';
+import { type S3Server, startS3 } from '../harness/s3-server.ts';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { monthBack } from './support/months.ts';
 

@@ -4,9 +4,9 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { CloudforetApiError, ExportError } from '../functions/lib/errors.ts';
 import { REDACTED, redact, redactError, redactValue, registerSecret } from '../functions/lib/redact.ts';
-import { ECHO_ENCODINGS, encodeEcho } from '../tools/simulator/secret-echo.ts';
+import { ECHO_ENCODINGS, encodeEcho } from '../harness/simulator/secret-echo.ts';
 import { expectNoEcho, leakPieces } from './support/echo-leaks.ts';
-import { makeTestToken } from './support/tokens.ts';
+import { makeTestToken } from '../harness/tokens.ts';
 
 const token = makeTestToken();
 registerSecret(token);

@@ -13,10 +13,10 @@ import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { retentionStart } from '../functions/lib/costs/planning/job-history.ts';
 import { clampToRetention } from '../functions/lib/costs/planning/retention.ts';
 import { addDays, daysBetween } from '../functions/lib/dates.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthsBack } from './support/months.ts';
-import { appFolder } from './support/tokens.ts';
+import { appFolder } from '../harness/tokens.ts';
 
 describe('ranges older than Cloudforet keeps', () => {
   const FROM = monthsBack(13);

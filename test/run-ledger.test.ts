@@ -15,9 +15,9 @@ import {
   exportUnitsTable,
   type LedgerTableDef,
 } from '../functions/lib/tables/ledger.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { expectNoSecret } from './support/log-capture.ts';
-import { queryDuckDB } from './support/parquet-readers.ts';
+import { queryDuckDB } from '../harness/parquet-readers.ts';
 import { monthBack } from './support/months.ts';
 
 const MONTH_5 = monthBack(5);

@@ -8,7 +8,13 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getObjectBytes, listKeys, listPendingUploads, type S3Server, startS3 } from './support/s3-server.ts';
+import {
+  getObjectBytes,
+  listKeys,
+  listPendingUploads,
+  type S3Server,
+  startS3,
+} from '../harness/s3-server.ts';
 
 describe('startS3', () => {
   it('starts s3rver with the buckets asked for, and stop removes its directory', async () => {

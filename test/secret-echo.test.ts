@@ -18,13 +18,13 @@ import { handler as freshnessCheck } from '../functions/freshness-check.ts';
 import { handler as inventoryExport } from '../functions/inventory-export.ts';
 import { handler as statements } from '../functions/statements.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
-import { ECHO_ENCODINGS, type EchoEncoding } from '../tools/simulator/index.ts';
+import { ECHO_ENCODINGS, type EchoEncoding } from '../harness/simulator/index.ts';
 import { expectNoEcho, findLeak, leakPieces } from './support/echo-leaks.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { BUCKET, type LocalAws, startLocalAws } from './support/local-aws.ts';
-import { getObjectBytes, listKeys } from './support/s3-server.ts';
-import { type SnsResponder, startSns } from './support/sns-responder.ts';
-import { consoleAppJson } from './support/tokens.ts';
+import { BUCKET, type LocalAws, startLocalAws } from '../harness/local-aws.ts';
+import { getObjectBytes, listKeys } from '../harness/s3-server.ts';
+import { type SnsResponder, startSns } from '../harness/sns-responder.ts';
+import { consoleAppJson } from '../harness/tokens.ts';
 
 const YESTERDAY = addDays(utcDay(new Date()), -1);
 const FROM = addDays(YESTERDAY, -1);

@@ -10,8 +10,8 @@ import {
   secretsManagerSource,
 } from '../functions/lib/cloudforet/secret.ts';
 import { expectNoSecret } from './support/log-capture.ts';
-import { type SecretsManagerResponder, startSecretsManager } from './support/secrets-manager.ts';
-import { consoleAppJson, makeTestToken } from './support/tokens.ts';
+import { type SecretsManagerResponder, startSecretsManager } from '../harness/secrets-manager.ts';
+import { consoleAppJson, makeTestToken } from '../harness/tokens.ts';
 
 const NOW = new Date('2026-06-01T00:00:00Z');
 const NOW_S = NOW.getTime() / 1000;

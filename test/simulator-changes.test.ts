@@ -1,7 +1,7 @@
 // What the simulator changes under a client: re-syncs (also mid-paging), running jobs and
 // every injected fault kind.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FaultKind, type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type FaultKind, type Simulator, startSimulator } from '../harness/simulator/index.ts';
 
 const COST_LIST = '/cost-analysis/cost/list';
 const DS_LIST = '/cost-analysis/data-source/list';

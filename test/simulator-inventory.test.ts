@@ -1,7 +1,7 @@
 // The simulator's inventory verbs against its own ground truth: hidden retired resources,
 // the 1,000-row cap, get-only metadata, nested tags and per-workspace regions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 
 const SERVICES = '/inventory/cloud-service/list';
 

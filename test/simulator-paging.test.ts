@@ -1,7 +1,7 @@
 // The simulator's cost/list and cost/analyze against its own ground truth: paging, caps,
 // empty answers, omitted zero fields and speed on a big day.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 
 const DAY = '2024-03-02';
 const COST_LIST = '/cost-analysis/cost/list';

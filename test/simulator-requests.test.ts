@@ -1,7 +1,7 @@
 // How the simulator's gateway judges requests: unknown fields, required parameters, tokens,
 // roles and workspace scope, as Cloudforet does.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 
 const COST_LIST = '/cost-analysis/cost/list';
 

@@ -1,7 +1,7 @@
 // The simulator's sync jobs as cost-analysis keeps them: job history with `changed`, job_id on
 // every row (filterable, and in analyze), a failed sync's leftover rows, WAREHOUSE sources.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 
 const DAY = '2024-03-02';
 let sim: Simulator;

@@ -2,7 +2,7 @@
 // the cost rows change: a month's page builds that month alone, and the sums follow re-syncs and
 // account links as a fresh build would.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { monthBack } from './support/months.ts';
 
 const MONTH = monthBack(2);
@@ -78,7 +78,7 @@ describe('unified-cost/list', () => {
   });
 
   it('follows an account newly linked to a workspace', async () => {
-    // The routed data source (tools/simulator/world.ts) leaves its last account unlinked: its rows
+    // The routed data source (harness/simulator/world.ts) leaves its last account unlinked: its rows
     // are in no unified cost until it is linked.
     const routed = sim
       .dataSourceIds()

@@ -1,7 +1,7 @@
 // The simulator's workspace verbs as identity's WorkspaceService defines them: list for a domain
 // app only; analyze for a domain app and a workspace owner, who sees only its own workspace.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 
 const ANALYZE = '/identity/workspace/analyze';
 const BY_NAME = {

@@ -9,9 +9,9 @@ import { handler as costExport } from '../functions/cost-export.ts';
 import { addDays } from '../functions/lib/dates.ts';
 import { handler as statements } from '../functions/statements.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { BUCKET, type LocalAws, PREFIX, startLocalAws } from './support/local-aws.ts';
+import { BUCKET, type LocalAws, PREFIX, startLocalAws } from '../harness/local-aws.ts';
 import { monthBack, monthEnd } from './support/months.ts';
-import { getObjectBytes, listKeys } from './support/s3-server.ts';
+import { getObjectBytes, listKeys } from '../harness/s3-server.ts';
 
 const MONTH = monthBack(2);
 const FROM = `${MONTH}-01`;

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { addDays } from '../functions/lib/dates.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthsBack } from './support/months.ts';
-import { appFolder, consoleAppJson } from './support/tokens.ts';
+import { appFolder, consoleAppJson } from '../harness/tokens.ts';
 
 // A whole month well inside Cloudforet's retention, whatever the date.
 const FROM = monthsBack(3);

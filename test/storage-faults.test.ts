@@ -19,10 +19,10 @@ import { type CostRunSummary, runCostExport } from '../functions/lib/costs/run.t
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { s3Sink } from '../functions/lib/storage/s3-sink.ts';
 import type { Sink } from '../functions/lib/storage/sink.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { downloadPrefix } from './support/export-reader.ts';
-import { type FaultyProxy, s3Requests, startFaultyProxy } from './support/faulty-proxy.ts';
-import { getObjectBytes, listPendingUploads, type S3Server, startS3 } from './support/s3-server.ts';
+import { type FaultyProxy, s3Requests, startFaultyProxy } from '../harness/faulty-proxy.ts';
+import { getObjectBytes, listPendingUploads, type S3Server, startS3 } from '../harness/s3-server.ts';
 import {
   changedFiles,
   expectEachUnitExactOrUntouched,

@@ -11,10 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STOP_GRACE_MS } from '../cli/interrupt.ts';
 import { main } from '../cli/main.ts';
 import { makeDirectory } from '../functions/lib/storage/make-directory.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { type RawServer, startSilentServer } from './support/raw-tcp.ts';
-import { appFolder } from './support/tokens.ts';
+import { type RawServer, startSilentServer } from '../harness/raw-tcp.ts';
+import { appFolder } from '../harness/tokens.ts';
 
 const BIN = fileURLToPath(new URL('../bin/cloudforet-export.mjs', import.meta.url));
 const linux = process.platform === 'linux' && existsSync('/proc/self');

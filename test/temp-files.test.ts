@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
-import { queryDuckDB } from './support/parquet-readers.ts';
+import { queryDuckDB } from '../harness/parquet-readers.ts';
 
 /** The pid of a process that has ended. */
 function deadPid(): number {

@@ -77,7 +77,7 @@ describe('the import reader the guard relies on', () => {
 
   it('finds what a system-tier file reaches through its support modules', () => {
     expect(slowReach('test/s3-server.test.ts')).toEqual([
-      'node:child_process (starts a child process), imported by test/support/s3-server.ts',
+      'node:child_process (starts a child process), imported by harness/s3-server.ts',
     ]);
     expect(slowReach('test/infra-schema.test.ts')).toEqual([
       'aws-cdk-lib (a CDK synth), imported by test/support/synth-stack.ts',

@@ -1,5 +1,5 @@
 // The shipped views and saved queries run over real exported files (costs and an inventory snapshot
-// written by the CLI from the simulator), in DuckDB as tools/duckdb-athena.ts translates them;
+// written by the CLI from the simulator), in DuckDB as harness/duckdb-athena.ts translates them;
 // results are checked against the simulator's own truth.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,8 +9,8 @@ import { main } from '../cli/main.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { costTable } from '../functions/lib/tables/costs.ts';
 import { loadNamedQueries } from '../infra/named-queries.ts';
-import { type Simulator, startSimulator } from '../tools/simulator/index.ts';
-import { type AthenaLike, athenaOver } from '../tools/duckdb-athena.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { type AthenaLike, athenaOver } from '../harness/duckdb-athena.ts';
 import { fakeIo } from './support/fake-io.ts';
 
 const TO = addDays(utcDay(new Date()), -1);

@@ -8,9 +8,9 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { main } from '../cli/main.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { loadNamedQueries } from '../infra/named-queries.ts';
-import { athenaOver } from './duckdb-athena.ts';
+import { athenaOver } from '../harness/duckdb-athena.ts';
 import { monthToDateUsd } from './demo-money.ts';
-import { startSimulator } from './simulator/index.ts';
+import { startSimulator } from '../harness/simulator/index.ts';
 
 const out = resolve(process.argv[2] ?? 'export-out');
 const to = addDays(utcDay(new Date()), -1);
@@ -77,7 +77,7 @@ async function show(title: string, glob: string, sql: string): Promise<void> {
   db.closeSync();
 }
 
-/** The saved view costs_named, run as Athena would (tools/duckdb-athena.ts), grouped by names. */
+/** The saved view costs_named, run as Athena would (harness/duckdb-athena.ts), grouped by names. */
 async function costByProjectName(dir: string): Promise<void> {
   const db = await athenaOver(dir);
   try {

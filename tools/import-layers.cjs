@@ -154,19 +154,41 @@ const LEVELS = [
     },
   ],
   [{ name: 'bin', path: '^bin/', uses: ['cli'], why: 'the CLI launcher' }],
-  // tools and test import each other: tests use the simulator, and the bench and invoke use
-  // test/support/ (s3rver, responders, readers) until those move into a harness room of their own
-  // (issue 38, item 1); then tools goes a level down and test stops being its sibling.
+  // The outside world's stand-ins (the Cloudforet simulator, S3 and its conditional-write shim,
+  // the Secrets Manager and SNS responders, the faulty proxy, the Athena stand-in, the Parquet
+  // readers) live in harness/: they import only the lib; tools and tests import them; nothing
+  // imports test/.
   [
     {
-      name: 'tools',
-      path: '^tools/',
-      uses: 'below',
-      siblings: ['test'],
-      why: 'the simulator, the demo, the bench',
+      name: 'harness',
+      path: '^harness/',
+      uses: [
+        'runtime',
+        'cloudforet',
+        'storage',
+        'parquet',
+        'published',
+        'tables',
+        'export',
+        'anomalies',
+        'statements',
+        'costs/sources',
+        'costs/planning',
+        'costs/unified',
+        'costs/freshness',
+        'inventory',
+        'focus',
+        'alerts',
+        'costs/days',
+        'costs',
+        'costs/backfill',
+        'lambda',
+      ],
+      why: 'the stand-ins for the outside world, for tests, the bench and the demo',
     },
-    { name: 'test', path: '^test/', uses: 'below', siblings: ['tools'], why: 'vitest' },
   ],
+  [{ name: 'tools', path: '^tools/', uses: 'below', why: 'the demo, the bench, the soak, local invoke' }],
+  [{ name: 'test', path: '^test/', uses: 'below', why: 'vitest' }],
 ];
 
 /** The layers, each with its level, by name. */

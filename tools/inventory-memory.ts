@@ -11,7 +11,7 @@ import { CloudforetClient, createDispatcher } from '../functions/lib/cloudforet/
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { runInventoryExport } from '../functions/lib/inventory/run.ts';
 import { LAMBDA_NODE_FLAGS, LAMBDA_RUNTIME_ENV } from '../infra/lambda-node-options.ts';
-import { startSimulator } from './simulator/index.ts';
+import { startSimulator } from '../harness/simulator/index.ts';
 
 const MB = 1024 * 1024;
 const { values } = parseArgs({

@@ -1,5 +1,5 @@
 // npm run invoke -- <function> <event.json>: runs one Lambda handler on this machine against the
-// simulator, s3rver as S3 and the Secrets Manager responder (test/support/local-aws.ts), with
+// simulator, s3rver as S3 and the Secrets Manager responder (harness/local-aws.ts), with
 // the environment Lambda would set, and prints what the Lambda console would.
 import { readdirSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -7,8 +7,8 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Context } from 'aws-lambda';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
-import { startLocalAws } from '../test/support/local-aws.ts';
-import { type SnsResponder, startSns } from '../test/support/sns-responder.ts';
+import { startLocalAws } from '../harness/local-aws.ts';
+import { type SnsResponder, startSns } from '../harness/sns-responder.ts';
 
 const FUNCTIONS_DIR = new URL('../functions/', import.meta.url);
 const TIMEOUT_MS = 15 * 60_000;

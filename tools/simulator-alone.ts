@@ -5,8 +5,8 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { parseWholeNumber } from '../functions/lib/whole-number.ts';
-import { startSimulator } from './simulator/index.ts';
-import { exitWithProblem } from './simulator/start-errors.ts';
+import { startSimulator } from '../harness/simulator/index.ts';
+import { exitWithProblem } from '../harness/simulator/start-errors.ts';
 
 export const SIMULATOR_USAGE = `Usage: npm run simulator -- [options]
 Starts the local Cloudforet simulator alone (the one npm start and the tests use) and prints its

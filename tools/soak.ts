@@ -18,8 +18,8 @@ import { focusObjectKey } from '../functions/lib/focus/derive.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { verifyDestination } from '../functions/lib/storage/verify-destination.ts';
 import { errorCode } from '../functions/lib/errors.ts';
-import { readWithArrow } from '../test/support/parquet-readers.ts';
-import { type FaultKind, startSimulator } from './simulator/index.ts';
+import { readWithArrow } from '../harness/parquet-readers.ts';
+import { type FaultKind, startSimulator } from '../harness/simulator/index.ts';
 
 const { values } = parseArgs({
   options: { runs: { type: 'string' }, seed: { type: 'string' }, 'fault-rate': { type: 'string' } },

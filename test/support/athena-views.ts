@@ -1,12 +1,12 @@
 // A DuckDB session over an export directory with each table as Athena would see it (partition
 // folders as VARCHAR columns), and the saved create_view_ queries run against it, translated and
-// answered as Athena would (tools/duckdb-athena.ts).
+// answered as Athena would (harness/duckdb-athena.ts).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { loadNamedQueries } from '../../infra/named-queries.ts';
-import { prepareSession, trinoToDuckDb } from '../../tools/duckdb-athena.ts';
-import type { Row } from './parquet-readers.ts';
+import { prepareSession, trinoToDuckDb } from '../../harness/duckdb-athena.ts';
+import type { Row } from '../../harness/parquet-readers.ts';
 
 export interface AthenaLike {
   run(sql: string): Promise<Row[]>;

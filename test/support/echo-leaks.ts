@@ -1,7 +1,7 @@
 // Proves no text carries a token back in any encoding a simulator echo gave it: any 20 characters
 // of the token, or of an encoded form's token-derived middle, as is or JSON-escaped once or twice.
 import { expect } from 'vitest';
-import { ECHO_ENCODINGS, encodeEcho } from '../../tools/simulator/secret-echo.ts';
+import { ECHO_ENCODINGS, encodeEcho } from '../../harness/simulator/secret-echo.ts';
 
 const WINDOW = 20;
 

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { queryDuckDB, readWithArrow, type Row } from './parquet-readers.ts';
-import { getObjectBytes, listKeys } from './s3-server.ts';
+import { queryDuckDB, readWithArrow, type Row } from '../../harness/parquet-readers.ts';
+import { getObjectBytes, listKeys } from '../../harness/s3-server.ts';
 
 export interface PublishedObject {
   readonly key: string;

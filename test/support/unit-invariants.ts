@@ -6,7 +6,7 @@ import { join, relative, sep } from 'node:path';
 import { expect } from 'vitest';
 import { costManifestKey, costObjectKey } from '../../functions/lib/costs/sources/day-keys.ts';
 import type { CostRunSummary } from '../../functions/lib/costs/run.ts';
-import type { Simulator } from '../../tools/simulator/index.ts';
+import type { Simulator } from '../../harness/simulator/index.ts';
 import { readBothWays } from './export-reader.ts';
 
 export type Snapshot = ReadonlyMap<string, Buffer>;

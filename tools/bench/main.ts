@@ -5,7 +5,7 @@
 // Prints progress on stderr, then the table, the targets and one JSON line on stdout.
 import { parseArgs } from 'node:util';
 import { addDays } from '../../functions/lib/dates.ts';
-import { startS3 } from '../../test/support/s3-server.ts';
+import { startS3 } from '../../harness/s3-server.ts';
 import { bestOf, bundleStage, machine, runStage, startSource } from './harness.ts';
 import { measureBundles } from './bundles.ts';
 import { profileSizes } from './profile.ts';

@@ -10,7 +10,7 @@ import { CloudforetClient, createDispatcher } from '../../functions/lib/cloudfor
 import { runCostExport } from '../../functions/lib/costs/run.ts';
 import { listDataSources } from '../../functions/lib/costs/sources/data-sources.ts';
 import { dirSink } from '../../functions/lib/storage/dir-sink.ts';
-import { queryDuckDB } from '../../test/support/parquet-readers.ts';
+import { queryDuckDB } from '../../harness/parquet-readers.ts';
 import { markdownTable } from './markdown.ts';
 
 export interface SizeProfile {

@@ -2,7 +2,7 @@
 // year of cost files (12 months × 5 data sources), the focus rows the cost export derives from
 // them and daily inventory snapshots, written by the exporter's own writer (the CLI against the
 // simulator) into a directory laid out as the bucket; then every saved query and view run in
-// DuckDB (tools/duckdb-athena.ts translates them) under its profiler, DuckDB standing in for
+// DuckDB (harness/duckdb-athena.ts translates them) under its profiler, DuckDB standing in for
 // Athena's scan. Per query: the objects and bytes DuckDB read, against the minimum the question
 // needs: the columns it reads, in the partitions its filters select, and of snapshot tables only
 // the newest day (a name or an inventory count is asked as of now).
@@ -18,8 +18,8 @@ import { ledgerPrefix } from '../../functions/lib/storage/layout.ts';
 import { exportTables } from '../../functions/lib/tables/all-tables.ts';
 import { ledgerTables } from '../../functions/lib/tables/ledger.ts';
 import { loadNamedQueries } from '../../infra/named-queries.ts';
-import { type AthenaLike, athenaOver, trinoToDuckDb } from '../duckdb-athena.ts';
-import { startSimulator } from '../simulator/index.ts';
+import { type AthenaLike, athenaOver, trinoToDuckDb } from '../../harness/duckdb-athena.ts';
+import { startSimulator } from '../../harness/simulator/index.ts';
 import { markdownTable } from './markdown.ts';
 
 export interface ReadingScale {

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
-import { type SimulatorOptions, startSimulator } from '../simulator/index.ts';
+import { type SimulatorOptions, startSimulator } from '../../harness/simulator/index.ts';
 
 export interface SourceReady {
   /** The recording front; what the exporter talks to. */

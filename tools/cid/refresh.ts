@@ -17,8 +17,8 @@ import { addDays, utcDay } from '../../functions/lib/dates.ts';
 import { CloudforetExportStack } from '../../infra/cloudforet-export-stack.ts';
 import { readSettings } from '../../infra/settings.ts';
 import { checkFocusConformance } from '../focus/conformance.ts';
-import { type AthenaLike, athenaOver, trinoToDuckDb } from '../duckdb-athena.ts';
-import { startSimulator } from '../simulator/index.ts';
+import { type AthenaLike, athenaOver, trinoToDuckDb } from '../../harness/duckdb-athena.ts';
+import { startSimulator } from '../../harness/simulator/index.ts';
 import { listTableMetadata, runCid } from './run.ts';
 
 const DATABASE = 'cloudforet_export';

@@ -1,6 +1,6 @@
 // Runs AWS CID's FOCUS code (test/fixtures/cid/, unmodified) through harness.py beside this file,
 // answering its Athena calls from the synthesized template's Glue tables and from a DuckDB
-// stand-in (tools/duckdb-athena.ts) over exported files.
+// stand-in (harness/duckdb-athena.ts) over exported files.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { parse } from 'yaml';
-import { type AthenaLike, trinoToDuckDb } from '../duckdb-athena.ts';
+import { type AthenaLike, trinoToDuckDb } from '../../harness/duckdb-athena.ts';
 
 type Json = Record<string, unknown>;
 

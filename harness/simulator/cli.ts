@@ -1,11 +1,11 @@
-// Runs a simulator on its own: `npx tsx tools/simulator/cli.ts --port 8080 --seed 1`.
+// Runs a simulator on its own: `npx tsx harness/simulator/cli.ts --port 8080 --seed 1`.
 // Prints the base URL and a domain-admin token, then serves until interrupted.
 
 import { parseArgs } from 'node:util';
 import { type SimulatorOptions, startSimulator } from './index.ts';
 import { exitWithProblem } from './start-errors.ts';
 
-const USAGE = `usage: tsx tools/simulator/cli.ts [--port N] [--seed N] [--data-sources N] [--from YYYY-MM-DD]
+const USAGE = `usage: tsx harness/simulator/cli.ts [--port N] [--seed N] [--data-sources N] [--from YYYY-MM-DD]
   [--to YYYY-MM-DD] [--rows-per-day N] [--exact-rows] [--cloud-services N] [--workspaces N] [--latency-ms N]`;
 
 const NUMBERS = {
@@ -63,4 +63,4 @@ async function main(): Promise<void> {
   }
 }
 
-await main().catch((error: unknown) => exitWithProblem(error, 'tsx tools/simulator/cli.ts --help'));
+await main().catch((error: unknown) => exitWithProblem(error, 'tsx harness/simulator/cli.ts --help'));
