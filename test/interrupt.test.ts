@@ -18,9 +18,10 @@ const MONTH_1 = monthBack(1);
 const FROM = `${MONTH_1}-10`;
 const TO = `${MONTH_1}-11`;
 const BIN = fileURLToPath(new URL('../bin/cloudforet-export.mjs', import.meta.url));
-// Days of 34,185 and 38,725 rows: a day's object is opened once its first row group (25,000 rows)
-// is full, so a listing held from page 27 on keeps that object mid-write for as long as needed.
-const ROWS_PER_DAY = 40_000;
+// Days of exactly 36,000 rows, whatever the date (drawn counts fell below 27,000 with the clock two
+// years ahead): a day's object is opened once its first row group (25,000 rows) is full, so a
+// listing held from page 27 on keeps that object mid-write for as long as needed.
+const ROWS_PER_DAY = 36_000;
 const PAGES_BEFORE_HOLD = 26;
 
 describe('interrupted local runs', () => {
@@ -46,7 +47,14 @@ describe('interrupted local runs', () => {
     );
 
   beforeAll(async () => {
-    sim = await startSimulator({ seed: 43, dataSources: 1, from: FROM, to: TO, rowsPerDay: ROWS_PER_DAY });
+    sim = await startSimulator({
+      seed: 43,
+      dataSources: 1,
+      from: FROM,
+      to: TO,
+      rowsPerDay: ROWS_PER_DAY,
+      exactRowsPerDay: true,
+    });
     ({ dir, secretFile } = await appFolder('interrupt', sim.issueToken()));
     const smallest = Math.min(...[FROM, TO].map((d) => sim.costTruth(sim.dataSourceIds()[0]!, d).rows));
     expect(smallest).toBeGreaterThan((PAGES_BEFORE_HOLD + 1) * 1000);
