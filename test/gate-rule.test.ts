@@ -4,6 +4,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { proveDayEmpty } from '../functions/lib/storage/gate.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const GATE = 'functions/lib/storage/gate.ts';
@@ -54,5 +55,29 @@ describe('the one gate', () => {
     }
 
     expect(casts).toEqual([]);
+  });
+
+  it("a cost day is proven empty only by an analyze answer that shows the month's other days and not it", () => {
+    const codeOf = (month: Array<{ date: string; rows: number }>) => {
+      try {
+        return proveDayEmpty({ what: 'ds-a 2026-08-02', date: '2026-08-02', month }).evidence;
+      } catch (error) {
+        return (error as { code: string }).code;
+      }
+    };
+
+    expect(codeOf([])).toBe('REMOVAL_UNPROVEN');
+    expect(
+      codeOf([
+        { date: '2026-08-02', rows: 3 },
+        { date: '2026-08-01', rows: 9 },
+      ]),
+    ).toBe('EMPTY_ANSWER_CONTRADICTED');
+    expect(
+      codeOf([
+        { date: '2026-08-01', rows: 9 },
+        { date: '2026-08-03', rows: 4 },
+      ]),
+    ).toMatch(/rows on 2 other day\(s\) of the month/);
   });
 });

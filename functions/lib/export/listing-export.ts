@@ -111,7 +111,7 @@ export async function exportListing<C>(
     const before = await reading;
     let removedBecause: string | undefined;
     if (rows === 0) {
-      const published = await isPublished(deps.sink, spec.manifestKey, spec.key, before);
+      const published = await isPublished(deps.sink, spec.key, before);
       const verdict = spec.whenEmpty ? await spec.whenEmpty(signal, published) : published ? 'keep' : 'none';
       if (verdict === 'keep') return { outcome: 'kept', key: null, rows: 0, bytes: 0 };
       if (published && verdict === 'none') {
@@ -143,7 +143,6 @@ export async function exportListing<C>(
 /** Whether the unit has an object out: its manifest names one, or (no manifest) the key is listed. */
 async function isPublished(
   sink: Sink,
-  _manifestKey: string,
   key: string,
   manifest: ReturnType<typeof parseManifest>,
 ): Promise<boolean> {

@@ -27,16 +27,15 @@ export interface AnalyzeDay {
 /**
  * A published cost day may go only when Cloudforet positively shows it empty: the month's
  * `cost/analyze` answer holds rows of the data source's other days (so it is an answer about this
- * data source, not `{}` from a gateway) and none of this day, and the day's listing came back
- * empty twice, inside retention. `{}` for the month (no row at all) proves nothing.
+ * data source, not `{}` from a gateway) and none of this day. `{}` for the month (no row at all)
+ * proves nothing. The caller has already seen the day's listing empty twice (confirmEmpty throws
+ * otherwise) inside retention (past it, the archive is kept and no proof is asked).
  */
 export function proveDayEmpty(e: {
   readonly what: string;
   readonly date: string;
   /** The month's analyze answer, asked at removal time. */
   readonly month: readonly AnalyzeDay[];
-  readonly listedEmptyTwice: boolean;
-  readonly insideRetention: boolean;
 }): Proof {
   const today = e.month.filter((d) => d.date === e.date).reduce((n, d) => n + d.rows, 0);
   if (today > 0) {
@@ -47,18 +46,12 @@ export function proveDayEmpty(e: {
     );
   }
   const otherDays = new Set(e.month.filter((d) => d.rows > 0).map((d) => d.date)).size;
-  if (otherDays === 0 || !e.listedEmptyTwice || !e.insideRetention) {
-    const why =
-      otherDays === 0
-        ? "cost/analyze answered no row for any day of the data source's month (an empty answer proves nothing)"
-        : !e.listedEmptyTwice
-          ? 'the listing was not empty twice'
-          : 'the day is past retention';
+  if (otherDays === 0) {
     throw new UnprovenRemovalError(
       'REMOVAL_UNPROVEN',
-      `cost/list answered no rows for ${e.what}, and ${why}: the published day is kept. ` +
-        'If the day really lost every row, it is removed once Cloudforet shows other days of the month; ' +
-        'otherwise check what stands before the API',
+      `cost/list answered no rows for ${e.what}, and cost/analyze answered no row for any day of the data ` +
+        "source's month (an empty answer proves nothing): the published day is kept. If the day really lost " +
+        'every row, it is removed once Cloudforet shows other days of the month; otherwise check what stands before the API',
     );
   }
   return proof(

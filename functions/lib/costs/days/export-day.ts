@@ -204,7 +204,7 @@ async function proveEmptyDay(
   const stats = await dayStats(deps.client, unit.dataSource.id, [unit.date.slice(0, 7)], signal);
   const month = [...stats].map(([date, d]) => ({ date, rows: d.rows }));
   await confirmEmpty(deps.client, list, what, signal); // throws unless the second look is empty too
-  return proveDayEmpty({ what, date: unit.date, month, listedEmptyTwice: true, insideRetention: true });
+  return proveDayEmpty({ what, date: unit.date, month });
 }
 
 /**
