@@ -1,54 +1,7 @@
 // `cloudforet-export check`: everything a first export needs, verified in seconds without
-// exporting: the secret, the endpoint and the app's view of it, and a write to the destination.
-// Its requests are probes: a short deadline and no retry of one that got no answer.
-import { randomUUID } from 'node:crypto';
-import { isNoAnswer } from '../functions/lib/cloudforet/explain.ts';
-import { listDataSources } from '../functions/lib/costs/sources/data-sources.ts';
-import { CloudforetApiError } from '../functions/lib/errors.ts';
-import { ownScratch, removeProven } from '../functions/lib/storage/gate.ts';
-import type { CommandContext } from './command-context.ts';
+// exporting (functions/lib/faces/check.ts). Its requests are probes: a short deadline and no
+// retry of one that got no answer.
+import { check } from '../functions/lib/faces/check.ts';
+import { cliEntry } from './cli-entry.ts';
 
-const DAY_MS = 86_400_000;
-
-export async function runCheck(ctx: CommandContext): Promise<number> {
-  const say = (line: string) => ctx.io.stdout.write(`${line}\n`);
-  const session = await ctx.openSession({ probe: true });
-  const { credential } = session;
-  const daysLeft = Math.floor((credential.expiresAt.getTime() - Date.now()) / DAY_MS);
-  say(
-    `secret   ok: ${credential.source}, ${session.scope}, role ${credential.role}, ` +
-      `expires ${credential.expiresAt.toISOString().slice(0, 10)} (in ${daysLeft} days)`,
-  );
-  const dataSources = await listDataSources(session.client).catch((error: unknown) => {
-    throw noAnswerHint(error, session.client.endpoint);
-  });
-  const names = dataSources.map((d) => `${d.id} (${d.name})`).join(', ');
-  say(
-    `endpoint ok: ${session.client.endpoint} answers; ${dataSources.length} cost data sources visible` +
-      (dataSources.length > 0
-        ? `: ${names}`
-        : ': costs would export nothing (does the app see the right workspace?)'),
-  );
-  const sink = ctx.openSink();
-  const key = `_check/${randomUUID()}.txt`;
-  await sink.put(key, 'cloudforet-export check: safe to delete\n', 'text/plain');
-  await removeProven(sink, key, ownScratch('the probe check just wrote'));
-  say(`output   ok: ${sink.location} takes a write (a test object, written and removed)`);
-  return 0;
-}
-
-/** A silent endpoint, said as check sees it: one try, and what that usually means. */
-function noAnswerHint(error: unknown, endpoint: string): unknown {
-  if (!(error instanceof CloudforetApiError) || !isNoAnswer(error)) return error;
-  return new CloudforetApiError(
-    {
-      code: error.code,
-      path: error.path,
-      retryable: error.retryable,
-      message:
-        `endpoint ${endpoint} did not answer: ${error.message.replace(/^cloudforet: /, '')}. ` +
-        'check tries once and gives up (an export would retry); is this the HTTP API base and not the console web address?',
-    },
-    { cause: error },
-  );
-}
+export const runCheck = cliEntry(check);

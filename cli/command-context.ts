@@ -1,7 +1,5 @@
 // What the CLI's commands share: the options and the context each command is given.
-import type { CloudforetSession } from '../functions/lib/cloudforet/session.ts';
-import type { Logger } from '../functions/lib/log.ts';
-import type { Sink } from '../functions/lib/storage/sink.ts';
+import type { CloudforetSession, Logger, Sink } from '../functions/lib/faces/face.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 

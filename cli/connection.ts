@@ -4,18 +4,21 @@
 // naming its flag.
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
+  createLogger,
+  ExportError,
+  endpointExtraProblem,
   fileSecretSource,
+  logLevelProblem,
+  openSession,
+  openSink,
+  parseDestination,
+  parseLogLevel,
+  parseWholeNumber,
+  plainHttpProblem,
   type SecretSource,
   secretsManagerSource,
-} from '../functions/lib/cloudforet/secret.ts';
-import { endpointExtraProblem } from '../functions/lib/cloudforet/explain.ts';
-import { openSession } from '../functions/lib/cloudforet/session.ts';
-import { plainHttpProblem } from '../functions/lib/endpoint-rule.ts';
-import { ExportError } from '../functions/lib/errors.ts';
-import { createLogger, logLevelProblem, parseLogLevel } from '../functions/lib/log.ts';
-import { openSink } from '../functions/lib/storage/open-sink.ts';
-import { parseDestination } from '../functions/lib/storage/sink.ts';
-import { parseWholeNumber, wholeNumberProblem } from '../functions/lib/whole-number.ts';
+  wholeNumberProblem,
+} from '../functions/lib/faces/edge.ts';
 import {
   type CliIo,
   type CommandContext,

@@ -3,20 +3,10 @@
 // outcome into an exit code: 0 all done, 1 a unit failed, 2 bad usage or configuration.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { closestName } from '../functions/lib/closest-name.ts';
-import {
-  CloudforetApiError,
-  ConfigError,
-  EventError,
-  errorCode,
-  errorMessage,
-  SecretError,
-  SinkError,
-} from '../functions/lib/errors.ts';
+import { closestName, errorCode, errorMessage, isUsageOrConfiguration } from '../functions/lib/faces/edge.ts';
 import { runCheck } from './check-command.ts';
 import type { CliIo, CommandContext, Env, Values } from './command-context.ts';
 import { options } from './command-context.ts';
-import { DestinationClaimError } from '../functions/lib/storage/destination-claim.ts';
 import { runAnomalies } from './anomalies-command.ts';
 import { runStatements } from './statements-command.ts';
 import { commandContext, destinationContext, usageError } from './connection.ts';
@@ -142,19 +132,6 @@ function rejectForeignOptions(command: CommandName, values: Values): void {
   }
 }
 
-/** Errors the user fixes by changing the command line or the configuration, not by retrying. */
-function isUsageOrConfiguration(error: unknown): boolean {
-  if (errorCode(error) === 'CLI_USAGE') return true;
-  if (error instanceof CloudforetApiError) return !error.retryable;
-  return (
-    error instanceof EventError ||
-    error instanceof ConfigError ||
-    error instanceof SecretError ||
-    error instanceof SinkError ||
-    error instanceof DestinationClaimError
-  );
-}
-
 const EVENT_FIELDS: Record<string, string> = {
   date: '--date',
   from: '--from',
@@ -162,6 +139,8 @@ const EVENT_FIELDS: Record<string, string> = {
   snapshotDate: '--snapshot-date',
   dataSourceIds: '--data-source',
   force: '--force',
+  month: '--month',
+  currency: '--currency',
 };
 
 /** The shared event checks name event fields ("from"); on the command line they are flags. */
@@ -176,7 +155,7 @@ function unknownOption(error: unknown): string | undefined {
 
 function flagNames(message: string): string {
   return message.replace(
-    /"(date|from|to|snapshotDate|dataSourceIds|force)"/g,
+    /"(date|from|to|snapshotDate|dataSourceIds|force|month|currency)"/g,
     (_, field: string) => EVENT_FIELDS[field]!,
   );
 }

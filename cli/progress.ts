@@ -1,5 +1,5 @@
 // Progress for long runs: a live line on a terminal, a line every few seconds otherwise.
-import type { RunProgress } from '../functions/lib/export/run-progress.ts';
+import type { RunProgress } from '../functions/lib/faces/face.ts';
 
 export function progressReporter(
   stream: NodeJS.WriteStream,

@@ -1,6 +1,6 @@
 // What the CLI prints goes through the one redactor (functions/lib/redact.ts): summaries, --json,
 // progress, warnings and error lines alike, so no command can print the client_secret back.
-import { redact } from '../functions/lib/redact.ts';
+import { redact } from '../functions/lib/faces/edge.ts';
 import type { CliIo } from './command-context.ts';
 
 export function redactingIo(io: CliIo): CliIo {

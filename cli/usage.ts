@@ -1,7 +1,7 @@
 // The CLI's help: one text for the whole tool and one per command (`cloudforet-export costs --help`),
 // every option with its meaning and default.
-import { CLAIM_EXPIRY_MS } from '../functions/lib/storage/claim-records.ts';
-import { inventoryTables } from '../functions/lib/tables/inventory.ts';
+import { INVENTORY_TABLE_NAMES } from '../functions/lib/faces/inventory.ts';
+import { CLAIM_EXPIRY_MS } from '../functions/lib/faces/release-claim.ts';
 
 const EXPIRY_MIN = CLAIM_EXPIRY_MS / 60_000;
 
@@ -25,7 +25,7 @@ const CONCURRENCY = (what: string) => `  --concurrency N          ${what} at onc
 const JSON_OUTPUT =
   '  --json                   print the summary as one JSON object on stdout (default: lines for people)';
 
-const INVENTORY_TABLES = wrap(inventoryTables.map((t) => t.name).join(', '), 96);
+const INVENTORY_TABLES = wrap(INVENTORY_TABLE_NAMES.join(', '), 96);
 
 function wrap(text: string, width: number): string {
   const lines: string[] = [];

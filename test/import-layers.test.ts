@@ -1,6 +1,7 @@
 // The import rules are an allow-list generated from one ordered list of layers
 // (tools/import-layers.cjs): planted into a copy of the folders, an upward import and a sideways
-// one (between two layers on the same level) are both refused, and an import the list allows passes.
+// one (between two layers on the same level) are both refused, and so is a CLI import below the
+// faces (the runtime included), while an import the list allows passes.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -38,6 +39,9 @@ const TREE: Record<string, string[]> = {
   'functions/lib/export/listing-export.ts': ['../tables/costs.ts', '../alerts/run.ts'],
   'functions/lib/alerts/run.ts': ['../published/read-objects.ts'],
   'functions/lib/cloudforet/client.ts': ['../published/read-objects.ts'],
+  'functions/lib/faces/costs.ts': ['../tables/costs.ts', '../dates.ts'],
+  'cli/costs-command.ts': ['../functions/lib/faces/costs.ts', './progress.ts'],
+  'cli/progress.ts': ['../functions/lib/dates.ts', '../functions/lib/storage/sink.ts'],
 };
 
 let root: string;
@@ -55,7 +59,7 @@ beforeAll(async () => {
     allowedSeverity: config.allowedSeverity,
     forbidden: config.forbidden,
   };
-  const result = await cruise(['functions'], {
+  const result = await cruise(['functions', 'cli'], {
     baseDir: root,
     validate: true,
     ruleSet,
@@ -79,13 +83,20 @@ describe('the import layers', () => {
     );
   });
 
+  it('refuse a CLI import below the faces, the runtime too (cli -> dates, cli -> storage)', () => {
+    expect(refused()).toContain('cli/progress.ts -> functions/lib/dates.ts');
+    expect(refused()).toContain('cli/progress.ts -> functions/lib/storage/sink.ts');
+  });
+
   it('refuse cloudforet -> published, and nothing that the list allows', () => {
     expect(refused()).toEqual([
+      'cli/progress.ts -> functions/lib/dates.ts',
+      'cli/progress.ts -> functions/lib/storage/sink.ts',
       'functions/lib/cloudforet/client.ts -> functions/lib/published/read-objects.ts',
       'functions/lib/export/listing-export.ts -> functions/lib/alerts/run.ts',
       'functions/lib/parquet/row-writer.ts -> functions/lib/published/read-objects.ts',
     ]);
-    expect(violations.map((v) => v.rule.name)).toEqual(Array(3).fill('not-in-allowed'));
+    expect(violations.map((v) => v.rule.name)).toEqual(Array(5).fill('not-in-allowed'));
   });
 });
 

@@ -2,10 +2,11 @@
 // rules generated from it (.dependency-cruiser.cjs). A layer imports its own files, the runtime
 // (functions/lib/*.ts, below everything) and the layers its `uses` names, each of which must sit on
 // a lower level or be one of its named `siblings` (a layer on the same level). `uses: 'below'` is
-// every lower level. docs/code-layout.md states the same order.
+// every lower level. `runtime: false` takes even the runtime only through the layers it names (the
+// CLI: faces only). docs/code-layout.md states the same order.
 const lib = '^functions/lib/';
 
-/** @typedef {{ name: string, path: string, uses: string[] | 'below', siblings?: string[], why: string }} Layer */
+/** @typedef {{ name: string, path: string, uses: string[] | 'below', siblings?: string[], runtime?: false, why: string }} Layer */
 
 /** @type {Layer[][]} bottom first */
 const LEVELS = [
@@ -140,12 +141,26 @@ const LEVELS = [
   ],
   [
     {
+      name: 'faces',
+      path: `${lib}faces/`,
+      uses: 'below',
+      why: 'one face per use case (parse, run, describe), run by both entries; edge.ts: the rest the CLI needs',
+    },
+  ],
+  [
+    {
       name: 'entries',
       path: '^functions/[^/]+[.]ts$',
       uses: 'below',
       why: 'one file per Lambda, wiring only',
     },
-    { name: 'cli', path: '^cli/', uses: 'below', why: 'the command-line tool on the same core' },
+    {
+      name: 'cli',
+      path: '^cli/',
+      uses: ['faces'],
+      runtime: false,
+      why: 'the command-line tool: the use cases through their faces only, not even the runtime',
+    },
     {
       name: 'infra',
       path: '^infra/',
@@ -220,7 +235,7 @@ function allowedRules(levels) {
         );
     }
     const targets = [layer, ...uses.map((name) => index.get(name))];
-    if (layer.level > 0 && !uses.includes('runtime')) targets.push(runtime);
+    if (layer.level > 0 && !uses.includes('runtime') && layer.runtime !== false) targets.push(runtime);
     return {
       comment: `${layer.name}: ${layer.why}`,
       from: { path: layer.path },
@@ -229,4 +244,21 @@ function allowedRules(levels) {
   });
 }
 
-module.exports = { LEVELS, allowedRules };
+/**
+ * The modules of functions/lib/ the CLI may import: one face per use case it runs, the face's shape
+ * (face.ts, cli-entry's counterpart of lambdaEntry) and the edge (edge.ts: connection, setting
+ * rules, logger, redactor, errors). The cli layer above reaches faces/ only; test/cli-faces.test.ts
+ * holds every cli/*.ts import of functions/lib/ to this list.
+ */
+const CLI_FACES = [
+  'functions/lib/faces/face.ts',
+  'functions/lib/faces/edge.ts',
+  'functions/lib/faces/costs.ts',
+  'functions/lib/faces/inventory.ts',
+  'functions/lib/faces/statements.ts',
+  'functions/lib/faces/anomalies.ts',
+  'functions/lib/faces/check.ts',
+  'functions/lib/faces/release-claim.ts',
+];
+
+module.exports = { LEVELS, CLI_FACES, allowedRules };

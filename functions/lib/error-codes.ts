@@ -100,6 +100,11 @@ const EVENT: readonly ErrorCode[] = [
 const DESTINATION: readonly ErrorCode[] = [
   code('DESTINATION_INVALID', 'no', '--out or the bucket names no S3 bucket or usable folder'),
   code('DESTINATION_CLAIM_UNREADABLE', 'no', "the destination's claim file is not one this tool wrote"),
+  code(
+    'DESTINATION_CLAIM_HELD',
+    'no',
+    'release-claim refused: the holder may still be running, or exported there',
+  ),
   code('DESTINATION_SCOPE_MISMATCH', 'no', 'the destination holds another scope (domain or workspace)'),
   code('SINK_S3_FAILED', 'no', 'an S3 request failed; the message names the cause and the remedy'),
   code('SINK_LOCAL_FAILED', 'no', 'a file of a local destination could not be read or written'),

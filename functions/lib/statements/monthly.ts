@@ -9,7 +9,7 @@ import { parseManifest } from '../storage/manifest.ts';
 import type { Sink } from '../storage/sink.ts';
 import { SUPPORTED_CURRENCIES, unifiedCostTable } from '../tables/unified-costs.ts';
 import { type PublishedStatement, publishStatement } from './publish.ts';
-import { buildStatements, readProjectNames, readUnifiedMonth } from './statements.ts';
+import { buildStatements, readProjectNames, readUnifiedMonth, type Statement } from './statements.ts';
 
 /** Months before the current one a scheduled run ({}) looks at: confirmation comes mid next month. */
 export const STATEMENT_MONTHS_BACK = 3;
@@ -22,12 +22,19 @@ export interface StatementsRequest {
    * record (a restatement a cost run followed outside the months above): the scheduled run's `{}`.
    */
   readonly followRestated?: boolean;
+  /**
+   * Working copies (the CLI): each month asked, confirmed or not, nothing archived; a statement
+   * already archived gets a revision beside it when it changed.
+   */
+  readonly workingCopies?: boolean;
 }
 
 export interface MonthStatements {
   readonly month: string;
-  readonly status: 'no unified costs' | 'not confirmed' | 'confirmed';
+  readonly status: 'no unified costs' | 'not confirmed' | 'confirmed' | 'working copies';
   readonly statements: readonly PublishedStatement[];
+  /** Working copies only: each statement as built, in the order of `statements`. */
+  readonly built?: readonly Statement[];
 }
 
 export interface StatementsSummary {
@@ -45,7 +52,13 @@ export async function runMonthlyStatements(
   const months: MonthStatements[] = [];
   const asked = new Set(request.months);
   if (request.followRestated) for (const m of await restatedMonths(deps.sink)) asked.add(m);
-  for (const month of [...asked].sort()) months.push(await monthStatements(deps, month, request.currency));
+  for (const month of [...asked].sort()) {
+    months.push(
+      request.workingCopies
+        ? await workingCopies(deps, month, request.currency)
+        : await monthStatements(deps, month, request.currency),
+    );
+  }
   const all = months.flatMap((m) => m.statements);
   const count = (o: PublishedStatement['outcome']) => all.filter((s) => s.outcome === o).length;
   return {
@@ -73,12 +86,35 @@ async function monthStatements(
   if (!manifests.every((m) => (m as { isConfirmed?: unknown } | undefined)?.isConfirmed === true)) {
     return { month, status: 'not confirmed', statements: [] };
   }
-  const rows = await readUnifiedMonth(sink, month);
-  const statements = buildStatements(rows, month, currency, await readProjectNames(sink));
-  const published: PublishedStatement[] = [];
-  for (const s of statements)
-    published.push(await publishStatement(sink, s, { archive: true, now: deps.now }));
+  const { published } = await writeMonth(deps, month, currency, true);
   return { month, status: 'confirmed', statements: published };
+}
+
+/** Working copies of a month with unified costs, confirmed or not; none when it has no rows. */
+async function workingCopies(
+  deps: { readonly sink: Sink; readonly now: Date },
+  month: string,
+  currency: string,
+): Promise<MonthStatements> {
+  const { built, published } = await writeMonth(deps, month, currency, false);
+  if (built.length === 0) return { month, status: 'no unified costs', statements: [] };
+  return { month, status: 'working copies', statements: published, built };
+}
+
+/** The month's statements read, built and published: the one flow both entries run. */
+async function writeMonth(
+  deps: { readonly sink: Sink; readonly now: Date },
+  month: string,
+  currency: string,
+  archive: boolean,
+): Promise<{ built: Statement[]; published: PublishedStatement[] }> {
+  const { sink } = deps;
+  const rows = await readUnifiedMonth(sink, month);
+  if (rows.length === 0) return { built: [], published: [] };
+  const built = buildStatements(rows, month, currency, await readProjectNames(sink));
+  const published: PublishedStatement[] = [];
+  for (const s of built) published.push(await publishStatement(sink, s, { archive, now: deps.now }));
+  return { built, published };
 }
 
 /**
@@ -104,8 +140,15 @@ export async function restatedMonths(sink: Sink): Promise<string[]> {
   return [...due].sort();
 }
 
-/** `{}`: the STATEMENT_MONTHS_BACK months before this one; or `{"month": "YYYY-MM"}`; `"currency"` (USD). */
-export function parseStatementsEvent(event: unknown, now: Date): StatementsRequest {
+/**
+ * `{}`: the STATEMENT_MONTHS_BACK months before this one; or `{"month": "YYYY-MM"}`; `"currency"`
+ * (USD). Working copies (the CLI) need a month, and may ask for the current one.
+ */
+export function parseStatementsEvent(
+  event: unknown,
+  now: Date,
+  opts: { readonly workingCopies?: boolean } = {},
+): StatementsRequest {
   const fields = eventFields(event, ['month', 'currency'], '{"month": "2026-01", "currency": "USD"}') ?? {};
   const currency = fields.currency ?? 'USD';
   if (typeof currency !== 'string' || !(SUPPORTED_CURRENCIES as readonly string[]).includes(currency)) {
@@ -115,9 +158,16 @@ export function parseStatementsEvent(event: unknown, now: Date): StatementsReque
     );
   }
   const thisMonth = utcDay(now).slice(0, 7);
+  if (opts.workingCopies) {
+    const month = fields.month;
+    if (typeof month !== 'string' || !MONTH.test(month)) {
+      throw new EventError('EVENT_BAD_MONTH', `"month" must be YYYY-MM (got ${JSON.stringify(month ?? '')})`);
+    }
+    return { months: [month], currency, workingCopies: true };
+  }
   if (fields.month !== undefined) {
     const month = fields.month;
-    if (typeof month !== 'string' || !/^\d{4}-(0[1-9]|1[0-2])$/.test(month) || month >= thisMonth) {
+    if (typeof month !== 'string' || !MONTH.test(month) || month >= thisMonth) {
       throw new EventError(
         'EVENT_BAD_MONTH',
         `"month" must be a past month as YYYY-MM (got ${JSON.stringify(month)}): the current month is never confirmed`,
@@ -132,3 +182,5 @@ export function parseStatementsEvent(event: unknown, now: Date): StatementsReque
   }
   return { months: months.reverse(), currency, followRestated: true };
 }
+
+const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;

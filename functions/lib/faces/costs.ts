@@ -1,0 +1,91 @@
+// The cost export's face: the cost function (functions/cost-export.ts) and `cloudforet-export
+// costs` run it. Its input: {} (this month and the previous one), {"date"} or {"from","to"}, with
+// "dataSourceIds" and "force"; a range wholly past Cloudforet's retention is refused before any request.
+import { refuseWhollyBeyondRetention } from '../costs/beyond-retention.ts';
+import { parseCostEvent } from '../costs/event.ts';
+import { type CostRunRequest, type CostRunSummary, runCostExport } from '../costs/run.ts';
+import { type CloudforetConnection, connectCloudforet } from '../lambda/connect-cloudforet.ts';
+import { describeVerify } from '../storage/verify-destination.ts';
+import type { Face } from './face.ts';
+
+export type { CostRunSummary };
+
+export const costs: Face<CloudforetConnection, CostRunRequest, CostRunSummary> = {
+  label: 'costs',
+  needs: 'cloudforet',
+  reportsProgress: true,
+  connect: connectCloudforet,
+  parse: (input, settings, now) => {
+    const request = parseCostEvent(input, now, settings);
+    refuseWhollyBeyondRetention(request, now);
+    return settings.staleJobAfterMs === undefined
+      ? request
+      : { ...request, staleJobAfterMs: settings.staleJobAfterMs };
+  },
+  run: ({ session, ...env }, request) =>
+    runCostExport({ ...env, client: session.client, credential: session.credential }, request),
+  describe: (s, { session }) => describeCosts({ ...s, scope: session.scope }),
+  json: (s, { session }) => ({ ...s, scope: session.scope }),
+  figures: (s) => ({
+    rows: s.rows,
+    bytes: s.bytes,
+    exported: s.written + s.removed + s.empty,
+    unchanged: s.unchanged,
+    failed: s.failed,
+    apiRetries: s.requestRetries,
+  }),
+  failure: (s) =>
+    s.failed > 0
+      ? `${s.failures.length} of ${s.units} cost units failed: ${JSON.stringify(s.failures.slice(0, 5))}` +
+        (s.focus?.failures.length ? `; ${s.focus.failures.length} focus units failed` : '')
+      : undefined,
+};
+
+function describeCosts(s: CostRunSummary & { scope: string }): string[] {
+  return [
+    `costs ${s.from}..${s.to} (${s.scope}) -> ${s.destination}`,
+    `  ${s.dataSources} data sources: ${s.units} units (data source × day) planned: ${s.written} written, ${s.empty} empty, ` +
+      (s.removed > 0 ? `${s.removed} removed (their day lost every row), ` : '') +
+      `${s.kept} kept, ${s.failed} failed${s.notStarted > 0 ? `, ${s.notStarted} not started` : ''}; ` +
+      `${s.unchanged} unchanged${s.repaired > 0 ? `, ${s.repaired} repaired (object missing or damaged)` : ''}`,
+    ...(s.retainedFrom
+      ? [
+          `  ${s.beyondRetention} units (data source × day) before ${s.retainedFrom} are beyond Cloudforet's 12-month retention: ` +
+            'not exported; objects already archived for them are kept as they are',
+        ]
+      : []),
+    ...(s.interrupted ? [`  INTERRUPTED: ${s.notStarted} units not started; rerun to finish`] : []),
+    ...(s.notSynced.length > 0
+      ? [
+          `  ${s.notSynced.length} days not synced yet by Cloudforet (sync job ${[...new Set(s.notSynced.map((d) => d.jobId))].join(', ')} ` +
+            'failed or hangs): what is published for them is kept',
+        ]
+      : []),
+    ...(s.skippedSyncInProgress.length > 0
+      ? [`  skipped, sync in progress: ${s.skippedSyncInProgress.join(', ')}`]
+      : []),
+    `  ${s.rows.toLocaleString('en-US')} rows, ${s.bytes.toLocaleString('en-US')} bytes in ${(s.durationMs / 1000).toFixed(1)} s`,
+    ...s.failures.map((f) => `  FAILED ${f.dataSourceId} ${f.date}: ${f.message} [${f.code}]`),
+    ...describeUnified(s.unifiedCosts),
+    ...describeFocus(s.focus),
+    ...(s.verify ? describeVerify(s.verify) : []),
+  ];
+}
+
+function describeFocus(f: CostRunSummary['focus']): string[] {
+  if (!f) return [];
+  return [
+    `  focus (FOCUS 1.3): ${f.written} days derived, ${f.removed} removed, ${f.current} current` +
+      `${f.repaired > 0 ? `, ${f.repaired} repaired (object damaged or missing)` : ''}, ${f.rows.toLocaleString('en-US')} rows`,
+    ...f.failures.map((x) => `  FAILED focus ${x.dataSourceId} ${x.date}: ${x.message} [${x.code}]`),
+  ];
+}
+
+function describeUnified(u: CostRunSummary['unifiedCosts']): string[] {
+  const months = u.months.map((m) => `${m.month} ${m.rows} rows${m.isConfirmed ? ' (confirmed)' : ''}`);
+  return [
+    `  unified costs (${u.scope}): ${months.join(', ') || 'none'}`,
+    ...u.restatedConfirmedMonths.map((r) => `  RESTATED confirmed month ${r.month}: ${r.reason}`),
+    ...u.failures.map((f) => `  FAILED unified costs ${f.month}: ${f.message} [${f.code}]`),
+  ];
+}
