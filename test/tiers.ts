@@ -33,6 +33,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/setting-rules.test.ts',
   'test/sql-grammar.test.ts',
   'test/statements-arithmetic.test.ts',
+  'test/statements-event.test.ts',
   'test/statements-race.test.ts',
   'test/unified-run.test.ts',
   'test/unit-attempts.test.ts',
