@@ -15,6 +15,7 @@ import { type RequestRecord, type RunningServer, startServer } from './server.ts
 import { type SimState, type SimulatorOptions, buildState } from './state.ts';
 import { type TokenRequest, TokenIssuer } from './tokens.ts';
 import { monthRates, unifiedCostRecords } from './unified-costs.ts';
+import { reportStore, runReportJob } from './cost-reports.ts';
 import type { ApiRecord, DataSource, DataSourceAccount } from './world.ts';
 
 interface AfterHook {
@@ -199,6 +200,24 @@ export class LocalSimulator implements Simulator {
     else this.state.fallbackRateMonths.delete(month);
   }
 
+  runCostReportJob(month: string, phase: 'IN_PROGRESS' | 'ADJUSTING' | 'DONE'): ApiRecord[] {
+    return copy(runReportJob(this.state, month, phase));
+  }
+
+  regenerateCostReport(month: string): ApiRecord[] {
+    return copy(runReportJob(this.state, month, 'DONE', true));
+  }
+
+  costReportTruth() {
+    const store = reportStore(this.state);
+    return {
+      reports: copy(store.reports),
+      data: copy(store.data),
+      adjustments: copy(store.adjustments),
+      policies: copy(store.policies),
+    };
+  }
+
   setUnifiedCostsMissing(month: string, missing: boolean): void {
     if (missing) this.state.missingUnifiedMonths.add(month);
     else this.state.missingUnifiedMonths.delete(month);
@@ -240,3 +259,6 @@ export class LocalSimulator implements Simulator {
       .filter((r) => selection.workspaceId === undefined || r['workspace_id'] === selection.workspaceId);
   }
 }
+
+const copy = (records: readonly ApiRecord[]): ApiRecord[] =>
+  JSON.parse(JSON.stringify(records)) as ApiRecord[];
