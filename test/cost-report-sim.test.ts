@@ -7,6 +7,8 @@ import { buildState } from '../harness/simulator/state.ts';
 import { monthRates, unifiedCostRecords } from '../harness/simulator/unified-costs.ts';
 
 const MONTH = '2026-08';
+const pick = (cost: unknown, c: string): number =>
+  (cost as Record<string, number> | undefined)?.[c] ?? Number.NaN;
 const near = (a: number, b: number) => expect(Math.abs(a - b)).toBeLessThan(1e-6 * Math.max(1, Math.abs(b)));
 
 function world() {
@@ -44,19 +46,20 @@ describe('simulated cost reports', () => {
         const base = unifiedSum(state, ws, currency);
         const plain = rows.filter((d) => d['is_adjusted'] === false);
         near(
-          plain.reduce((s, d) => s + (d['cost'] as Record<string, number>)[currency]!, 0),
+          plain.reduce((s, d) => s + pick(d['cost'], currency), 0),
           base,
         );
         // Policy 1 filters the first workspace: 5 % off its AWS rows.
         const percent = rows.find((d) => d['report_adjustment_policy_id'] === percentPolicy);
         const aws = unifiedSum(state, ws, currency, 'aws');
-        if (ws === workspaces[0]) near((percent?.['cost'] as Record<string, number>)[currency]!, -0.05 * aws);
+        if (ws === workspaces[0]) near(pick(percent?.['cost'], currency), -0.05 * aws);
         else expect(percent).toBeUndefined();
         // Policy 2 has no filter: 100 USD at the month's rate, in every report.
         const fixed = rows.find((d) => d['report_adjustment_policy_id'] === fixedPolicy);
-        near((fixed?.['cost'] as Record<string, number>)[currency]!, 100 * rates[`USD/${currency}`]!);
-        const expected = base + (ws === workspaces[0] ? -0.05 * aws : 0) + 100 * rates[`USD/${currency}`]!;
-        near((report['cost'] as Record<string, number>)[currency]!, expected);
+        near(pick(fixed?.['cost'], currency), 100 * pick(rates, `USD/${currency}`));
+        const expected =
+          base + (ws === workspaces[0] ? -0.05 * aws : 0) + 100 * pick(rates, `USD/${currency}`);
+        near(pick(report['cost'], currency), expected);
       }
     }
     expect(reports.map((r) => r['report_number']).sort()).toEqual([
