@@ -1,0 +1,216 @@
+// Cost reports through the cost run against the simulator: two complete months, a PERCENT and a
+// FIXED adjustment, drafts replaced until DONE, one month regenerated after its costs changed.
+// Every report version is archived with its data rows, equal to the simulator's; a rerun writes
+// nothing; the regeneration is found once per changed report; the sent report of a month is one
+// query away (DuckDB as the Athena stand-in).
+import { createHash } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
+import { archiveCostReports } from '../functions/lib/costs/reports/archive.ts';
+import { runCostExport } from '../functions/lib/costs/run.ts';
+import { silentLogger } from '../functions/lib/log.ts';
+import { dirSink } from '../functions/lib/storage/dir-sink.ts';
+import { athenaOver } from '../harness/duckdb-athena.ts';
+import { readWithArrow } from '../harness/parquet-readers.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { monthBack, monthEnd } from './support/months.ts';
+
+const M1 = monthBack(2);
+const M2 = monthBack(1);
+type Rec = Record<string, unknown> & { cost: { KRW: number; USD: number; JPY: number } };
+
+async function files(dir: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const table of ['cost_reports', 'cost_report_data', 'cost_report_status', '_manifests']) {
+    const root = join(dir, table);
+    const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      if (!e.isFile()) continue;
+      const path = join(e.parentPath, e.name);
+      if (table === '_manifests' && !path.includes('cost_report')) continue;
+      out.set(
+        path,
+        createHash('sha256')
+          .update(await readFile(path))
+          .digest('hex'),
+      );
+    }
+  }
+  return out;
+}
+
+async function rowsOf(dir: string, table: string, month: string, name: string) {
+  const bytes = await readFile(join(dir, table, `report_month=${month}`, `${name}.parquet`));
+  return readWithArrow(new Uint8Array(bytes)).rows;
+}
+
+describe('cost reports archived from the cost run', () => {
+  let sim: Simulator;
+  let dir: string;
+  let client: CloudforetClient;
+  const run = () =>
+    runCostExport(
+      { client, sink: dirSink(dir), focus: false, unifiedCosts: false, costReports: true },
+      { from: `${M2}-01`, to: `${M2}-01` },
+    );
+  let firstDone: Rec[];
+  let regenerated: Rec[];
+  let regenSummary: Awaited<ReturnType<typeof run>>;
+
+  beforeAll(async () => {
+    sim = await startSimulator({
+      seed: 23,
+      dataSources: 3,
+      from: `${M1}-01`,
+      to: monthEnd(1),
+      rowsPerDay: 10,
+    });
+    dir = await mkdtemp(join(tmpdir(), 'reports-'));
+    client = new CloudforetClient({ endpoint: sim.url, token: sim.issueToken(), dispatcher: new Agent() });
+    // M1 goes through Cloudforet's lifecycle, each step seen by a run; M2 is made DONE at once.
+    sim.runCostReportJob(M1, 'IN_PROGRESS');
+    expect((await run()).failed).toBe(0);
+    sim.runCostReportJob(M1, 'ADJUSTING');
+    expect((await run()).failed).toBe(0);
+    firstDone = [...sim.runCostReportJob(M1, 'DONE'), ...sim.runCostReportJob(M2, 'DONE')] as Rec[];
+    expect((await run()).failed).toBe(0);
+    // A late resync changes M1's costs; Cloudforet's generate_report makes new DONE versions.
+    const ds = sim.dataSourceIds()[0] as string;
+    sim.resync(ds, `${M1}-05`, { costFactor: 1.5 });
+    regenerated = sim.regenerateCostReport(M1) as Rec[];
+    regenSummary = await run();
+  }, 120_000);
+  afterAll(async () => {
+    await sim?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('archives every DONE and EXPIRED version with its rows, equal to Cloudforet’s', async () => {
+    const truth = sim.costReportTruth();
+    const finals = truth.reports.filter((r) => r.status === 'DONE' || r.status === 'EXPIRED') as Rec[];
+    expect(finals.filter((r) => r.status === 'EXPIRED').length).toBe(regenerated.length);
+    expect(finals.length).toBe(firstDone.length + regenerated.length);
+    for (const report of finals) {
+      const month = String(report.report_month);
+      const [row] = await rowsOf(dir, 'cost_reports', month, String(report.cost_report_id));
+      // Archived as it was when first seen final: DONE (its expiry is a status fact).
+      expect(row).toMatchObject({
+        cost_report_id: report.cost_report_id,
+        report_number: report.report_number,
+        status: 'DONE',
+        currency: 'KRW',
+        cost: report.cost.KRW,
+        cost_usd: report.cost.USD,
+        is_adjusted: 'true',
+        issue_date: report.issue_date,
+      });
+      const data = await rowsOf(dir, 'cost_report_data', month, String(report.cost_report_id));
+      const expected = truth.data.filter((d) => d.cost_report_id === report.cost_report_id) as Rec[];
+      expect(data.map((d) => d.cost_report_data_id).sort()).toEqual(
+        expected.map((d) => d.cost_report_data_id).sort(),
+      );
+      const sum = data.reduce((s, d) => s + Number(d.cost_krw), 0);
+      expect(Math.abs(sum - report.cost.KRW)).toBeLessThan(1e-6 * Math.max(1, report.cost.KRW));
+      expect(data.filter((d) => d.is_adjusted === 'true').length).toBeGreaterThan(0);
+    }
+  });
+
+  it('keeps the last draft per workspace and records every status as a fact', async () => {
+    const db = await athenaOver(dir);
+    try {
+      const history = await db.run(
+        `SELECT status, count(*) AS n FROM cost_report_status WHERE report_month = '${M1}' GROUP BY status ORDER BY status`,
+      );
+      const ws = sim.workspaceIds().length;
+      // IN_PROGRESS and ADJUSTING drafts seen, then deleted; DONE twice (original, regenerated); EXPIRED once.
+      expect(Object.fromEntries(history.map((h) => [h.status, Number(h.n)]))).toEqual({
+        ADJUSTING: ws,
+        DELETED: 2 * ws,
+        DONE: 2 * ws,
+        EXPIRED: ws,
+        IN_PROGRESS: ws,
+      });
+      const drafts = await db.run(
+        `SELECT status FROM cost_reports WHERE report_month = '${M1}' AND status IN ('IN_PROGRESS', 'ADJUSTING')`,
+      );
+      expect(drafts.map((d) => d.status)).toEqual(Array(ws).fill('ADJUSTING'));
+      // The report that was sent (and stands) for a month: its latest status is DONE.
+      const sent = await db.run(`
+        WITH latest AS (
+          SELECT cost_report_id, max_by(status, observed_at) AS status
+          FROM cost_report_status WHERE report_month = '${M1}' GROUP BY cost_report_id)
+        SELECT r.cost_report_id, r.cost FROM cost_reports r JOIN latest l USING (cost_report_id)
+        WHERE r.report_month = '${M1}' AND l.status = 'DONE' ORDER BY r.cost_report_id`);
+      expect(sent.map((s) => s.cost_report_id)).toEqual(regenerated.map((r) => r.cost_report_id).sort());
+    } finally {
+      db.close();
+    }
+  });
+
+  it('finds each regenerated report whose total changed, once', async () => {
+    const truth = sim.costReportTruth();
+    const changed = regenerated.filter((r) => {
+      const old = truth.reports.find(
+        (o) => o.status === 'EXPIRED' && o.workspace_id === r.workspace_id && o.report_month === M1,
+      ) as Rec;
+      return Math.abs(old.cost.KRW - r.cost.KRW) > 0.01;
+    });
+    expect(changed.length).toBeGreaterThan(0);
+    const summary = regenSummary.costReports as unknown as {
+      regenerated: Array<{ after: { costReportId: string } }>;
+    };
+    expect(summary.regenerated.map((g) => g.after.costReportId).sort()).toEqual(
+      changed.map((r) => r.cost_report_id).sort(),
+    );
+  });
+
+  it('a rerun writes nothing', async () => {
+    const before = await files(dir);
+    const again = await archiveCostReports({
+      client,
+      sink: dirSink(dir),
+      runId: 'rerun-0000',
+      log: silentLogger,
+    });
+    expect(again).toMatchObject({ archived: [], draftsWritten: 0, facts: 0, regenerated: [] });
+    expect(await files(dir)).toEqual(before);
+  });
+
+  it('a workspace owner archives its own reports; a member is refused and skips them', async () => {
+    const ws = sim.workspaceIds()[0] as string;
+    const own = await mkdtemp(join(tmpdir(), 'reports-ws-'));
+    try {
+      const owner = new CloudforetClient({
+        endpoint: sim.url,
+        token: sim.issueToken({ role: 'WORKSPACE_OWNER', workspaceId: ws }),
+        dispatcher: new Agent(),
+      });
+      const mine = await archiveCostReports({
+        client: owner,
+        sink: dirSink(own),
+        runId: 'owner-000',
+        log: silentLogger,
+      });
+      const truth = sim.costReportTruth().reports.filter((r) => r.workspace_id === ws);
+      expect(mine.listed).toBe(truth.length);
+      const member = new CloudforetClient({
+        endpoint: sim.url,
+        token: sim.issueToken({ role: 'WORKSPACE_MEMBER', workspaceId: ws }),
+        dispatcher: new Agent(),
+      });
+      const refused = await archiveCostReports({
+        client: member,
+        sink: dirSink(own),
+        runId: 'member-00',
+        log: silentLogger,
+      });
+      expect(refused.skipped).toMatch(/403/);
+    } finally {
+      await rm(own, { recursive: true, force: true });
+    }
+  });
+});
