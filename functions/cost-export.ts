@@ -16,7 +16,9 @@ export const handler = lambdaEntry('cost-export', {
     refuseWhollyBeyondRetention(request, now);
     return { ...request, staleJobAfterMs: config.staleJobAfterMs };
   },
-  run: (entry, request) => runCostExport(exportRunDeps(entry), request),
+  // The scheduled run (the default window) also archives Cloudforet's cost reports.
+  run: (entry, request) =>
+    runCostExport({ ...exportRunDeps(entry), costReports: request.followJobs === true }, request),
   figures: (s) => ({
     rows: s.rows,
     bytes: s.bytes,
@@ -28,6 +30,7 @@ export const handler = lambdaEntry('cost-export', {
   failure: (s) =>
     s.failed > 0
       ? `${s.failures.length} of ${s.units} cost units failed: ${JSON.stringify(s.failures.slice(0, 5))}` +
-        (s.focus?.failures.length ? `; ${s.focus.failures.length} focus units failed` : '')
+        (s.focus?.failures.length ? `; ${s.focus.failures.length} focus units failed` : '') +
+        (s.costReports && 'error' in s.costReports ? `; cost reports failed: ${s.costReports.error}` : '')
       : undefined,
 });
