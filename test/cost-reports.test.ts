@@ -13,6 +13,7 @@ import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { archiveCostReports } from '../functions/lib/costs/reports/archive.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
 import { silentLogger } from '../functions/lib/log.ts';
+import { runMonthlyStatements } from '../functions/lib/statements/monthly.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { athenaOver } from '../harness/duckdb-athena.ts';
 import { readWithArrow } from '../harness/parquet-readers.ts';
@@ -212,5 +213,57 @@ describe('cost reports archived from the cost run', () => {
     } finally {
       await rm(own, { recursive: true, force: true });
     }
+  });
+
+  it('each statement reconciles to its DONE report or names the difference, and says which report', async () => {
+    // M2 is resynced after its report was DONE: its statement sees rows the report does not.
+    sim.resync(sim.dataSourceIds()[1] as string, `${M2}-03`, { costFactor: 2 });
+    const sink = dirSink(dir);
+    const costs = await runCostExport(
+      { client, sink, focus: false, costReports: true },
+      { from: `${M1}-01`, to: `${M2}-03` },
+    );
+    expect(costs.failed).toBe(0);
+    const summary = await runMonthlyStatements({ sink, now: new Date() }, { months: [M1, M2], currency: 'USD' });
+    const truth = sim.costReportTruth();
+    const unified = sim.unifiedCostRecords() as Rec[];
+    let named = 0;
+    for (const month of summary.months) {
+      expect(month.status).toBe('confirmed');
+      for (const st of month.statements) {
+        const report = truth.reports.find(
+          (r) => r.status === 'DONE' && r.report_month === month.month && r.workspace_id === st.name,
+        ) as Rec;
+        const r = st.reconciliation;
+        expect(r?.costReportId).toBe(report.cost_report_id);
+        expect(r?.reportTotal).toBe(report.cost.KRW);
+        const now = unified
+          .filter((u) => u.billed_month === month.month && u.workspace_id === st.name)
+          .reduce((n, u) => n + u.cost.KRW, 0);
+        expect(Math.abs((r?.statementTotal ?? 0) - now)).toBeLessThan(1e-6 * now);
+        const rows = truth.data.filter((d) => d.cost_report_id === report.cost_report_id) as Rec[];
+        const adjustments = rows.filter((d) => d.is_adjusted === true).reduce((n, d) => n + d.cost.KRW, 0);
+        const plain = rows.filter((d) => d.is_adjusted !== true).reduce((n, d) => n + d.cost.KRW, 0);
+        // Every report here is adjusted (the FIXED fee has no filter): none reconciles exactly,
+        // and the named parts add up to the difference.
+        expect(r?.reconciled).toBe(false);
+        const parts = Object.fromEntries((r?.explained ?? []).map((e) => [e.cause.slice(0, 20), e.amount]));
+        expect(parts["the report's adjustm"]).toBeCloseTo(adjustments, 6);
+        const after = plain - now;
+        if (Math.abs(after) > 0.01) expect(parts['unified costs that d']).toBeCloseTo(after, 6);
+        else expect(parts['unified costs that d']).toBeUndefined();
+        const sum = (r?.explained ?? []).reduce((n, e) => n + e.amount, 0);
+        expect(Math.abs(sum - (r?.difference ?? 0))).toBeLessThan(0.01);
+        if (parts['unified costs that d'] !== undefined) named++;
+        // The CSV names the report on every line; the HTML shows both figures.
+        const folder = join(dir, 'statements', `billed_month=${month.month}`);
+        const csv = await readFile(join(folder, `${st.name}.r1.csv`), 'utf8');
+        const lines = csv.split('\r\n').filter(Boolean).slice(1);
+        expect(lines.every((l) => l.endsWith(`,${report.report_number}`))).toBe(true);
+        const html = await readFile(join(folder, `${st.name}.r1.html`), 'utf8');
+        expect(html).toContain(`Differs from Cloudforet cost report <code>${report.report_number}</code>`);
+      }
+    }
+    expect(named).toBeGreaterThan(0); // M2's resynced rows are named as such
   });
 });

@@ -9,7 +9,8 @@ import { parseManifest } from '../storage/manifest.ts';
 import type { Sink } from '../storage/sink.ts';
 import { SUPPORTED_CURRENCIES, unifiedCostTable } from '../tables/unified-costs.ts';
 import { type PublishedStatement, publishStatement } from './publish.ts';
-import { buildStatements, readProjectNames, readUnifiedMonth } from './statements.ts';
+import { doneReports, reconcile, reportRows } from './reconcile.ts';
+import { buildStatements, readProjectNames, readUnifiedMonth, type Statement } from './statements.ts';
 
 /** Months before the current one a scheduled run ({}) looks at: confirmation comes mid next month. */
 export const STATEMENT_MONTHS_BACK = 3;
@@ -74,10 +75,20 @@ async function monthStatements(
     return { month, status: 'not confirmed', statements: [] };
   }
   const rows = await readUnifiedMonth(sink, month);
-  const statements = buildStatements(rows, month, currency, await readProjectNames(sink));
+  const built = buildStatements(rows, month, currency, await readProjectNames(sink));
+  const done = await doneReports(sink, month);
+  const dataRows = done.size > 0 ? await reportRows(sink, month) : new Map();
+  const statements = built.map((s): Statement => {
+    const report = done.get(s.name);
+    if (!report) return s;
+    const mine = rows.filter((r) => String(r.workspace_id ?? '') === s.name);
+    return { ...s, reconciliation: reconcile(report, mine, dataRows.get(report.costReportId) ?? []) };
+  });
   const published: PublishedStatement[] = [];
-  for (const s of statements)
-    published.push(await publishStatement(sink, s, { archive: true, now: deps.now }));
+  for (const s of statements) {
+    const out = await publishStatement(sink, s, { archive: true, now: deps.now });
+    published.push(s.reconciliation ? { ...out, reconciliation: s.reconciliation } : out);
+  }
   return { month, status: 'confirmed', statements: published };
 }
 
