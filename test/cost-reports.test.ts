@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { archiveCostReports } from '../functions/lib/costs/reports/archive.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
+import { runAlerts } from '../functions/lib/alerts/run.ts';
 import { silentLogger } from '../functions/lib/log.ts';
 import { runMonthlyStatements } from '../functions/lib/statements/monthly.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
@@ -224,7 +225,10 @@ describe('cost reports archived from the cost run', () => {
       { from: `${M1}-01`, to: `${M2}-03` },
     );
     expect(costs.failed).toBe(0);
-    const summary = await runMonthlyStatements({ sink, now: new Date() }, { months: [M1, M2], currency: 'USD' });
+    const summary = await runMonthlyStatements(
+      { sink, now: new Date() },
+      { months: [M1, M2], currency: 'USD' },
+    );
     const truth = sim.costReportTruth();
     const unified = sim.unifiedCostRecords() as Rec[];
     let named = 0;
@@ -265,5 +269,32 @@ describe('cost reports archived from the cost run', () => {
       }
     }
     expect(named).toBeGreaterThan(0); // M2's resynced rows are named as such
+  });
+
+  it('alerts once per regenerated report with another total and per disagreeing statement', async () => {
+    const sent: Array<{ subject: string; body: string }> = [];
+    const publish = async (m: { subject: string; body: string }) => {
+      sent.push(m);
+      return `msg-${sent.length}`;
+    };
+    const deps = { sink: dirSink(dir), publish, log: silentLogger, now: new Date() };
+    const first = await runAlerts(deps, { from: `${M2}-01` });
+    const regen = sent.filter((m) => m.subject.startsWith('Cost report '));
+    const statements = sent.filter((m) => m.subject.startsWith('Statement '));
+    expect(regen.map((m) => m.subject).sort()).toEqual(
+      [...regenerated]
+        .sort((a, b) => String(a.report_number).localeCompare(String(b.report_number)))
+        .map((r) => expect.stringContaining(`regenerated: ${r.report_number}`)),
+    );
+    for (const r of regenerated)
+      expect(regen.some((m) => m.body.includes(String(r.cost_report_id)))).toBe(true);
+    // Every statement differs from its report here (each report carries the FIXED fee).
+    const ws = sim.workspaceIds().length;
+    expect(statements.length).toBe(2 * ws);
+    expect(first.costReports).toBe(regen.length + statements.length);
+    const before = sent.length;
+    const again = await runAlerts(deps, { from: `${M2}-01` });
+    expect(sent.length).toBe(before);
+    expect(again.alreadySent).toBeGreaterThanOrEqual(regen.length + statements.length);
   });
 });

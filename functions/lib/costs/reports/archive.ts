@@ -19,7 +19,13 @@ import {
   type ReportContext,
   type ReportTableDef,
 } from '../../tables/cost-reports.ts';
-import { FINAL, type Fact, newFacts, type Regeneration, regenerations } from './facts.ts';
+import {
+  FINAL,
+  type Fact,
+  newFacts,
+  type Regeneration,
+  regenerations,
+} from '../../tables/cost-report-facts.ts';
 
 export interface ReportArchiveDeps {
   readonly client: CloudforetClient;

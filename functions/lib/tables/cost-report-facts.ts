@@ -1,6 +1,6 @@
-// What the status history already says, what a listing adds to it, and which reports a listing
-// shows regenerated: pure, so the rules are tested without a server.
-import type { ApiRecord } from '../../cloudforet/pager.ts';
+// The status history's facts (cost_report_status rows, kept in its manifests too): what it already
+// says, what a listing adds, and which reports it shows regenerated; pure, so the rules are tested alone.
+import type { ApiRecord } from '../cloudforet/pager.ts';
 
 /** A status fact as its status object's manifest keeps it (the same fields as its row). */
 export interface Fact {
