@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
+import { planBackfill } from '../functions/lib/costs/backfill/backfill.ts';
 import { archiveCostReports } from '../functions/lib/costs/reports/archive.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
 import { runAlerts } from '../functions/lib/alerts/run.ts';
@@ -296,5 +297,24 @@ describe('cost reports archived from the cost run', () => {
     const again = await runAlerts(deps, { from: `${M2}-01` });
     expect(sent.length).toBe(before);
     expect(again.alreadySent).toBeGreaterThanOrEqual(regen.length + statements.length);
+  });
+
+  it('the daily backfill plan (the schedule) archives the reports too; an explicit range does not', async () => {
+    const fresh = await mkdtemp(join(tmpdir(), 'reports-plan-'));
+    try {
+      const deps = { client, sink: dirSink(fresh), runId: 'plan-0001', log: silentLogger };
+      const ranged = await planBackfill(deps, { from: `${M2}-01`, to: `${M2}-02` });
+      expect(ranged.costReports).toBeUndefined();
+      const daily = await planBackfill(
+        { ...deps, runId: 'plan-0002' },
+        { from: `${M2}-01`, to: `${M2}-02`, followJobs: true },
+      );
+      const finals = sim
+        .costReportTruth()
+        .reports.filter((r) => r.status === 'DONE' || r.status === 'EXPIRED');
+      expect(daily.costReports).toMatchObject({ archived: finals.length, draftsWritten: 0 });
+    } finally {
+      await rm(fresh, { recursive: true, force: true });
+    }
   });
 });

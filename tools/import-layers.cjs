@@ -138,6 +138,7 @@ const LEVELS = [
         'costs/planning',
         'costs/sources',
         'costs/unified',
+        'costs/reports',
         'cloudforet',
         'export',
         'storage',
