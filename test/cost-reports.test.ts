@@ -149,6 +149,16 @@ describe('cost reports archived from the cost run', () => {
         SELECT r.cost_report_id, r.cost FROM cost_reports r JOIN latest l USING (cost_report_id)
         WHERE r.report_month = '${M1}' AND l.status = 'DONE' ORDER BY r.cost_report_id`);
       expect(sent.map((s) => s.cost_report_id)).toEqual(regenerated.map((r) => r.cost_report_id).sort());
+      // docs/cost-reports.md's second query: every archived version beside the sum of its rows.
+      const versions = await db.run(`
+        SELECT r.cost_report_id, r.report_number, r.created_at, r.cost, sum(d.cost_krw) AS rows_krw
+        FROM cost_reports r JOIN cost_report_data d
+          ON d.report_month = r.report_month AND d.cost_report_id = r.cost_report_id
+        WHERE r.report_month = '${M1}' AND r.status IN ('DONE', 'EXPIRED')
+        GROUP BY 1, 2, 3, 4 ORDER BY r.created_at`);
+      expect(versions.length).toBe(2 * ws);
+      for (const v of versions)
+        expect(Math.abs(Number(v.rows_krw) - Number(v.cost))).toBeLessThan(1e-6 * Number(v.cost));
     } finally {
       db.close();
     }
