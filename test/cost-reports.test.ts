@@ -28,13 +28,19 @@ type Rec = Record<string, unknown> & { cost: { KRW: number; USD: number; JPY: nu
 
 async function files(dir: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  for (const table of ['cost_reports', 'cost_report_data', 'cost_report_status', '_manifests']) {
+  for (const table of [
+    'cost_reports',
+    'cost_report_data',
+    'cost_report_status',
+    'report_adjustments',
+    '_manifests',
+  ]) {
     const root = join(dir, table);
     const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
     for (const e of entries) {
       if (!e.isFile()) continue;
       const path = join(e.parentPath, e.name);
-      if (table === '_manifests' && !path.includes('cost_report')) continue;
+      if (table === '_manifests' && !/cost_report|report_adjustments/.test(path)) continue;
       out.set(
         path,
         createHash('sha256')
@@ -181,6 +187,24 @@ describe('cost reports archived from the cost run', () => {
     );
   });
 
+  it('snapshots the adjustments with their policies (domain app)', async () => {
+    const truth = sim.costReportTruth();
+    const day = new Date().toISOString().slice(0, 10);
+    const bytes = await readFile(join(dir, 'report_adjustments', `snapshot_date=${day}`, 'domain.parquet'));
+    const rows = readWithArrow(new Uint8Array(bytes)).rows;
+    expect(rows.map((r) => [r.report_adjustment_id, r.unit, r.value, r.provider]).sort()).toEqual(
+      truth.adjustments.map((a) => [a.report_adjustment_id, a.unit, a.value, a.provider]).sort(),
+    );
+    for (const row of rows) {
+      const policy = truth.policies.find(
+        (p) => p.report_adjustment_policy_id === row.report_adjustment_policy_id,
+      );
+      expect(row.policy_scope).toBe(policy?.scope);
+      expect(Number(row.policy_order)).toBe(policy?.order);
+      expect(JSON.parse(String(row.policy_filter))).toEqual(policy?.policy_filter);
+    }
+  });
+
   it('a rerun writes nothing', async () => {
     const before = await files(dir);
     const again = await archiveCostReports({
@@ -189,7 +213,13 @@ describe('cost reports archived from the cost run', () => {
       runId: 'rerun-0000',
       log: silentLogger,
     });
-    expect(again).toMatchObject({ archived: [], draftsWritten: 0, facts: 0, regenerated: [] });
+    expect(again).toMatchObject({
+      archived: [],
+      draftsWritten: 0,
+      facts: 0,
+      regenerated: [],
+      adjustments: 'unchanged',
+    });
     expect(await files(dir)).toEqual(before);
   });
 
@@ -210,6 +240,7 @@ describe('cost reports archived from the cost run', () => {
       });
       const truth = sim.costReportTruth().reports.filter((r) => r.workspace_id === ws);
       expect(mine.listed).toBe(truth.length);
+      expect(mine.adjustments).toEqual({ skipped: expect.stringMatching(/DOMAIN_ADMIN/) });
       const member = new CloudforetClient({
         endpoint: sim.url,
         token: sim.issueToken({ role: 'WORKSPACE_MEMBER', workspaceId: ws }),

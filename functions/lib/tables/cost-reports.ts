@@ -170,3 +170,57 @@ export const costReportStatusTable: TableDef<ApiRecord, ReportContext> = {
     exportedAtColumn<ReportContext>(),
   ],
 };
+
+/**
+ * Adjustments with their policy: what made a report's adjustment rows. Records are the adjustments
+ * of report-adjustment/list with their policy's fields under `policy` (report-adjustment-policy/list).
+ */
+export const reportAdjustmentTable: TableDef<ApiRecord, ReportContext> = {
+  name: 'report_adjustments',
+  partitionKey: 'snapshot_date',
+  schemaVersion: 1,
+  description:
+    "Cloudforet's report adjustments (FIXED or PERCENT) with their adjustment policy (scope, order, filter): " +
+    'a daily snapshot written by the cost-report pass, domain apps only (Cloudforet lists them to DOMAIN_ADMIN). ' +
+    'Their effect on a report is in cost_report_data (is_adjusted rows, report_adjustment_policy_id).',
+  columns: [
+    text('report_adjustment_id', 'Cloudforet report adjustment id'),
+    text('name', 'The adjustment’s name: the product of its report rows'),
+    text('unit', 'FIXED or PERCENT'),
+    {
+      name: 'value',
+      type: 'double',
+      description: 'FIXED: an amount in `currency`; PERCENT: a percentage of the matched rows',
+      value: (r) => num(r.value),
+    },
+    text('currency', 'FIXED: the value’s currency'),
+    text('provider', 'The provider whose rows it applies to (its rows carry it)'),
+    {
+      name: 'order',
+      type: 'bigint',
+      description: 'Order within its policy',
+      value: (r) => num(r.order),
+    },
+    jsonColumn<ReportContext>('adjustment_filter', 'Extra row filter, as JSON'),
+    text('description', 'Description'),
+    text('report_adjustment_policy_id', 'Its policy'),
+    text('policy_scope', 'The policy’s scope: WORKSPACE, PROJECT or SERVICE_ACCOUNT', 'policy.scope'),
+    {
+      name: 'policy_order',
+      type: 'bigint',
+      description: 'The policy’s order (policies apply in this order)',
+      value: (r) => num((r.policy as ApiRecord | undefined)?.order),
+    },
+    jsonColumn<ReportContext>(
+      'policy_filter',
+      'The policy’s filter (workspace_ids, project_ids, …), as JSON',
+      'policy.policy_filter',
+    ),
+    text('policy_description', 'The policy’s description', 'policy.description'),
+    text('cost_report_config_id', 'The cost report config'),
+    text('domain_id', 'Cloudforet domain'),
+    time('created_at', 'When Cloudforet created the adjustment (UTC)'),
+    time('updated_at', 'When Cloudforet last updated it (UTC)'),
+    exportedAtColumn<ReportContext>(),
+  ],
+};

@@ -1,14 +1,6 @@
-// The cost-report part of a cost run. Every report the app may list (cost-report/list, any status):
-// a DONE or EXPIRED one is archived once, its row and its data rows each in a file named by its id,
-// and never written again; an IN_PROGRESS or ADJUSTING one (Cloudforet deletes and recreates those
-// at each of its runs) is a draft file per config and workspace, replaced through the listing flow
-// (and its gate) until the month is DONE. What changed since the last run becomes new rows of the
-// status history, one file per run and month: the move to EXPIRED is a fact added, not a rewrite.
-import type { CloudforetClient } from '../../cloudforet/client.ts';
-import { type ApiRecord, type ListRequest, listPages } from '../../cloudforet/pager.ts';
+import type { ApiRecord, ListRequest } from '../../cloudforet/pager.ts';
 import { CloudforetApiError } from '../../errors.ts';
-import { type Compression, exportListing } from '../../export/listing-export.ts';
-import type { Logger } from '../../log.ts';
+import { exportListing } from '../../export/listing-export.ts';
 import { manifestKey, objectKey, partitionManifestPrefix } from '../../storage/layout.ts';
 import { parseManifest } from '../../storage/manifest.ts';
 import type { Sink } from '../../storage/sink.ts';
@@ -19,6 +11,10 @@ import {
   type ReportContext,
   type ReportTableDef,
 } from '../../tables/cost-reports.ts';
+import { type AdjustmentsOutcome, snapshotAdjustments } from './adjustments.ts';
+import { listAll, type ReportArchiveDeps } from './deps.ts';
+
+export type { ReportArchiveDeps } from './deps.ts';
 import {
   FINAL,
   type Fact,
@@ -26,16 +22,6 @@ import {
   type Regeneration,
   regenerations,
 } from '../../tables/cost-report-facts.ts';
-
-export interface ReportArchiveDeps {
-  readonly client: CloudforetClient;
-  readonly sink: Sink;
-  readonly runId: string;
-  readonly log: Logger;
-  readonly now?: () => Date;
-  readonly signal?: AbortSignal;
-  readonly compression?: Compression;
-}
 
 export interface ReportArchiveSummary {
   /** Why nothing was archived (the app may not list reports), else undefined. */
@@ -46,6 +32,8 @@ export interface ReportArchiveSummary {
   readonly draftsWritten: number;
   readonly facts: number;
   readonly regenerated: readonly Regeneration[];
+  /** The adjustments snapshot: written, unchanged (same listing as the day's object), or why skipped. */
+  readonly adjustments?: AdjustmentsOutcome;
 }
 
 export const REPORT_LIST: ListRequest = { path: '/cost-analysis/cost-report/list', idKey: 'cost_report_id' };
@@ -76,7 +64,15 @@ export async function archiveCostReports(deps: ReportArchiveDeps): Promise<Repor
       const skipped =
         'cost-report/list refused (403): the app is neither a domain admin nor a workspace owner';
       deps.log.warn('cost reports skipped', { reason: skipped });
-      return { skipped, listed: 0, archived: [], draftsWritten: 0, facts: 0, regenerated: [] };
+      return {
+        skipped,
+        listed: 0,
+        archived: [],
+        draftsWritten: 0,
+        facts: 0,
+        regenerated: [],
+        adjustments: { skipped },
+      };
     }
     throw error;
   }
@@ -113,13 +109,8 @@ export async function archiveCostReports(deps: ReportArchiveDeps): Promise<Repor
   }
   const { facts, regenerated } = await recordStatuses(deps, reports, now);
   for (const r of regenerated) deps.log.warn('cost report regenerated with another total', { ...r });
-  return { listed: reports.length, archived, draftsWritten, facts, regenerated };
-}
-
-async function listAll(deps: ReportArchiveDeps, list: ListRequest): Promise<ApiRecord[]> {
-  const out: ApiRecord[] = [];
-  for await (const page of listPages(deps.client, list, deps.signal)) out.push(...page);
-  return out;
+  const adjustments = await snapshotAdjustments(deps, now);
+  return { listed: reports.length, archived, draftsWritten, facts, regenerated, adjustments };
 }
 
 async function writeUnit(
