@@ -36,7 +36,12 @@ export interface ReportArchiveSummary {
   readonly adjustments?: AdjustmentsOutcome;
 }
 
-export const REPORT_LIST: ListRequest = { path: '/cost-analysis/cost-report/list', idKey: 'cost_report_id' };
+// cost_report_serivce.py list: @set_query_page_limit(default_limit=100).
+export const REPORT_LIST: ListRequest = {
+  path: '/cost-analysis/cost-report/list',
+  idKey: 'cost_report_id',
+  pageLimit: 100,
+};
 
 export function reportDataRequest(costReportId: string): ListRequest {
   return {
@@ -97,12 +102,16 @@ export async function archiveCostReports(deps: ReportArchiveDeps): Promise<Repor
     )
       continue;
     const common = { month, name, context, report };
-    // Its data rows first: a report's file is there only once its rows are.
-    await writeUnit(deps, {
-      ...common,
-      table: costReportDataTable,
-      list: reportDataRequest(String(report.cost_report_id)),
-    });
+    // Its data rows first: a report's file is there only once its rows are. A final report's rows
+    // archived by a run stopped before the report's own file are not written again.
+    const dataArchived =
+      final && (await deps.sink.read(manifestKey(costReportDataTable, month, name))) !== undefined;
+    if (!dataArchived)
+      await writeUnit(deps, {
+        ...common,
+        table: costReportDataTable,
+        list: reportDataRequest(String(report.cost_report_id)),
+      });
     await writeUnit(deps, { ...common, table: costReportTable, list: REPORT_LIST, rows: [report] });
     if (final) archived.push(String(report.cost_report_id));
     else draftsWritten++;
