@@ -17,6 +17,7 @@ import { runAlerts } from '../functions/lib/alerts/run.ts';
 import { silentLogger } from '../functions/lib/log.ts';
 import { runMonthlyStatements } from '../functions/lib/statements/monthly.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
+import { verifyDestination } from '../functions/lib/storage/verify-destination.ts';
 import { athenaOver } from '../harness/duckdb-athena.ts';
 import { readWithArrow } from '../harness/parquet-readers.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
@@ -221,6 +222,8 @@ describe('cost reports archived from the cost run', () => {
       adjustments: 'unchanged',
     });
     expect(await files(dir)).toEqual(before);
+    // Every archived object is what its manifest says (the --verify check of every table).
+    expect((await verifyDestination(dirSink(dir), { checksums: true })).findings).toEqual([]);
   });
 
   it('a workspace owner archives its own reports; a member is refused and skips them', async () => {
