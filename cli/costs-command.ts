@@ -35,6 +35,7 @@ export async function runCosts(ctx: CommandContext): Promise<number> {
       concurrency: ctx.concurrency,
       log: ctx.log,
       onProgress: progress.update,
+      costReports: values['cost-reports'] === true,
     },
     { ...request, verify },
   );
@@ -57,6 +58,7 @@ function describeCosts(s: CostRunSummary & { scope: string }): string {
             'not exported; objects already archived for them are kept as they are',
         ]
       : []),
+    ...(s.costReports ? [describeReports(s.costReports)] : []),
     ...(s.interrupted ? [`  INTERRUPTED: ${s.notStarted} units not started; rerun to finish`] : []),
     ...(s.notSynced.length > 0
       ? [
@@ -92,4 +94,13 @@ function describeUnified(u: CostRunSummary['unifiedCosts']): string[] {
     ...u.restatedConfirmedMonths.map((r) => `  RESTATED confirmed month ${r.month}: ${r.reason}`),
     ...u.failures.map((f) => `  FAILED unified costs ${f.month}: ${f.message} [${f.code}]`),
   ];
+}
+
+function describeReports(r: NonNullable<CostRunSummary['costReports']>): string {
+  if ('error' in r) return `  cost reports FAILED (${r.code}): ${r.error}`;
+  if (r.skipped) return `  cost reports skipped: ${r.skipped}`;
+  return (
+    `  cost reports: ${r.listed} listed, ${r.archived.length} archived, ${r.draftsWritten} drafts written, ` +
+    `${r.facts} status facts, ${r.regenerated.length} regenerated with another total`
+  );
 }

@@ -4,6 +4,7 @@
 // nothing; the regeneration is found once per changed report; the sent report of a month is one
 // query away (DuckDB as the Athena stand-in).
 import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,10 @@ import { silentLogger } from '../functions/lib/log.ts';
 import { runMonthlyStatements } from '../functions/lib/statements/monthly.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { verifyDestination } from '../functions/lib/storage/verify-destination.ts';
+import { main } from '../cli/main.ts';
 import { athenaOver } from '../harness/duckdb-athena.ts';
+import { consoleAppJson } from '../harness/tokens.ts';
+import { fakeIo } from './support/fake-io.ts';
 import { readWithArrow } from '../harness/parquet-readers.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { monthBack, monthEnd } from './support/months.ts';
@@ -357,6 +361,26 @@ describe('cost reports archived from the cost run', () => {
         .costReportTruth()
         .reports.filter((r) => r.status === 'DONE' || r.status === 'EXPIRED');
       expect(daily.costReports).toMatchObject({ archived: finals.length, draftsWritten: 0 });
+    } finally {
+      await rm(fresh, { recursive: true, force: true });
+    }
+  });
+
+  it('the CLI archives them with --cost-reports and says what it did', async () => {
+    const fresh = await mkdtemp(join(tmpdir(), 'reports-cli-'));
+    try {
+      const secretFile = join(fresh, 'app.json');
+      await writeFile(secretFile, consoleAppJson(sim.issueToken()));
+      const io = fakeIo();
+      const args = ['costs', '--endpoint', sim.url, '--secret-file', secretFile, '--out', join(fresh, 'out')];
+      const code = await main([...args, '--date', `${M2}-01`, '--cost-reports'], {}, io);
+      expect(code).toBe(0);
+      const finals = sim
+        .costReportTruth()
+        .reports.filter((r) => r.status === 'DONE' || r.status === 'EXPIRED');
+      expect(io.out()).toContain(
+        `cost reports: ${finals.length} listed, ${finals.length} archived, 0 drafts written`,
+      );
     } finally {
       await rm(fresh, { recursive: true, force: true });
     }
