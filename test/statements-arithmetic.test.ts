@@ -138,4 +138,19 @@ describe('reconcile', () => {
     expect(r.explained[0]?.cause).toMatch(/adjustments/);
     expect(r.explained[1]?.cause).toMatch(/synced after the report/);
   });
+
+  it("names the rates' dates when the statement's differ from the report's currency date", () => {
+    const rows: Row[] = [{ cost_krw: 1_000, is_adjusted: 'false' }];
+    const r = reconcile(
+      { ...report, total: 1_000, currencyDate: '2026-01-31' },
+      [{ cost_krw: 990, exchange_date: '2026-02-14' }],
+      rows,
+    );
+    expect(r.explained).toEqual([
+      {
+        cause: expect.stringContaining("the report's rates are of 2026-01-31, the statement's of 2026-02-14"),
+        amount: 10,
+      },
+    ]);
+  });
 });

@@ -20,6 +20,8 @@ export interface DoneReport {
   readonly currency: string;
   readonly total: number;
   readonly isAdjusted: boolean;
+  /** The date of the rates the report used (its unified costs' exchange_date). */
+  readonly currencyDate?: string;
 }
 
 export interface Reconciliation {
@@ -47,6 +49,7 @@ interface FactLike {
   currency?: string;
   cost?: Record<string, number>;
   is_adjusted?: boolean;
+  currency_date?: string;
 }
 
 /** workspace id -> the month's DONE report (latest status DONE) of workspace scope, from the archive. */
@@ -73,6 +76,7 @@ export async function doneReports(sink: Sink, month: string): Promise<Map<string
       currency: f.currency,
       total: f.cost?.[f.currency] ?? 0,
       isAdjusted: f.is_adjusted === true,
+      ...(f.currency_date && { currencyDate: f.currency_date }),
     });
   }
   return out;
@@ -111,12 +115,19 @@ export function reconcile(
         cause: "the report's adjustments (cost_report_data rows with is_adjusted)",
         amount: adjustments,
       });
-    if (Math.abs(after) > RECONCILE_TOLERANCE)
+    if (Math.abs(after) > RECONCILE_TOLERANCE) {
+      const dates = [
+        ...new Set(statementRows.map((r) => String(r.exchange_date ?? '')).filter(Boolean)),
+      ].sort();
+      const rates =
+        report.currencyDate && dates.length > 0 && !(dates.length === 1 && dates[0] === report.currencyDate)
+          ? `; the report's rates are of ${report.currencyDate}, the statement's of ${dates.join(', ')}`
+          : '';
       explained.push({
-        cause:
-          'unified costs that differ from the report’s rows: rows synced after the report, or another scope of data sources',
+        cause: `unified costs that differ from the report’s rows: rows synced after the report, or another scope of data sources${rates}`,
         amount: after,
       });
+    }
     if (Math.abs(rest) > RECONCILE_TOLERANCE)
       explained.push({
         cause: 'the report total differs from its own rows (currency date or rounding)',

@@ -9,6 +9,8 @@ export interface Fact {
   readonly previous_status: string | null;
   readonly report_number?: string;
   readonly currency?: string;
+  /** The date of the rates the report used. */
+  readonly currency_date?: string;
   readonly cost?: Readonly<Record<string, number>>;
   readonly is_adjusted?: boolean;
   readonly cost_report_config_id?: string;
@@ -78,6 +80,7 @@ function factOf(r: ApiRecord): Omit<Fact, 'previous_status' | 'observed_at' | 'r
     status: String(r.status ?? ''),
     report_number: text('report_number'),
     currency: text('currency'),
+    currency_date: text('currency_date'),
     cost: (r.cost ?? {}) as Record<string, number>,
     is_adjusted: r.is_adjusted === true,
     cost_report_config_id: text('cost_report_config_id'),
