@@ -197,8 +197,8 @@ export const reportAdjustmentTable: TableDef<ApiRecord, ReportContext> = {
     text('provider', 'The provider whose rows it applies to (its rows carry it)'),
     {
       name: 'order',
-      type: 'bigint',
-      description: 'Order within its policy',
+      type: 'double',
+      description: 'Order within its policy (a whole number)',
       value: (r) => num(r.order),
     },
     jsonColumn<ReportContext>('adjustment_filter', 'Extra row filter, as JSON'),
@@ -207,7 +207,7 @@ export const reportAdjustmentTable: TableDef<ApiRecord, ReportContext> = {
     text('policy_scope', 'The policy’s scope: WORKSPACE, PROJECT or SERVICE_ACCOUNT', 'policy.scope'),
     {
       name: 'policy_order',
-      type: 'bigint',
+      type: 'double',
       description: 'The policy’s order (policies apply in this order)',
       value: (r) => num((r.policy as ApiRecord | undefined)?.order),
     },
