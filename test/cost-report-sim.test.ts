@@ -2,7 +2,7 @@
 // its workspace's unified costs of the month plus its adjustments; PERCENT and FIXED rows follow
 // Cloudforet's adjustment_policy_applier.py; a regeneration expires the DONE report and keeps it.
 import { describe, expect, it } from 'vitest';
-import { reportStore, runReportJob } from '../harness/simulator/cost-reports.ts';
+import { reportStore, runReportJob, scheduledPhase } from '../harness/simulator/cost-reports.ts';
 import { buildState } from '../harness/simulator/state.ts';
 import { monthRates, unifiedCostRecords } from '../harness/simulator/unified-costs.ts';
 
@@ -103,5 +103,16 @@ describe('simulated cost reports', () => {
       'CostReport_2608100003',
       'CostReport_2608100004',
     ]);
+  });
+
+  it("derives the scheduler's month and phase from the date, as _calculate_report_flags_and_report_month", () => {
+    const state = world();
+    // Issue day 10, adjustment period 3 days (the seeded config).
+    expect(scheduledPhase(state, '2026-10-05')).toEqual({ month: '2026-08', phase: 'DONE' });
+    expect(scheduledPhase(state, '2026-10-08')).toEqual({ month: '2026-09', phase: 'IN_PROGRESS' });
+    expect(scheduledPhase(state, '2026-10-10')).toEqual({ month: '2026-09', phase: 'ADJUSTING' });
+    expect(scheduledPhase(state, '2026-10-12')).toEqual({ month: '2026-09', phase: 'ADJUSTING' });
+    expect(scheduledPhase(state, '2026-10-13')).toEqual({ month: '2026-09', phase: 'DONE' });
+    expect(scheduledPhase(state, '2027-01-02')).toEqual({ month: '2026-11', phase: 'DONE' });
   });
 });

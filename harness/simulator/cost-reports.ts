@@ -385,3 +385,36 @@ function applyPolicies(state: SimState, store: ReportStore, report: ApiRecord, g
     }
   }
 }
+
+const addDaysIso = (date: string, days: number): string =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
+const monthBefore = (month: string, n: number): string => {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  const d = new Date(Date.UTC(y, m - 1 - n, 1));
+  return d.toISOString().slice(0, 7);
+};
+
+/**
+ * The scheduler's run on `today` (YYYY-MM-DD): which month and phase it reports
+ * (cost_report_serivce.py _calculate_report_flags_and_report_month, COST_REPORT_RETRY_DAYS 7):
+ * in a month's first days it still works on the month before last; before the issue day the report
+ * is IN_PROGRESS, from it ADJUSTING, and DONE once the adjustment period has passed.
+ */
+export function scheduledPhase(state: SimState, today: string): { month: string; phase: ReportPhase } {
+  const config = reportStore(state).configs[0] as ApiRecord;
+  const options = config['adjustment_options'] as { enabled?: boolean; period?: number };
+  const period = options.enabled === true ? (options.period ?? 0) : 0;
+  const thisMonth = today.slice(0, 7);
+  const inRetry = addDaysIso(today, -7).slice(0, 7) !== thisMonth;
+  const month = monthBefore(thisMonth, inRetry ? 2 : 1);
+  const { date: issue } = issueDate(config, month);
+  if (today < issue) return { month, phase: 'IN_PROGRESS' };
+  return { month, phase: today >= addDaysIso(issue, period) ? 'DONE' : 'ADJUSTING' };
+}
+
+/** The scheduled job of `today`: its month and phase, then that run (runReportJob). */
+export function runScheduledReportJob(state: SimState, today: string): ApiRecord[] {
+  const { month, phase } = scheduledPhase(state, today);
+  return runReportJob(state, month, phase);
+}

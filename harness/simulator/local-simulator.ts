@@ -15,7 +15,7 @@ import { type RequestRecord, type RunningServer, startServer } from './server.ts
 import { type SimState, type SimulatorOptions, buildState } from './state.ts';
 import { type TokenRequest, TokenIssuer } from './tokens.ts';
 import { monthRates, unifiedCostRecords } from './unified-costs.ts';
-import { reportStore, runReportJob } from './cost-reports.ts';
+import { reportStore, runReportJob, runScheduledReportJob } from './cost-reports.ts';
 import type { ApiRecord, DataSource, DataSourceAccount } from './world.ts';
 
 interface AfterHook {
@@ -206,6 +206,10 @@ export class LocalSimulator implements Simulator {
 
   regenerateCostReport(month: string): ApiRecord[] {
     return copy(runReportJob(this.state, month, 'DONE', true));
+  }
+
+  runScheduledCostReportJob(today: string): ApiRecord[] {
+    return copy(runScheduledReportJob(this.state, today));
   }
 
   costReportTruth() {

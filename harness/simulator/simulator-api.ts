@@ -69,6 +69,8 @@ export interface Simulator {
    */
   runCostReportJob(month: string, phase: 'IN_PROGRESS' | 'ADJUSTING' | 'DONE'): Record<string, unknown>[];
   regenerateCostReport(month: string): Record<string, unknown>[];
+  /** The scheduler's run on a day (YYYY-MM-DD): the month and phase Cloudforet derives from it. */
+  runScheduledCostReportJob(today: string): Record<string, unknown>[];
   /** Every stored report, data row and adjustment, as the simulator holds them (deep copies). */
   costReportTruth(): {
     reports: Record<string, unknown>[];
