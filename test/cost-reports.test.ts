@@ -160,6 +160,21 @@ describe('cost reports archived from the cost run', () => {
         SELECT r.cost_report_id, r.cost FROM cost_reports r JOIN latest l USING (cost_report_id)
         WHERE r.report_month = '${M1}' AND l.status = 'DONE' ORDER BY r.cost_report_id`);
       expect(sent.map((s) => s.cost_report_id)).toEqual(regenerated.map((r) => r.cost_report_id).sort());
+      // docs/cost-reports.md: the report e-mailed is the first DONE version (a regeneration is not sent).
+      const emailed = await db.run(`
+        SELECT cost_report_id FROM (
+          SELECT r.*, row_number() OVER (
+            PARTITION BY r.cost_report_config_id, r.workspace_id, r.project_id, r.service_account_id
+            ORDER BY r.created_at) AS version
+          FROM cost_reports r
+          WHERE r.report_month = '${M1}' AND r.status IN ('DONE', 'EXPIRED'))
+        WHERE version = 1 ORDER BY cost_report_id`);
+      expect(emailed.map((e) => e.cost_report_id)).toEqual(
+        firstDone
+          .filter((r) => r.report_month === M1)
+          .map((r) => r.cost_report_id)
+          .sort(),
+      );
       // docs/cost-reports.md's second query: every archived version beside the sum of its rows.
       const versions = await db.run(`
         SELECT r.cost_report_id, r.report_number, r.created_at, r.cost, sum(d.cost_krw) AS rows_krw
