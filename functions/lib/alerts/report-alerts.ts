@@ -48,7 +48,8 @@ function regenerationAlert(r: Regeneration, destination: string): Alert {
         `Cost report ${r.reportMonth} regenerated: ${r.after.reportNumber ?? r.after.costReportId} ${money(r.after.cost)} ${cur} (was ${money(r.before.cost)})`,
       ),
       body: `${[
-        'Cloudforet regenerated a DONE cost report with another total: the report that was sent is EXPIRED.',
+        'Cloudforet regenerated a DONE cost report with another total: the earlier version is EXPIRED',
+        '(the e-mailed report is the first DONE version; a regeneration is not e-mailed).',
         '',
         ...fieldLines([
           ['Month', r.reportMonth],
