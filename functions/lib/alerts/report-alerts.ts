@@ -55,7 +55,7 @@ function regenerationAlert(r: Regeneration, destination: string): Alert {
           ['Month', r.reportMonth],
           ['Workspace', r.workspaceId ?? '(none)'],
           [
-            'Sent report',
+            'Earlier report',
             `${r.before.reportNumber ?? ''} (${r.before.costReportId}): ${money(r.before.cost)} ${cur}`,
           ],
           [
