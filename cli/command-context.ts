@@ -25,6 +25,7 @@ export const options = {
   'data-source': { type: 'string', multiple: true },
   force: { type: 'boolean' },
   verify: { type: 'boolean' },
+  'cost-reports': { type: 'boolean' },
   'snapshot-date': { type: 'string' },
   month: { type: 'string' },
   currency: { type: 'string' },

@@ -11,5 +11,5 @@ export const runCosts = cliEntry(costs, {
     dataSourceIds: values['data-source'],
     force: values.force,
   }),
-  options: (values) => ({ verify: values.verify === true }),
+  options: (values) => ({ verify: values.verify === true, costReports: values['cost-reports'] === true }),
 });

@@ -26,7 +26,7 @@ const commands: Record<CommandName, (ctx: CommandContext) => Promise<number>> = 
   'release-claim': runReleaseClaim,
 };
 export const ownOptions: Record<CommandName, ReadonlyArray<keyof Values>> = {
-  costs: ['date', 'from', 'to', 'data-source', 'force', 'verify', 'concurrency', 'json'],
+  costs: ['date', 'from', 'to', 'data-source', 'force', 'verify', 'cost-reports', 'concurrency', 'json'],
   inventory: ['snapshot-date', 'include-inactive', 'concurrency', 'json'],
   check: [],
   anomalies: ['json'],

@@ -41,7 +41,8 @@ function wrap(text: string, width: number): string {
 
 export const commandUsage = {
   costs: `Usage: cloudforet-export costs [connection] [--date YYYY-MM-DD | --from YYYY-MM-DD --to YYYY-MM-DD]
-                              [--data-source ID]... [--force] [--verify] [--concurrency N] [--json]
+                              [--data-source ID]... [--force] [--verify] [--cost-reports]
+                              [--concurrency N] [--json]
 Exports cost rows per unit (data source × day), and the unified-cost months they cover. Without a
 date: this month and the previous one (UTC) plus every month a Cloudforet sync changed since the
 last export, only the days that are new or changed (row count and cost sum per project, workspace
@@ -58,6 +59,8 @@ Options:
                            object back and compare its SHA-256 with its manifest, every FOCUS unit
                            with its costs object, every archived statement with its record; repair
                            what Cloudforet still has, name the rest (default: listings only)
+  --cost-reports           also archive Cloudforet's cost reports, their rows, statuses and
+                           adjustments, as the scheduled export does (docs/cost-reports.md)
 ${CONCURRENCY('units exported')}
 ${JSON_OUTPUT}
 ${CONNECTION}

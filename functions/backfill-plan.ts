@@ -29,7 +29,8 @@ export const handler = lambdaEntry('backfill-plan', {
       rows: months.reduce((n, m) => n + m.rows, 0),
       exported: months.length,
       unchanged: plan.unchanged,
-      failed: plan.unifiedCosts?.failures.length ?? 0,
+      failed:
+        (plan.unifiedCosts?.failures.length ?? 0) + (plan.costReports && 'error' in plan.costReports ? 1 : 0),
       apiRetries: session.client.retries,
     };
   },

@@ -94,7 +94,7 @@ describe('Glue tables', () => {
 
   it.each(
     exportTables
-      .filter((table) => table.partitionKey !== 'billed_month' && table.partitionKey !== 'x_billing_period')
+      .filter((table) => !['billed_month', 'x_billing_period', 'report_month'].includes(table.partitionKey))
       .map((t) => [t.name, t.partitionKey]),
   )('%s is external Parquet under its own folder, partitioned by %s with date projection', (name, key) => {
     const input = tableInputs(t).get(name)!;
@@ -145,6 +145,23 @@ describe('Glue tables', () => {
       ]),
     );
   });
+
+  it.each(exportTables.filter((table) => table.partitionKey === 'report_month').map((t) => [t.name]))(
+    '%s is partitioned by report_month with monthly projection from the start month',
+    (name) => {
+      const input = tableInputs(t).get(name)!;
+      expect(input.PartitionKeys).toEqual([
+        { Name: 'report_month', Type: 'string', Comment: expect.any(String) },
+      ]);
+      expect(input.Parameters).toMatchObject({
+        'projection.report_month.type': 'date',
+        'projection.report_month.format': 'yyyy-MM',
+        'projection.report_month.range': '2024-06,NOW',
+        'projection.report_month.interval.unit': 'MONTHS',
+        'storage.location.template': `s3://my-exports/cloudforet/${name}/report_month=\${report_month}/`,
+      });
+    },
+  );
 
   it('focus is a table (not a view) FOCUS discovery finds: month, then day of month, both projected', () => {
     const input = tableInputs(t).get('focus')!;

@@ -7,7 +7,9 @@ import {
   plainDecimal,
   type Row,
   statementCsv,
+  reconciliationHtml,
 } from '../functions/lib/statements/statements.ts';
+import { reconcile } from '../functions/lib/statements/reconcile.ts';
 
 /** Unified cost rows of one month: cost_<currency> columns at the month's rate. */
 const ROWS: Row[] = [
@@ -83,8 +85,8 @@ describe('statementCsv', () => {
     const [wsA] = buildStatements(ROWS.slice(1, 2), '2026-01', 'USD', new Map([['p1', 'Web, "new"']]));
 
     expect(statementCsv(wsA!)).toBe(
-      'workspace_id,project_id,project_name,provider,product,data_source_id,service_account_id,origin_currency,cost\r\n' +
-        'ws-a,p1,"Web, ""new""",aws,EC2,,,USD,10\r\n',
+      'workspace_id,project_id,project_name,provider,product,data_source_id,service_account_id,origin_currency,cost,cost_report_number\r\n' +
+        'ws-a,p1,"Web, ""new""",aws,EC2,,,USD,10,\r\n',
     );
   });
 });
@@ -98,5 +100,57 @@ describe('plainDecimal', () => {
     [1e-7, '0'],
   ])('%d -> %s', (n, text) => {
     expect(plainDecimal(n)).toBe(text);
+  });
+});
+
+describe('reconcile', () => {
+  const report = {
+    costReportId: 'cost-report-1',
+    reportNumber: 'CostReport_2601100001',
+    workspaceId: 'ws-a',
+    currency: 'KRW',
+    total: 1_050.004,
+    isAdjusted: true,
+  };
+  const statementRows: Row[] = [{ cost_krw: 600 }, { cost_krw: 450 }];
+
+  it('reconciles within 0.01 in the report currency, and the HTML names the report', () => {
+    const r = reconcile(report, statementRows, []);
+    expect(r).toMatchObject({ reconciled: true, statementTotal: 1_050, explained: [] });
+    expect(r.difference).toBeCloseTo(0.004, 9);
+    const html = reconciliationHtml({
+      ...buildStatements([], '2026-01', 'USD')[0],
+      reconciliation: r,
+    } as never);
+    expect(html).toContain('Reconciles to Cloudforet cost report <code>CostReport_2601100001</code>');
+  });
+
+  it('names adjustments and rows synced after the report; the parts add up to the difference', () => {
+    const rows: Row[] = [
+      { cost_krw: 1_000, is_adjusted: 'false' },
+      { cost_krw: 100, is_adjusted: 'true' },
+      { cost_krw: -50, is_adjusted: 'true' },
+    ];
+    const r = reconcile({ ...report, total: 1_050 }, [{ cost_krw: 980 }], rows);
+    expect(r.reconciled).toBe(false);
+    expect(r.difference).toBe(70);
+    expect(r.explained.map((e) => e.amount)).toEqual([50, 20]);
+    expect(r.explained[0]?.cause).toMatch(/adjustments/);
+    expect(r.explained[1]?.cause).toMatch(/synced after the report/);
+  });
+
+  it("names the rates' dates when the statement's differ from the report's currency date", () => {
+    const rows: Row[] = [{ cost_krw: 1_000, is_adjusted: 'false' }];
+    const r = reconcile(
+      { ...report, total: 1_000, currencyDate: '2026-01-31' },
+      [{ cost_krw: 990, exchange_date: '2026-02-14' }],
+      rows,
+    );
+    expect(r.explained).toEqual([
+      {
+        cause: expect.stringContaining("the report's rates are of 2026-01-31, the statement's of 2026-02-14"),
+        amount: 10,
+      },
+    ]);
   });
 });

@@ -27,12 +27,13 @@ const keys = async () =>
   (await listKeys(local.s3.client, BUCKET, folder)).map((k) => k.slice(folder.length)).sort();
 const text = async (file: string) =>
   new TextDecoder().decode(await getObjectBytes(local.s3.client, BUCKET, `${folder}${file}`));
-const csvTotal = (csv: string) =>
-  csv
-    .split('\r\n')
-    .slice(1)
-    .filter(Boolean)
-    .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(',') + 1)), 0);
+/** The sum of the CSV's cost column, counted from the end (names may hold quoted commas). */
+const csvTotal = (csv: string) => {
+  const [header, ...lines] = csv.split('\r\n').filter(Boolean);
+  const names = (header ?? '').split(',');
+  const fromEnd = names.indexOf('cost') - names.length;
+  return lines.reduce((n, l) => n + Number(l.split(',').at(fromEnd)), 0);
+};
 
 /** workspace -> the month's unified-cost total in USD, as the simulator lists it now. */
 function truth(): Map<string, number> {

@@ -11,6 +11,8 @@ export const UNIT_TESTS: readonly string[] = [
   'test/cli-help.test.ts',
   'test/cloudforet-unreachable.test.ts',
   'test/code-layout.test.ts',
+  'test/cost-report-facts.test.ts',
+  'test/cost-report-sim.test.ts',
   'test/error-codes.test.ts',
   'test/exit-codes.test.ts',
   'test/fingerprint.test.ts',

@@ -77,6 +77,12 @@ const LEVELS = [
       why: 'unified-cost months stand alone',
     },
     {
+      name: 'costs/reports',
+      path: `${lib}costs/reports/`,
+      uses: ['cloudforet', 'export', 'storage', 'tables'],
+      why: 'cost reports archived once, drafts replaced, statuses appended',
+    },
+    {
       name: 'costs/freshness',
       path: `${lib}costs/freshness/`,
       uses: ['costs/sources', 'storage', 'tables'],
@@ -113,7 +119,16 @@ const LEVELS = [
     {
       name: 'costs',
       path: `${lib}costs/[^/]+[.]ts$`,
-      uses: ['costs/days', 'costs/planning', 'costs/sources', 'costs/unified', 'focus', 'export', 'storage'],
+      uses: [
+        'costs/days',
+        'costs/planning',
+        'costs/sources',
+        'costs/unified',
+        'costs/reports',
+        'focus',
+        'export',
+        'storage',
+      ],
       why: 'the cost run; it does not use the Step Functions backfill',
     },
     {
@@ -124,6 +139,7 @@ const LEVELS = [
         'costs/planning',
         'costs/sources',
         'costs/unified',
+        'costs/reports',
         'cloudforet',
         'export',
         'storage',

@@ -15,6 +15,7 @@ import { type RequestRecord, type RunningServer, startServer } from './server.ts
 import { type SimState, type SimulatorOptions, buildState } from './state.ts';
 import { type TokenRequest, TokenIssuer } from './tokens.ts';
 import { monthRates, unifiedCostRecords } from './unified-costs.ts';
+import { reportStore, runReportJob, runScheduledReportJob } from './cost-reports.ts';
 import type { ApiRecord, DataSource, DataSourceAccount } from './world.ts';
 
 interface AfterHook {
@@ -199,6 +200,28 @@ export class LocalSimulator implements Simulator {
     else this.state.fallbackRateMonths.delete(month);
   }
 
+  runCostReportJob(month: string, phase: 'IN_PROGRESS' | 'ADJUSTING' | 'DONE'): ApiRecord[] {
+    return copy(runReportJob(this.state, month, phase));
+  }
+
+  regenerateCostReport(month: string): ApiRecord[] {
+    return copy(runReportJob(this.state, month, 'DONE', true));
+  }
+
+  runScheduledCostReportJob(today: string): ApiRecord[] {
+    return copy(runScheduledReportJob(this.state, today));
+  }
+
+  costReportTruth() {
+    const store = reportStore(this.state);
+    return {
+      reports: copy(store.reports),
+      data: copy(store.data),
+      adjustments: copy(store.adjustments),
+      policies: copy(store.policies),
+    };
+  }
+
   setUnifiedCostsMissing(month: string, missing: boolean): void {
     if (missing) this.state.missingUnifiedMonths.add(month);
     else this.state.missingUnifiedMonths.delete(month);
@@ -240,3 +263,6 @@ export class LocalSimulator implements Simulator {
       .filter((r) => selection.workspaceId === undefined || r['workspace_id'] === selection.workspaceId);
   }
 }
+
+const copy = (records: readonly ApiRecord[]): ApiRecord[] =>
+  JSON.parse(JSON.stringify(records)) as ApiRecord[];

@@ -2,6 +2,7 @@
 // path, body, the request message's fields, then the token, then the verb itself.
 
 import { ApiError, unknownError, unknownField, unsupportedApi } from './api-error.ts';
+import { costReportRoutes } from './cost-report-routes.ts';
 import { costRoutes } from './cost-routes.ts';
 import { identityRoutes } from './identity-routes.ts';
 import type { QueryCost } from './cost-store.ts';
@@ -13,6 +14,7 @@ import { workspaceRoutes } from './workspace-routes.ts';
 
 const ROUTES: Record<string, Route> = {
   ...costRoutes,
+  ...costReportRoutes,
   ...inventoryRoutes,
   ...identityRoutes,
   ...moneyRoutes,

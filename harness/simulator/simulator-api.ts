@@ -63,6 +63,21 @@ export interface Simulator {
   setFallbackRates(month: string, on: boolean): void;
   /** Make a month's unified costs absent (not aggregated yet), or present again. */
   setUnifiedCostsMissing(month: string, missing: boolean): void;
+  /**
+   * One run of Cloudforet's cost-report job for a month (YYYY-MM) at the phase the scheduler derives
+   * from the date, or a regeneration (cost-report-config generate_report): returns the reports it made.
+   */
+  runCostReportJob(month: string, phase: 'IN_PROGRESS' | 'ADJUSTING' | 'DONE'): Record<string, unknown>[];
+  regenerateCostReport(month: string): Record<string, unknown>[];
+  /** The scheduler's run on a day (YYYY-MM-DD): the month and phase Cloudforet derives from it. */
+  runScheduledCostReportJob(today: string): Record<string, unknown>[];
+  /** Every stored report, data row and adjustment, as the simulator holds them (deep copies). */
+  costReportTruth(): {
+    reports: Record<string, unknown>[];
+    data: Record<string, unknown>[];
+    adjustments: Record<string, unknown>[];
+    policies: Record<string, unknown>[];
+  };
   /** A sync job from a month to today: SUCCESS re-inserts every day, FAILURE leaves leftovers. */
   sync(dataSourceId: string, opts: SyncOptions): string;
   /** Returns the running job's id ('' when none); `startedAgoMs` makes it old (stale). */

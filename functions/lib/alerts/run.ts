@@ -16,6 +16,7 @@ import {
   readDataSources,
 } from './anomaly-alerts.ts';
 import { budgetAlerts, readBudgetForecasts } from './budget-alerts.ts';
+import { reportAlerts } from './report-alerts.ts';
 import { type Alert, type Publish, type SendOutcome, sendOnce } from './sent-ledger.ts';
 
 /** Anomalies of billed days this far back are alerted by default (restatements included). */
@@ -39,6 +40,8 @@ export interface AlertsSummary {
   readonly anomalies: number;
   readonly budgets: number;
   readonly budgetSnapshot: string | null;
+  /** Regenerated cost reports and statements disagreeing with their report, alerted or not. */
+  readonly costReports: number;
   readonly sent: number;
   readonly alreadySent: number;
   readonly inFlight: number;
@@ -61,6 +64,9 @@ export async function runAlerts(deps: AlertsDeps, request: AlertsRequest): Promi
     ...anomalyAlerts(anomalies, await dataSourcesOf(deps.sink, anomalies), deps.sink.location, dayTotal),
     ...budgets.forecasts.flatMap((f) => budgetAlerts(f, budgets.snapshotDate!, deps.sink.location)),
   ];
+  // Regenerated cost reports and statements that disagree with theirs (report-alerts.ts).
+  const costReports = await reportAlerts(deps.sink);
+  alerts.push(...costReports);
   const outcomes: Array<[Alert, SendOutcome]> = [];
   for (const alert of alerts) {
     const r = await sendOnce(deps, alert);
@@ -77,6 +83,7 @@ export async function runAlerts(deps: AlertsDeps, request: AlertsRequest): Promi
     anomalies: anomalies.length,
     budgets: budgets.forecasts.length,
     budgetSnapshot: budgets.snapshotDate ?? null,
+    costReports: costReports.length,
     sent: count('sent'),
     alreadySent: count('already sent'),
     inFlight: count('in flight'),

@@ -1,4 +1,5 @@
 // What a cost run reports: its summary type and how it is assembled from the run's parts.
+import type { ReportArchiveSummary } from './reports/archive.ts';
 import type { FocusPassSummary } from '../focus/pass.ts';
 import type { VerifyReport } from '../storage/verify-destination.ts';
 import type { DataSourceInfo } from './sources/data-sources.ts';
@@ -82,6 +83,8 @@ export interface CostRunSummary {
   readonly unifiedCosts: UnifiedRunSummary;
   /** The focus table's pass (absent when the run left units unstarted); failures count in `failed`. */
   readonly focus?: FocusPassSummary;
+  /** The cost-report pass (costReports on); its failure counts in `failed`. */
+  readonly costReports?: CostReportsOutcome;
   /** --verify: what the whole-destination verifier checked after the run's repairs, and what it still found. */
   readonly verify?: VerifyReport;
 }
@@ -99,6 +102,7 @@ export interface CostRunParts {
   readonly notStarted: readonly PlannedUnit[];
   readonly unifiedCosts: UnifiedRunSummary;
   readonly focus?: FocusPassSummary;
+  readonly costReports?: CostReportsOutcome;
   /** --verify: what the whole-destination verifier checked after the run's repairs, and what it still found. */
   readonly verify?: VerifyReport;
   readonly retries: number;
@@ -107,6 +111,9 @@ export interface CostRunParts {
   readonly staleTemporariesRemoved: number;
   readonly durationMs: number;
 }
+
+/** The cost-report pass's summary, or why it failed (the rest of the run stands). */
+export type CostReportsOutcome = ReportArchiveSummary | { readonly error: string; readonly code: string };
 
 export function costRunSummary(r: CostRunParts): CostRunSummary {
   const count = (o: CostUnitResult['outcome']) => r.results.filter((x) => x.outcome === o).length;
@@ -128,6 +135,7 @@ export function costRunSummary(r: CostRunParts): CostRunSummary {
       r.failures.length +
       r.unifiedCosts.failures.length +
       (r.focus?.failures.length ?? 0) +
+      (r.costReports && 'error' in r.costReports ? 1 : 0) +
       (r.verify?.findings.length ?? 0),
     notStarted: r.notStarted.length,
     ...(r.notStarted.length > 0 ? { left: leftToDo(r.notStarted) } : {}),
@@ -164,6 +172,7 @@ export function costRunSummary(r: CostRunParts): CostRunSummary {
     ),
     unifiedCosts: r.unifiedCosts,
     ...(r.focus && { focus: r.focus }),
+    ...(r.costReports && { costReports: r.costReports }),
     ...(r.verify && { verify: r.verify }),
   };
 }

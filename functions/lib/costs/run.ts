@@ -3,7 +3,12 @@
 // A failed unit never stops the others.
 import type { ExportRunDeps } from '../export/run-deps.ts';
 import { randomUUID } from 'node:crypto';
-import { costRunSummary, type CostRunSummary, type UnitFailure } from './run-summary.ts';
+import {
+  type CostReportsOutcome,
+  costRunSummary,
+  type CostRunSummary,
+  type UnitFailure,
+} from './run-summary.ts';
 
 export type { CostRunSummary, UnitFailure } from './run-summary.ts';
 import { unitExecutor } from './days/day-runner.ts';
@@ -24,6 +29,7 @@ import { retentionStart } from './planning/job-history.ts';
 import { clampToRetention } from './planning/retention.ts';
 import { exportFocus, type FocusPassSummary } from '../focus/pass.ts';
 import { verifyDestination } from '../storage/verify-destination.ts';
+import { archiveCostReports, type ReportArchiveDeps } from './reports/archive.ts';
 import {
   changedDaysByMonth,
   exportUnifiedMonths,
@@ -43,6 +49,8 @@ export interface CostRunDeps extends ExportRunDeps {
   readonly unifiedCosts?: boolean;
   /** False: no focus pass (the bench measures the day pipeline alone). */
   readonly focus?: boolean;
+  /** True: archive Cloudforet's cost reports too (costs/reports/archive.ts). */
+  readonly costReports?: boolean;
 }
 
 export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Promise<CostRunSummary> {
@@ -113,6 +121,11 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
       : unifiedMonthsOf(window, req.to, results, deps.now?.() ?? new Date()),
     changedDaysByMonth(plan.units, results),
   );
+  if (deps.costReports === true && notStarted.length === 0) phase('cost reports');
+  const costReports =
+    deps.costReports === true && notStarted.length === 0
+      ? await costReportsOrFailure({ ...deps, runId, log })
+      : undefined;
   // After the days: it derives FOCUS rows from the costs objects this run (or any before) published.
   if (deps.focus !== false && notStarted.length === 0) phase('FOCUS rows of the days');
   const focusPass = () => focusOrFailure({ ...deps, runId, log, verify: req.verify === true }, window);
@@ -155,6 +168,7 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     notStarted,
     unifiedCosts,
     focus,
+    costReports,
     verify,
     retries: exec.retries() + unifiedCosts.retries,
     requestRetries: deps.client.retries,
@@ -168,6 +182,17 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     failures: summary.failures.slice(0, 20),
   });
   return summary;
+}
+
+/** The cost-report pass; a failure is the run's one failed part, not the end of the run. */
+async function costReportsOrFailure(deps: ReportArchiveDeps): Promise<CostReportsOutcome> {
+  try {
+    return await archiveCostReports(deps);
+  } catch (error) {
+    const code = errorCode(error);
+    deps.log.error('cost reports failed', { code, error: errorMessage(error) });
+    return { error: errorMessage(error), code };
+  }
 }
 
 /**

@@ -22,8 +22,17 @@ export const costs: Face<CloudforetConnection, CostRunRequest, CostRunSummary> =
       ? request
       : { ...request, staleJobAfterMs: settings.staleJobAfterMs };
   },
+  // The scheduled run (the default window) also archives Cloudforet's cost reports.
   run: ({ session, ...env }, request) =>
-    runCostExport({ ...env, client: session.client, credential: session.credential }, request),
+    runCostExport(
+      {
+        ...env,
+        client: session.client,
+        credential: session.credential,
+        costReports: request.costReports ?? request.followJobs === true,
+      },
+      request,
+    ),
   describe: (s, { session }) => describeCosts({ ...s, scope: session.scope }),
   json: (s, { session }) => ({ ...s, scope: session.scope }),
   figures: (s) => ({
@@ -37,7 +46,8 @@ export const costs: Face<CloudforetConnection, CostRunRequest, CostRunSummary> =
   failure: (s) =>
     s.failed > 0
       ? `${s.failures.length} of ${s.units} cost units failed: ${JSON.stringify(s.failures.slice(0, 5))}` +
-        (s.focus?.failures.length ? `; ${s.focus.failures.length} focus units failed` : '')
+        (s.focus?.failures.length ? `; ${s.focus.failures.length} focus units failed` : '') +
+        (s.costReports && 'error' in s.costReports ? `; cost reports failed: ${s.costReports.error}` : '')
       : undefined,
 };
 
@@ -54,6 +64,7 @@ function describeCosts(s: CostRunSummary & { scope: string }): string[] {
             'not exported; objects already archived for them are kept as they are',
         ]
       : []),
+    ...(s.costReports ? [describeReports(s.costReports)] : []),
     ...(s.interrupted ? [`  INTERRUPTED: ${s.notStarted} units not started; rerun to finish`] : []),
     ...(s.notSynced.length > 0
       ? [
@@ -88,4 +99,13 @@ function describeUnified(u: CostRunSummary['unifiedCosts']): string[] {
     ...u.restatedConfirmedMonths.map((r) => `  RESTATED confirmed month ${r.month}: ${r.reason}`),
     ...u.failures.map((f) => `  FAILED unified costs ${f.month}: ${f.message} [${f.code}]`),
   ];
+}
+
+function describeReports(r: NonNullable<CostRunSummary['costReports']>): string {
+  if ('error' in r) return `  cost reports FAILED (${r.code}): ${r.error}`;
+  if (r.skipped) return `  cost reports skipped: ${r.skipped}`;
+  return (
+    `  cost reports: ${r.listed} listed, ${r.archived.length} archived, ${r.draftsWritten} drafts written, ` +
+    `${r.facts} status facts, ${r.regenerated.length} regenerated with another total`
+  );
 }

@@ -69,8 +69,7 @@ export async function exportFocus(
   // A new schema version re-derives every unit anywhere, once: listings alone cannot tell a unit's
   // version, so a mark records the version the whole destination was last derived in.
   const mark = await deps.sink.read(FOCUS_SCHEMA_MARK).catch(() => undefined);
-  const markedVersion =
-    mark === undefined ? undefined : (JSON.parse(mark) as { schemaVersion?: number }).schemaVersion;
+  const markedVersion = schemaVersionOf(mark);
   const everyUnit = deps.verify === true || markedVersion !== focusTable.schemaVersion;
   const candidates = await focusCandidates(deps.sink, window, everyUnit);
   let names: Promise<FocusNamesRead> | undefined;

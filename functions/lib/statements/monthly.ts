@@ -9,6 +9,7 @@ import { parseManifest } from '../storage/manifest.ts';
 import type { Sink } from '../storage/sink.ts';
 import { SUPPORTED_CURRENCIES, unifiedCostTable } from '../tables/unified-costs.ts';
 import { type PublishedStatement, publishStatement } from './publish.ts';
+import { doneReports, reconcile, reportRows } from './reconcile.ts';
 import { buildStatements, readProjectNames, readUnifiedMonth, type Statement } from './statements.ts';
 
 /** Months before the current one a scheduled run ({}) looks at: confirmation comes mid next month. */
@@ -111,9 +112,20 @@ async function writeMonth(
   const { sink } = deps;
   const rows = await readUnifiedMonth(sink, month);
   if (rows.length === 0) return { built: [], published: [] };
-  const built = buildStatements(rows, month, currency, await readProjectNames(sink));
+  // Each workspace's statement reconciles to its DONE cost report of the month, when archived.
+  const done = await doneReports(sink, month);
+  const dataRows = done.size > 0 ? await reportRows(sink, month) : new Map();
+  const built = buildStatements(rows, month, currency, await readProjectNames(sink)).map((s): Statement => {
+    const report = done.get(s.name);
+    if (!report) return s;
+    const mine = rows.filter((r) => String(r.workspace_id ?? '') === s.name);
+    return { ...s, reconciliation: reconcile(report, mine, dataRows.get(report.costReportId) ?? []) };
+  });
   const published: PublishedStatement[] = [];
-  for (const s of built) published.push(await publishStatement(sink, s, { archive, now: deps.now }));
+  for (const s of built) {
+    const out = await publishStatement(sink, s, { archive, now: deps.now });
+    published.push(s.reconciliation ? { ...out, reconciliation: s.reconciliation } : out);
+  }
   return { built, published };
 }
 

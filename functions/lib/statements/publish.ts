@@ -17,6 +17,7 @@ import {
   statementManifestKey,
 } from '../storage/layout.ts';
 import type { Sink } from '../storage/sink.ts';
+import type { Reconciliation } from './reconcile.ts';
 import { plainDecimal, type Statement, statementCsv, statementHtml } from './statements.ts';
 
 export interface StatementRecord {
@@ -34,6 +35,8 @@ export interface StatementRecord {
   readonly writtenAt: string;
   /** file -> SHA-256 of what was archived (records before 0.9 have none): what --verify checks. */
   readonly sha256?: Readonly<Record<string, string>>;
+  /** The cost report this version reconciles to, or the difference it names. */
+  readonly reconciliation?: Reconciliation;
 }
 
 export interface PublishedStatement {
@@ -43,6 +46,8 @@ export interface PublishedStatement {
   readonly revision?: number;
   readonly files: readonly string[];
   readonly total: number;
+  /** Against the month's DONE cost report (statements/reconcile.ts), when one is archived. */
+  readonly reconciliation?: Reconciliation;
 }
 
 export interface PublishOptions {
@@ -198,6 +203,7 @@ function record(
     projects: projectCosts(s),
     files,
     writtenAt: now.toISOString(),
+    ...(s.reconciliation && { reconciliation: s.reconciliation }),
   };
 }
 

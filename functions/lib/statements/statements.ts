@@ -7,6 +7,7 @@ import { newestPartition, readParquetFolder, type Row } from '../published/read-
 import { partitionPrefix } from '../storage/layout.ts';
 import type { Sink } from '../storage/sink.ts';
 import { projectTable } from '../tables/identity.ts';
+import type { Reconciliation } from './reconcile.ts';
 import { currencyColumnName, unifiedCostTable } from '../tables/unified-costs.ts';
 
 export type { Row };
@@ -23,6 +24,8 @@ export interface Statement {
   /** origin currency -> units of the statement currency per unit, over the month's rows. */
   readonly rates: Readonly<Record<string, number>>;
   readonly rateSources: readonly string[];
+  /** Against the month's DONE cost report of the workspace, when one is archived. */
+  readonly reconciliation?: Reconciliation;
 }
 
 export interface StatementLine {
@@ -48,6 +51,9 @@ export const COLUMNS = [
   'origin_currency',
   'cost',
 ] as const;
+
+/** The CSV's last column: the number of the DONE cost report the statement reconciles to. */
+export const REPORT_COLUMN = 'cost_report_number';
 
 /** Every unified cost row of the month in the sink (all scope objects, each row once). */
 export async function readUnifiedMonth(sink: Sink, month: string): Promise<Row[]> {
@@ -142,10 +148,13 @@ const csvField = (v: string) => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""'
 
 /** RFC 4180: CRLF line ends, a header, one line item per row, no total rows. */
 export function statementCsv(s: Statement): string {
+  const report = csvField(s.reconciliation?.reportNumber ?? '');
   const lines = [
-    COLUMNS.join(','),
+    [...COLUMNS, REPORT_COLUMN].join(','),
     ...s.lines.map((l) =>
-      COLUMNS.map((c) => (c === 'cost' ? plainDecimal(l.cost) : csvField(String(l[c])))).join(','),
+      [...COLUMNS.map((c) => (c === 'cost' ? plainDecimal(l.cost) : csvField(String(l[c])))), report].join(
+        ',',
+      ),
     ),
   ];
   return `${lines.join('\r\n')}\r\n`;
@@ -193,7 +202,22 @@ ${[...byProject.values()]
   .map((p) => `<tr><td>${esc(p.name)}</td><td class="num">${money(p.cost)}</td></tr>`)
   .join('\n')}
 </tbody><tfoot><tr><th>Total</th><th class="num">${money(s.total)}</th></tr></tfoot></table>
+${reconciliationHtml(s)}
 <p class="muted">${s.lines.length} line items in the CSV beside this page.</p>
 </body></html>
 `;
+}
+
+/** Which cost report the statement reconciles to, or both figures and what makes the difference. */
+export function reconciliationHtml(s: Statement): string {
+  const r = s.reconciliation;
+  if (!r)
+    return '<p class="muted">No DONE Cloudforet cost report of this month is archived to reconcile with.</p>';
+  const report = `Cloudforet cost report <code>${esc(r.reportNumber)}</code> (<code>${esc(r.costReportId)}</code>)`;
+  if (r.reconciled)
+    return `<p class="reconciled">Reconciles to ${report}: ${money(r.reportTotal)} ${esc(r.currency)}.</p>`;
+  const causes = r.explained
+    .map((e) => `<li>${esc(e.cause)}: ${money(e.amount)} ${esc(r.currency)}</li>`)
+    .join('');
+  return `<p class="differs">Differs from ${report}: the report says ${money(r.reportTotal)} ${esc(r.currency)}, this statement ${money(r.statementTotal)} ${esc(r.currency)} (difference ${money(r.difference)} ${esc(r.currency)}):</p><ul>${causes}</ul>`;
 }

@@ -1,5 +1,6 @@
 // Backfills on Step Functions: plan once (units to S3, read by a Distributed Map), export each
 // unit in its own invocation, then summarise from the manifests the units wrote.
+import { archiveCostReports } from '../reports/archive.ts';
 import type { Compression } from '../../export/listing-export.ts';
 import type { CloudforetClient } from '../../cloudforet/client.ts';
 import type { CostUnitResult } from '../days/export-day.ts';
@@ -7,7 +8,7 @@ import { type CostRunRequest, planCostExport } from '../planning/plan-export.ts'
 import { unitExecutor } from '../days/day-runner.ts';
 import { listDataSources, selectDataSources } from '../sources/data-sources.ts';
 import { isIsoDate } from '../../dates.ts';
-import { EventError, UnitFailedError, UnitRetryableError } from '../../errors.ts';
+import { errorCode, errorMessage, EventError, UnitFailedError, UnitRetryableError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { PlannedUnit } from '../planning/plan-units.ts';
 import { backfillUnitsKey } from '../../storage/layout.ts';
@@ -71,11 +72,25 @@ export interface BackfillPlan {
   readonly jobMarks?: readonly JobMark[];
   /** Months outside the window re-examined because a sync job replaced them since the last marks. */
   readonly reexamined?: ReadonlyArray<{ dataSourceId: string; months: readonly string[] }>;
+  /** The daily (default-window) plan also archives cost reports: what it did, or why it failed. */
+  readonly costReports?: BackfillCostReports;
   /** Set by the Focus state: what the focus pass derived, and its failures. */
   readonly focus?: BackfillFocus;
   /** Set by the Focus state when its function failed (Step Functions' Error and Cause). */
   readonly focusError?: { readonly Error?: string; readonly Cause?: string };
 }
+
+/** Counts only: the plan travels through Step Functions' state (256 KB). */
+export type BackfillCostReports =
+  | {
+      readonly listed: number;
+      readonly archived: number;
+      readonly draftsWritten: number;
+      readonly facts: number;
+      readonly regenerated: number;
+      readonly skipped?: string;
+    }
+  | { readonly code: string; readonly error: string };
 
 export interface BackfillFocus {
   readonly written: number;
@@ -113,6 +128,8 @@ export async function planBackfill(
     retainedMonths(window, req.to),
     changedDaysByMonth(plan.units, plan.units),
   );
+  // The daily plan (the default window) archives Cloudforet's cost reports (costs/reports/archive.ts).
+  const costReports = req.followJobs ? await backfillCostReports(deps) : undefined;
   const summary: BackfillPlan = {
     runId: deps.runId,
     from: req.from,
@@ -136,9 +153,27 @@ export async function planBackfill(
       failures: unified.failures.map(({ month, code, message }) => ({ month, code, message })),
       restatedConfirmedMonths: unified.restatedConfirmedMonths,
     },
+    ...(costReports && { costReports }),
   };
   deps.log.info('backfill planned', { ...summary });
   return summary;
+}
+
+async function backfillCostReports(deps: BackfillDeps): Promise<BackfillCostReports> {
+  try {
+    const r = await archiveCostReports(deps);
+    return {
+      listed: r.listed,
+      archived: r.archived.length,
+      draftsWritten: r.draftsWritten,
+      facts: r.facts,
+      regenerated: r.regenerated.length,
+      ...(r.skipped && { skipped: r.skipped }),
+    };
+  } catch (error) {
+    deps.log.error('cost reports failed', { code: errorCode(error), error: errorMessage(error) });
+    return { code: errorCode(error), error: errorMessage(error) };
+  }
 }
 
 /** A unit's result as the Distributed Map records it: its figures, not its per-attribution groups. */

@@ -3,7 +3,13 @@
 import { forEachLimit } from '../../pool.ts';
 import { parseManifest } from '../../storage/manifest.ts';
 import type { Sink } from '../../storage/sink.ts';
-import type { BackfillFocus, BackfillItem, BackfillPlan, BackfillUnifiedCosts } from './backfill.ts';
+import type {
+  BackfillCostReports,
+  BackfillFocus,
+  BackfillItem,
+  BackfillPlan,
+  BackfillUnifiedCosts,
+} from './backfill.ts';
 import { writeJobMarks } from '../planning/job-marks.ts';
 import { costManifestKey, costManifestPrefix } from '../sources/day-keys.ts';
 
@@ -20,6 +26,8 @@ export interface BackfillSummary {
   readonly failures: ReadonlyArray<{ dataSourceId: string; date: string }>;
   /** From the plan step; its failures are counted in `failed`. */
   readonly unifiedCosts?: BackfillUnifiedCosts;
+  /** The plan step's cost-report pass; its failure counts as one in `failed`. */
+  readonly costReports?: BackfillCostReports;
   /** As the plan step reported them. */
   readonly beyondRetention?: number;
   readonly retainedFrom?: string;
@@ -55,7 +63,8 @@ export async function summarizeBackfill(sink: Sink, plan: BackfillPlan): Promise
     failed:
       failures.length +
       (plan.unifiedCosts?.failures.length ?? 0) +
-      (focus ? focus.failures.length + (focus.error ? 1 : 0) : 0),
+      (focus ? focus.failures.length + (focus.error ? 1 : 0) : 0) +
+      (plan.costReports && 'error' in plan.costReports ? 1 : 0),
     skippedSyncInProgress: plan.skippedSyncInProgress,
     perDataSource: ids.map((dataSourceId) => ({
       dataSourceId,
@@ -64,6 +73,7 @@ export async function summarizeBackfill(sink: Sink, plan: BackfillPlan): Promise
     })),
     failures,
     unifiedCosts: plan.unifiedCosts,
+    ...(plan.costReports && { costReports: plan.costReports }),
     ...(plan.beyondRetention && { beyondRetention: plan.beyondRetention, retainedFrom: plan.retainedFrom }),
     ...(jobMarksWritten !== undefined && { jobMarksWritten }),
     ...(focus && { focus }),

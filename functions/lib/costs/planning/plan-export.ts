@@ -36,6 +36,11 @@ export interface CostRunRequest {
   readonly staleJobAfterMs?: number;
   /** Read every published object of the range and compare its SHA-256 with its manifest's. */
   readonly verify?: boolean;
+  /**
+   * Archive Cloudforet's cost reports too (costs/reports/archive.ts); absent: the scheduled run
+   * (followJobs) does, an explicit range does not. The CLI's --cost-reports sets it.
+   */
+  readonly costReports?: boolean;
 }
 
 export interface CostPlanRequest {
