@@ -2,7 +2,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { createServer, type AddressInfo } from 'node:net';
 import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -133,47 +132,8 @@ describe('npm run simulator', () => {
     child?.kill('SIGTERM');
   });
 
-  it.each([
-    [
-      'an unknown option',
-      ['--prot', '0'],
-      /^simulator: Unknown option '--prot'; see npm run simulator -- --help$/,
-    ],
-    [
-      'a value out of range',
-      ['--days', '0'],
-      /^simulator: --days must be a whole number from 1 to 365 \(got '0'\)$/,
-    ],
-    [
-      'an app file in a missing folder',
-      ['--port', '0', '--secret-file', '/nonexistent-folder/app.json'],
-      /^simulator: cannot write the app file '\/nonexistent-folder\/app\.json' \(ENOENT\): its folder must exist/,
-    ],
-  ])('refuses %s in one line, exit 2', async (_, args, line) => {
-    const { code, err } = await tool('tools/simulator-alone.ts', args);
-
-    expect(code).toBe(2);
-    expect(err.trimEnd().split('\n')).toHaveLength(1);
-    expect(err.trimEnd()).toMatch(line);
-  });
-
-  it('refuses a busy port in one line, exit 2, in both simulator commands', async () => {
-    const busy = createServer();
-    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
-    const { port } = busy.address() as AddressInfo;
-
-    const alone = await tool('tools/simulator-alone.ts', ['--port', String(port)]);
-    const bare = await tool('harness/simulator/cli.ts', ['--port', String(port)]);
-    busy.close();
-
-    for (const run of [alone, bare]) {
-      expect(run.code).toBe(2);
-      expect(run.err).toBe(
-        `simulator: port ${port} is in use (another simulator still running?): stop it, or give --port N (0 picks a free one)\n`,
-      );
-    }
-  });
-
+  // Its refusals (unknown option, busy port, bad seed, app file in a missing folder) are rows of
+  // test/bad-input-matrix.test.ts.
   it('answers --help', async () => {
     const { code, out } = await tool('tools/simulator-alone.ts', ['--help']);
 
