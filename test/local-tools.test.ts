@@ -81,27 +81,51 @@ describe('npm run invoke', () => {
     expect(response).toMatchObject({ dataSources: 1, written: 1, failed: 0 });
   });
 
-  it('keeps the bucket between invokes with --keep, so focus-export finds the exported days', async () => {
+  it('keeps the bucket between invokes with --keep: focus-export, statements and alerts read what cost-export wrote', async () => {
     const bucket = join(work, 'kept-bucket');
-    const event = join(work, 'kept-day.json');
-    await writeFile(event, JSON.stringify({ date: YESTERDAY }));
     const none = join(work, 'no-event.json');
     await writeFile(none, '{}');
+    // The response is the JSON after 'Response:', up to its closing brace (alerts prints a line after it).
+    const response = <T>(run: { out: string }) =>
+      JSON.parse(run.out.slice(run.out.indexOf('Response:\n') + 10, run.out.lastIndexOf('\n}') + 2)) as T;
 
-    const costs = await tool('tools/invoke.ts', ['cost-export', event, '--keep', bucket]);
+    // {}: this month and the previous one, so the previous month's unified costs (its statements) too.
+    const costs = await tool('tools/invoke.ts', ['cost-export', none, '--keep', bucket]);
     const focus = await tool('tools/invoke.ts', ['focus-export', none, '--keep', bucket]);
+    const statements = await tool('tools/invoke.ts', ['statements', none, '--keep', bucket]);
     const alerts = await tool('tools/invoke.ts', ['alerts', none, '--keep', bucket]);
 
     expect(costs.code).toBe(0);
     expect(costs.err).toContain(`invoke: the bucket stays in ${bucket} (--keep)`);
+    const exported = response<{ units: number; written: number; failed: number }>(costs);
+    expect(exported.written).toBeGreaterThan(28 * 3);
+    expect(exported.failed).toBe(0);
     expect(focus.code).toBe(0);
-    const response = JSON.parse(focus.out.slice(focus.out.indexOf('Response:\n') + 10)) as {
-      current: number;
-    };
-    expect(response.current).toBe(3);
+    // Every day the cost run exported already has its FOCUS rows (the cost run derived them).
+    expect(response<{ current: number; written: number }>(focus)).toMatchObject({
+      current: exported.units,
+      written: 0,
+    });
+    expect(statements.code).toBe(0);
+    const archive = response<{
+      archived: number;
+      months: Array<{ status: string; statements: Array<{ outcome: string; total: number }> }>;
+    }>(statements);
+    const confirmed = archive.months.filter((m) => m.status === 'confirmed');
+    expect(confirmed.length).toBeGreaterThan(0);
+    expect(archive.archived).toBe(confirmed.flatMap((m) => m.statements).length);
+    expect(archive.archived).toBeGreaterThan(0);
+    expect(
+      confirmed.flatMap((m) => m.statements).every((st) => st.outcome === 'archived' && st.total > 0),
+    ).toBe(true);
     expect(alerts.code).toBe(0);
-    expect(alerts.out).toMatch(/^SNS \(loopback, arn:aws:sns:[^)]+\): \d+ messages published$/m);
-  }, 120_000);
+    const sent = response<{ sent: number; failed: number }>(alerts);
+    expect(sent.sent).toBeGreaterThan(0);
+    expect(sent.failed).toBe(0);
+    expect(alerts.out).toMatch(
+      new RegExp(`^SNS \\(loopback, arn:aws:sns:[^)]+\\): ${sent.sent} messages published$`, 'm'),
+    );
+  }, 240_000);
 
   it('answers --help, and refuses an unknown function with exit 2', async () => {
     const help = await tool('tools/invoke.ts', ['--help']);
