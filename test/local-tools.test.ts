@@ -208,4 +208,28 @@ describe('npm run simulator', () => {
     expect(pasted.stdout).toMatch(/^output {3}ok: .*export-out takes a write/m);
     expect(pasted.stderr).not.toMatch(/EBADENGINE|needs Node 24/);
   }, 150_000);
+
+  it('prints a costs command that exports the day as pasted, with the machine node first on PATH', async () => {
+    const line = /^ {2}(npm run cli -- costs .*)$/m.exec(printed)?.[1];
+    expect(line).toBeDefined();
+    // As printed but for the destination: ./export-out would land in the checkout.
+    const out = join(work, 'pasted-out');
+    expect(line).toContain(' --out ./export-out ');
+
+    const pasted = await promisify(execFile)(
+      'bash',
+      ['-c', line!.replace(' --out ./export-out ', ` --out ${out} `)],
+      {
+        cwd: ROOT,
+        env: { ...process.env, PATH: withoutThisNode(process.env.PATH ?? '') },
+        timeout: 120_000,
+      },
+    );
+
+    expect(pasted.stdout).toMatch(
+      /^ {2}3 data sources: 3 units \(data source × day\) planned: 3 written, 0 empty/m,
+    );
+    expect(pasted.stderr).not.toMatch(/EBADENGINE|needs Node 24/);
+    expect((await readdir(join(out, 'costs'))).length).toBeGreaterThan(0);
+  }, 150_000);
 });
