@@ -11,8 +11,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
+import { s3Sink } from '../functions/lib/storage/s3-sink.ts';
+import type { Sink } from '../functions/lib/storage/sink.ts';
 import { verifyDestination } from '../functions/lib/storage/verify-destination.ts';
+import { type FaultyProxy, startFaultyProxy } from '../harness/faulty-proxy.ts';
 import { type RawServer, startSilentServer } from '../harness/raw-tcp.ts';
+import { listPendingUploads, type S3Server, startS3 } from '../harness/s3-server.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { appFolder } from '../harness/tokens.ts';
 import { snapshotDir, tempFiles } from './support/unit-invariants.ts';
@@ -23,21 +27,29 @@ const FROM = addDays(YESTERDAY, -2);
 const EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 const HOLD_MS = 600_000;
 
+const BUCKET = 'signal-bucket';
+
 let sim: Simulator;
 let silent: RawServer;
+let s3: S3Server;
+let proxy: FaultyProxy;
 let dir: string;
 let secretFile: string;
 
 beforeAll(async () => {
   sim = await startSimulator({ seed: 29, dataSources: 2, from: FROM, to: YESTERDAY, rowsPerDay: 1500 });
   silent = await startSilentServer();
+  s3 = await startS3({ buckets: [BUCKET] });
+  proxy = await startFaultyProxy(s3.port);
   ({ dir, secretFile } = await appFolder('signal-phases', sim.issueToken()));
 });
 afterEach(() => {
   sim.clearFaults();
+  proxy.clear();
 });
 afterAll(async () => {
-  await Promise.all([sim.close(), silent.close()]);
+  await Promise.all([sim.close(), silent.close(), proxy.close()]);
+  await s3.stop();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -50,15 +62,21 @@ interface Phase {
   readonly line: RegExp;
   /** True once the run waits where the phase holds it. */
   readonly there: () => boolean;
+  /** The destination is s3://BUCKET/<the out folder's name>, through the proxy that holds an upload. */
+  readonly s3?: boolean;
 }
 
 /** True once the held request arrived (its fault taken); the simulator logs a request when answered. */
 const held = () => sim.faultsPending() === 0;
-const costs = (endpoint: () => string) => (out: string) => [
-  'costs',
-  ...['--endpoint', endpoint(), '--secret-file', secretFile, '--out', out],
-  ...['--from', FROM, '--to', YESTERDAY, '--force'],
-];
+const s3Prefix = (out: string) => out.split('/').pop()!;
+const costs =
+  (endpoint: () => string, s3 = false) =>
+  (out: string) => [
+    'costs',
+    ...['--endpoint', endpoint(), '--secret-file', secretFile],
+    ...['--out', s3 ? `s3://${BUCKET}/${s3Prefix(out)}` : out],
+    ...['--from', FROM, '--to', YESTERDAY, '--force'],
+  ];
 
 const PHASES: Phase[] = [
   {
@@ -89,6 +107,13 @@ const PHASES: Phase[] = [
     there: held,
   },
   {
+    name: 'costs, publishing a day to S3 (its upload held)',
+    argv: costs(() => sim.url, true),
+    s3: true,
+    line: /^costs: writing to s3:/m,
+    there: () => proxy.faultsInjected > 0,
+  },
+  {
     name: 'inventory, listing cloud services',
     argv: (out) => ['inventory', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out],
     hold: { path: '/inventory/cloud-service/list', afterRequests: 0 },
@@ -100,7 +125,19 @@ const PHASES: Phase[] = [
 async function stopDuring(phase: Phase, signal: keyof typeof EXIT, out: string) {
   sim.resetRequestLog();
   if (phase.hold) sim.injectFault({ ...phase.hold, kind: 'slow', delayMs: HOLD_MS, times: 1 });
-  const child = spawn(process.execPath, [BIN, ...phase.argv(out)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  if (phase.s3)
+    proxy.failWhen({ kind: 'hold', match: (r) => r.method !== 'GET' && r.path.endsWith('.parquet') });
+  const env = {
+    ...process.env,
+    AWS_ENDPOINT_URL_S3: proxy.endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+  };
+  const child = spawn(process.execPath, [BIN, ...phase.argv(out)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env,
+  });
   let err = '';
   child.stderr.on('data', (chunk: Buffer) => {
     err += chunk.toString();
@@ -144,9 +181,13 @@ describe('a signal during each long phase', () => {
       expect(said).toEqual([
         `cloudforet-export: ${signal}: stopping; running units abort, nothing half-written stays`,
       ]);
-      const verified = await verifyDestination(dirSink(out), { checksums: true });
+      const sink: Sink = phase.s3
+        ? s3Sink({ client: s3.client, bucket: BUCKET, prefix: s3Prefix(out) })
+        : dirSink(out);
+      const verified = await verifyDestination(sink, { checksums: true });
       expect(verified.findings).toEqual([]);
       expect(tempFiles(await snapshotDir(out).catch(() => new Map()))).toEqual([]);
+      expect(await listPendingUploads(s3.dir, BUCKET)).toEqual([]);
     },
     60_000,
   );
