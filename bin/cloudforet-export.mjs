@@ -14,3 +14,6 @@ const { register } = await import('tsx/esm/api');
 register();
 const { main } = await import('../cli/main.ts');
 process.exitCode = await main(process.argv.slice(2), process.env);
+// Stopped by SIGINT or SIGTERM, the summary printed: what the stop abandoned (a socket to an S3
+// that never answers an aborted upload) must not keep the process alive.
+if (process.exitCode === 130 || process.exitCode === 143) process.exit();

@@ -47,7 +47,13 @@ export function destinationContext(command: string, values: Values, env: Env, io
   };
 }
 
-export function commandContext(command: string, values: Values, env: Env, io: CliIo): CommandContext {
+export function commandContext(
+  command: string,
+  values: Values,
+  env: Env,
+  io: CliIo,
+  signal?: AbortSignal,
+): CommandContext {
   const endpoint = values.endpoint ?? env.CLOUDFORET_ENDPOINT;
   const destination = values.out ?? env.EXPORT_DESTINATION;
   const missing = [
@@ -81,6 +87,7 @@ export function commandContext(command: string, values: Values, env: Env, io: Cl
         maxAnswerBytes,
         retryNoAnswer: !probe,
         silenceBudgetMs: probe ? undefined : Math.max(giveUpAfterMs, requestTimeoutMs),
+        signal,
       }),
   };
 }

@@ -67,10 +67,17 @@ export async function main(argv: readonly string[], env: Env, given: CliIo = pro
           values,
           env,
           io,
+          interrupt.signal,
         ),
         signal: interrupt.signal,
       });
       return interrupt.exitCode() ?? code;
+    } catch (error) {
+      // Stopped where no summary can be printed (connecting, listing data sources): the line the
+      // signal printed says it all; the abort's own error would be a second, misleading one.
+      const stopped = interrupt.exitCode();
+      if (stopped !== undefined) return stopped;
+      throw error;
     } finally {
       interrupt.dispose();
     }

@@ -1,5 +1,6 @@
 // A loopback HTTP proxy in front of a server (s3rver here) that can be told to fail: reset the
-// connection or answer 500 once N requests or N body bytes of matching requests have passed.
+// connection, answer 500, or hold the request unanswered (a stalled upload), once N requests or N
+// body bytes of matching requests have passed.
 // It records every request, so a test can prove what the client SENT (e.g. AbortMultipartUpload).
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +16,7 @@ export interface ProxiedRequest {
   status: number;
 }
 
-export type ProxyFault = 'reset' | '500';
+export type ProxyFault = 'reset' | '500' | 'hold';
 
 /** What a fault rule can see of a request before its body. */
 export type RequestLine = Pick<ProxiedRequest, 'method' | 'path' | 'query'>;
@@ -113,6 +114,11 @@ function forward(
   const fail = (kind: ProxyFault) => {
     failed = true;
     upstream.destroy();
+    if (kind === 'hold') {
+      // Takes the body and never answers: the client waits until it aborts or the proxy closes.
+      req.resume();
+      return;
+    }
     if (kind === 'reset') {
       record.status = 0;
       req.socket.destroy();

@@ -1,16 +1,83 @@
-// Bad CLI input, generated from the CLI's own option lists (cli/main.ts ownOptions,
-// cli/command-context.ts options) so a new command or option is in the table without a line here:
-// every row exits 2 (usage), prints one first line that names a code in brackets, no stack trace,
-// nothing on stdout, and makes no request (the endpoint is a closed loopback port, so a row that
-// slipped through to a request would fail with another code, CLOUDFORET_NETWORK).
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+// Bad input, one table: CLI flags (generated from the CLI's own option lists, cli/main.ts ownOptions
+// and cli/command-context.ts options, so a new command or option is in the table without a line
+// here), files, endpoints that answer 401, 403, 404, 500, 502, a redirect, nothing, or refuse the
+// connection, Lambda events and environment variables for every handler in functions/*.ts (in
+// process), and the simulator's own flags (child processes). Every row states its exit code (or,
+// for a handler, the code of what it throws) and its first line; and every row alike shows no
+// stack trace, no internal error, never exits 0, and ends within its bound.
+import { chmod, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { options } from '../cli/command-context.ts';
 import { main, ownOptions, readsDestinationOnly } from '../cli/main.ts';
-import { fakeIo } from './support/fake-io.ts';
+import { type CannedAnswer, permissionDenied, routeNotFound, startCannedApi } from '../harness/canned-api.ts';
+import { closedPortUrl, type RawServer, startSilentServer } from '../harness/raw-tcp.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { consoleAppJson, makeTestToken } from '../harness/tokens.ts';
+import { fakeIo } from './support/fake-io.ts';
+import { envRows, eventRows } from './support/bad-input-lambda.ts';
+import { LAST_WEEK, type Row, type Said, YESTERDAY } from './support/bad-input-row.ts';
+import { simulatorRows } from './support/bad-input-simulator.ts';
+
+const linux = process.platform === 'linux';
+const root = process.getuid?.() === 0;
+
+// Named before the rows are built (at collection time), made before the first row runs.
+const dir = join(tmpdir(), `bad-input-matrix-${process.pid}-${Date.now()}`);
+const secretFile = join(dir, 'app.json');
+const file = (name: string) => join(dir, name);
+
+let sim: Simulator;
+let silent: RawServer;
+let closed: string;
+let busy: Server;
+let busyPort = 0;
+const canned = new Map<string, { url: string; close: () => Promise<void> }>();
+
+beforeAll(async () => {
+  await mkdir(join(dir, 'a-folder'), { recursive: true });
+  await writeFile(secretFile, consoleAppJson(makeTestToken()));
+  await writeFile(file('empty.json'), '');
+  await writeFile(file('large.json'), `{"client_secret": "${'x'.repeat(70_000)}"}`);
+  await writeFile(file('a-file'), 'not a folder');
+  await writeFile(file('unreadable.json'), consoleAppJson(makeTestToken()));
+  await chmod(file('unreadable.json'), 0o000);
+  sim = await startSimulator({ seed: 61, dataSources: 1, from: LAST_WEEK, to: YESTERDAY, rowsPerDay: 2 });
+  await writeFile(file('sim-app.json'), consoleAppJson(sim.issueToken()));
+  silent = await startSilentServer();
+  closed = await closedPortUrl();
+  for (const [name, answer] of ANSWERS) canned.set(name, await startCannedApi(answer));
+  busy = createServer();
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+  busyPort = (busy.address() as { port: number }).port;
+});
+afterAll(async () => {
+  await Promise.all([sim.close(), silent.close(), ...[...canned.values()].map((api) => api.close())]);
+  busy.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/**
+ * The row's first line: the first that is neither progress (`costs: writing to …`) nor a log line
+ * (`warn: cloudforet request retried …`), i.e. the line a user reads as the answer.
+ */
+function firstLine(text: string): string {
+  return (
+    text
+      .split('\n')
+      .find((line) => line !== '' && !/^[a-z-]+: writing to |^(debug|info|warn|error): /.test(line)) ?? ''
+  );
+}
+
+async function cli(argv: string[]): Promise<Said> {
+  const io = fakeIo();
+  const exit = await main(argv, {}, io);
+  return { exit, text: io.err() || io.out() };
+}
+
+// --- CLI flags, generated ---------------------------------------------------------------------
 
 type Command = keyof typeof ownOptions;
 const COMMANDS = Object.keys(ownOptions) as Command[];
@@ -41,18 +108,6 @@ const GARBAGE: Record<string, readonly string[]> = {
   endpoint: ['', 'ftp://127.0.0.1:9', 'http://'],
 };
 
-// Named before the rows are built (at collection time), made before the first row runs.
-const dir = join(tmpdir(), `bad-input-matrix-${process.pid}-${Date.now()}`);
-const secretFile = join(dir, 'app.json');
-
-beforeAll(async () => {
-  await mkdir(dir, { recursive: true });
-  await writeFile(secretFile, consoleAppJson(makeTestToken()));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
 /** A well-formed command line for the command: what each row then breaks in one place. */
 function base(command: Command): string[] {
   const out = ['--out', join(dir, 'out')];
@@ -61,7 +116,11 @@ function base(command: Command): string[] {
     : [command, '--endpoint', 'http://127.0.0.1:9', '--secret-file', secretFile, ...out];
 }
 
-function rows(): Array<[string, string[]]> {
+/** Refused before any request: the endpoint is a closed port, so a row that slipped through would
+ * fail with another code (CLOUDFORET_NETWORK). */
+const USAGE_LINE = /^cloudforet-export: (?!.*CLOUDFORET_NETWORK).*\[[A-Z][A-Z0-9_]+\]$/;
+
+function flagRows(): Row[] {
   const table: Array<[string, string[]]> = [];
   for (const command of COMMANDS) {
     const own = ownOptions[command] as readonly string[];
@@ -87,35 +146,238 @@ function rows(): Array<[string, string[]]> {
       ]);
   }
   table.push(['an unknown command', ['export', '--out', dir]]);
-  return table;
+  const rows: Row[] = table.map(([name, argv]) => ({
+    kind: 'flag',
+    name,
+    act: () => cli(argv),
+    expected: 2,
+    first: USAGE_LINE,
+    within: 5,
+  }));
+  rows.push({
+    kind: 'flag',
+    name: 'no command at all: the usage',
+    act: () => cli(['--out', dir]),
+    expected: 2,
+    first: /^Usage: cloudforet-export COMMAND \[options\]/,
+    within: 5,
+  });
+  return rows;
 }
 
-describe('bad CLI input, generated from the option lists', () => {
-  it('no command at all: the usage, exit 2', async () => {
-    const io = fakeIo();
+// --- Files ------------------------------------------------------------------------------------
 
-    const code = await main(['--out', dir], {}, io);
+function fileRows(): Row[] {
+  const rows: Row[] = [];
+  const secretCases: Array<[string, string, RegExp, boolean?]> = [
+    [
+      'a secret file that does not exist',
+      file('none.json'),
+      /\(ENOENT\): check the path and its permissions/,
+    ],
+    ['a folder as the secret file', file('a-folder'), /\(EISDIR\): check the path/],
+    ['an empty secret file', file('empty.json'), /is empty: store the Cloudforet app's client_secret/],
+    [
+      'a secret file over 64 KiB',
+      file('large.json'),
+      /is longer than 64 KiB \(a device or the wrong file\?\)/,
+    ],
+    ['/dev/zero as the secret file', '/dev/zero', /'\/dev\/zero' is longer than 64 KiB/, linux],
+    ['/dev/urandom as the secret file', '/dev/urandom', /'\/dev\/urandom' is longer than 64 KiB/, linux],
+    ['/dev/null as the secret file', '/dev/null', /'\/dev\/null' is empty/, linux],
+    [
+      '/proc/self/mem as the secret file',
+      '/proc/self/mem',
+      /'\/proc\/self\/mem' \(EIO\): check the path/,
+      linux,
+    ],
+  ];
+  // Root reads a file of mode 000: the row would test nothing there.
+  if (!root)
+    secretCases.push(['an unreadable secret file', file('unreadable.json'), /\(EACCES\): check the path/]);
+  for (const command of ['check', 'costs', 'inventory'] as const) {
+    for (const [name, path, words, runs = true] of secretCases) {
+      if (!runs) continue;
+      rows.push({
+        kind: 'file',
+        name: `${command}: ${name}`,
+        act: () => cli([command, '--endpoint', sim.url, '--secret-file', path, '--out', file('out')]),
+        expected: 2,
+        first: new RegExp(`^cloudforet-export: .*${words.source}.*\\[SECRET_[A-Z_]+\\]$`),
+        within: 15,
+      });
+    }
+    const outCases: Array<[string, string, RegExp, boolean?]> = [
+      [
+        '--out a file',
+        file('a-file'),
+        /a file stands where a folder must be: remove it or choose another --out/,
+      ],
+      ['--out under a file', join(file('a-file'), 'below'), /ENOTDIR .*a file stands where a folder must be/],
+      [
+        '--out under /proc',
+        '/proc/nope/deeper',
+        /mkdir '\/proc\/nope': the folder above it exists but takes no new folder.*choose another --out/,
+        linux,
+      ],
+      [
+        '--out /proc/self/…',
+        '/proc/self/export',
+        /could not write \/proc\/self\S*: (EPERM|ENOTSUP) .*choose another --out/,
+        linux,
+      ],
+    ];
+    for (const [name, out, words, runs = true] of outCases) {
+      if (!runs) continue;
+      rows.push({
+        kind: 'file',
+        name: `${command}: ${name}`,
+        act: () => cli([command, '--endpoint', sim.url, '--secret-file', file('sim-app.json'), '--out', out]),
+        expected: 2,
+        first: new RegExp(`^cloudforet-export: .*${words.source}.*\\[SINK_LOCAL_FAILED\\]$`),
+        within: 15,
+      });
+    }
+  }
+  return rows;
+}
 
-    expect(code).toBe(2);
-    expect(io.out()).toMatch(/^Usage: cloudforet-export COMMAND \[options\]/);
+// --- Endpoints ----------------------------------------------------------------------------------
+
+const json = (status: number, detail: unknown): CannedAnswer => ({
+  status,
+  contentType: 'application/json',
+  body: JSON.stringify({ detail }),
+});
+const html = (status: number, title: string): CannedAnswer => ({
+  status,
+  contentType: 'text/html',
+  body: `<html><head><title>${title}</title></head><body><h1>${title}</h1><hr>nginx</body></html>\n`,
+});
+const ANSWERS: ReadonlyArray<[string, CannedAnswer]> = [
+  [
+    '401 with Cloudforet error body',
+    json(401, { code: 'ERROR_AUTHENTICATE_FAILURE', message: 'Token is invalid.' }),
+  ],
+  ['401 without a body', { status: 401, contentType: 'text/plain', body: '' }],
+  ['403', permissionDenied],
+  ['404 route', routeNotFound],
+  ['404 HTML page', html(404, '404 Not Found')],
+  ['500', { status: 500, contentType: 'text/plain', body: 'oops' }],
+  ['502 proxy error page', html(502, '502 Bad Gateway')],
+  ['302 redirect', { status: 302, contentType: 'text/html', body: '' }],
+];
+/** What each answer must be called, with the exit code: 2 for what the user must fix, 1 for
+ * what may pass by itself. */
+const NAMED: Record<string, [number, RegExp]> = {
+  '401 with Cloudforet error body': [
+    2,
+    /401 ERROR_AUTHENTICATE_FAILURE .* the client_secret in file '.*app\.json' is invalid or expired: create a new client secret/,
+  ],
+  '401 without a body': [2, /401 for .* is invalid or expired/],
+  '403': [2, /403 ERROR_PERMISSION_DENIED .* the app's role cannot use this API/],
+  '404 route': [2, /404 for .* has no such API route .*with no path after it/],
+  '404 HTML page': [2, /404 for .* answered with an HTML page titled '404 Not Found', not the API's JSON/],
+  '500': [1, /500 for .* the API failed on its side/],
+  '502 proxy error page': [
+    1,
+    /502 for .* an HTML page titled '502 Bad Gateway' came from a proxy or gateway in front of the API/,
+  ],
+  '302 redirect': [2, /302 for .* redirects: .*console web address/],
+};
+
+function endpointRows(): Row[] {
+  const rows: Row[] = [];
+  for (const command of ['check', 'costs'] as const) {
+    const run =
+      (endpoint: () => string, ...more: string[]) =>
+      () =>
+        cli([command, '--endpoint', endpoint(), '--secret-file', secretFile, '--out', file('out'), ...more]);
+    for (const [name] of ANSWERS) {
+      const [exit, words] = NAMED[name]!;
+      rows.push({
+        kind: 'endpoint',
+        name: `${command}: an endpoint answering ${name}`,
+        act: run(() => canned.get(name)!.url),
+        expected: exit,
+        first: new RegExp(`^cloudforet-export: cloudforet: ${words.source}`),
+        within: 20,
+      });
+    }
+    rows.push({
+      kind: 'endpoint',
+      name: `${command}: a closed port`,
+      act: run(() => closed),
+      expected: 2,
+      first:
+        /^cloudforet-export: cloudforet: cannot reach the endpoint .*nothing listens on that host and port.*\[CLOUDFORET_NETWORK\]$/,
+      within: 10,
+    });
+    // The default bounds (60 s of silence) are cli-silent-budget.test.ts's: here, short ones.
+    rows.push({
+      kind: 'endpoint',
+      name: `${command}: a silent socket (--timeout 1 --give-up-after 2)`,
+      act: run(() => silent.url, '--timeout', '1', '--give-up-after', '2'),
+      expected: 1,
+      first:
+        command === 'check'
+          ? /^cloudforet-export: endpoint http:\/\/127\.0\.0\.1:\d+ did not answer: no answer for \/cost-analysis\/data-source\/list within 1 s/
+          : /^cloudforet-export: cloudforet: http:\/\/127\.0\.0\.1:\d+ answered nothing for \d+\.\d s .*\[CLOUDFORET_SILENT\]$/,
+      within: 10,
+    });
+  }
+  return rows;
+}
+
+const table: Row[] = [
+  ...flagRows(),
+  ...fileRows(),
+  ...endpointRows(),
+  ...eventRows(),
+  ...envRows(),
+  ...simulatorRows(() => busyPort),
+];
+
+async function check(row: Row): Promise<void> {
+  const started = performance.now();
+  const said = await row.act();
+  const seconds = (performance.now() - started) / 1000;
+
+  if (typeof row.expected === 'number') {
+    expect(said.exit).toBe(row.expected);
+  } else {
+    expect(said.code).toBe(row.expected);
+  }
+  expect(said.exit ?? 1).not.toBe(0);
+  expect(firstLine(said.text)).toMatch(row.first);
+  expect(said.text).not.toMatch(/^\s+at .+[:(]\d+/m);
+  expect(said.text).not.toMatch(/UNEXPECTED/);
+  expect(said.text).not.toMatch(/internal error|Cannot read properties|is not a function/i);
+  if (row.kind === 'simulator') expect(said.text.trimEnd().split('\n')).toHaveLength(1);
+  expect(seconds).toBeLessThan(row.within);
+}
+
+describe('bad input, one table', () => {
+  it('holds at least 150 rows, of every kind', () => {
+    const counts: Record<string, number> = {};
+    for (const row of table) counts[row.kind] = (counts[row.kind] ?? 0) + 1;
+    console.log(`bad-input matrix: ${table.length} rows ${JSON.stringify(counts)}`);
+    expect(table.length).toBeGreaterThanOrEqual(150);
+    expect(Object.keys(counts).sort()).toEqual(['endpoint', 'env', 'event', 'file', 'flag', 'simulator']);
   });
 
-  const table = rows();
-
-  it('holds at least 100 rows', () => {
-    expect(table.length).toBeGreaterThanOrEqual(100);
+  it('has an event row for every handler in functions/', async () => {
+    const shipped = (await readdir(new URL('../functions/', import.meta.url)))
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => f.slice(0, -3))
+      .sort();
+    const covered = new Set(table.filter((r) => r.kind === 'event').map((r) => r.name.split(':')[0]));
+    expect([...covered].sort()).toEqual(shipped);
   });
 
-  it.each(table)('%s: exit 2, one line with a code, no stack, no request', async (_, argv) => {
-    const io = fakeIo();
+  // In process, one at a time: the Lambda rows set process.env.
+  it.each(table.filter((r) => r.kind !== 'simulator'))('$kind | $name', check, 30_000);
 
-    const code = await main(argv, {}, io);
-
-    const first = io.err().split('\n')[0] ?? '';
-    expect(code).toBe(2);
-    expect(first).toMatch(/\[[A-Z][A-Z0-9_]+\]$/);
-    expect(first).not.toMatch(/CLOUDFORET_NETWORK|UNEXPECTED/);
-    expect(io.err()).not.toMatch(/\n\s+at .+:\d+:\d+\)?/);
-    expect(io.out()).toBe('');
-  });
+  // Child processes: a few at a time (vitest's maxConcurrency).
+  it.concurrent.each(table.filter((r) => r.kind === 'simulator'))('$kind | $name', check, 60_000);
 });

@@ -60,4 +60,24 @@ describe('costs against a silent endpoint', () => {
   it('waits 60 s of silence at most by default', () => {
     expect(GIVE_UP_AFTER_S).toBe(60);
   });
+
+  it('at default settings (no --timeout, no --give-up-after) ends within 90 s, exit 1', async () => {
+    const io = fakeIo();
+    const started = performance.now();
+
+    const exit = await main(
+      ['costs', ...['--endpoint', silent.url, '--secret-file', secretFile, '--out', work]],
+      {},
+      io,
+    );
+
+    const seconds = (performance.now() - started) / 1000;
+    const last = io.err().trim().split('\n').pop() ?? '';
+    expect(exit).toBe(1);
+    expect(seconds).toBeGreaterThanOrEqual(GIVE_UP_AFTER_S - 1);
+    expect(seconds).toBeLessThan(90);
+    expect(last).toMatch(
+      /^cloudforet-export: cloudforet: .* answered nothing for 6\d(\.\d)? s \(1 attempt of up to 60 s .*\[CLOUDFORET_SILENT\]$/,
+    );
+  }, 120_000);
 });

@@ -93,10 +93,19 @@ describe('interrupted local runs', () => {
       throw error;
     }
     const listed = sim.requests.filter((r) => r.path === LIST).length;
+    const sent = performance.now();
     child.kill(signal);
     const [code, killedBy] = await exited;
+    const seconds = (performance.now() - sent) / 1000;
     sim.clearFaults();
-    return { code, killedBy, listed, stdout: output.stdout(), left: tempFiles(await snapshotDir(out)) };
+    return {
+      code,
+      killedBy,
+      seconds,
+      listed,
+      stdout: output.stdout(),
+      left: tempFiles(await snapshotDir(out)),
+    };
   }
 
   it.each([
@@ -111,6 +120,7 @@ describe('interrupted local runs', () => {
 
       expect(stopped.listed).toBe(PAGES_BEFORE_HOLD);
       expect(stopped.code).toBe(exit);
+      expect(stopped.seconds).toBeLessThan(2);
       expect(stopped.stdout).toContain('INTERRUPTED: 1 units not started');
       expect(stopped.stdout).toContain('1 failed, 1 not started');
       expect(stopped.stdout).toContain(`stopped before it finished (interrupted by ${signal})`);

@@ -2,7 +2,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { createServer, type AddressInfo } from 'node:net';
 import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,27 +81,51 @@ describe('npm run invoke', () => {
     expect(response).toMatchObject({ dataSources: 1, written: 1, failed: 0 });
   });
 
-  it('keeps the bucket between invokes with --keep, so focus-export finds the exported days', async () => {
+  it('keeps the bucket between invokes with --keep: focus-export, statements and alerts read what cost-export wrote', async () => {
     const bucket = join(work, 'kept-bucket');
-    const event = join(work, 'kept-day.json');
-    await writeFile(event, JSON.stringify({ date: YESTERDAY }));
     const none = join(work, 'no-event.json');
     await writeFile(none, '{}');
+    // The response is the JSON after 'Response:', up to its closing brace (alerts prints a line after it).
+    const response = <T>(run: { out: string }) =>
+      JSON.parse(run.out.slice(run.out.indexOf('Response:\n') + 10, run.out.lastIndexOf('\n}') + 2)) as T;
 
-    const costs = await tool('tools/invoke.ts', ['cost-export', event, '--keep', bucket]);
+    // {}: this month and the previous one, so the previous month's unified costs (its statements) too.
+    const costs = await tool('tools/invoke.ts', ['cost-export', none, '--keep', bucket]);
     const focus = await tool('tools/invoke.ts', ['focus-export', none, '--keep', bucket]);
+    const statements = await tool('tools/invoke.ts', ['statements', none, '--keep', bucket]);
     const alerts = await tool('tools/invoke.ts', ['alerts', none, '--keep', bucket]);
 
     expect(costs.code).toBe(0);
     expect(costs.err).toContain(`invoke: the bucket stays in ${bucket} (--keep)`);
+    const exported = response<{ units: number; written: number; failed: number }>(costs);
+    expect(exported.written).toBeGreaterThan(28 * 3);
+    expect(exported.failed).toBe(0);
     expect(focus.code).toBe(0);
-    const response = JSON.parse(focus.out.slice(focus.out.indexOf('Response:\n') + 10)) as {
-      current: number;
-    };
-    expect(response.current).toBe(3);
+    // Every day the cost run exported already has its FOCUS rows (the cost run derived them).
+    expect(response<{ current: number; written: number }>(focus)).toMatchObject({
+      current: exported.units,
+      written: 0,
+    });
+    expect(statements.code).toBe(0);
+    const archive = response<{
+      archived: number;
+      months: Array<{ status: string; statements: Array<{ outcome: string; total: number }> }>;
+    }>(statements);
+    const confirmed = archive.months.filter((m) => m.status === 'confirmed');
+    expect(confirmed.length).toBeGreaterThan(0);
+    expect(archive.archived).toBe(confirmed.flatMap((m) => m.statements).length);
+    expect(archive.archived).toBeGreaterThan(0);
+    expect(
+      confirmed.flatMap((m) => m.statements).every((st) => st.outcome === 'archived' && st.total > 0),
+    ).toBe(true);
     expect(alerts.code).toBe(0);
-    expect(alerts.out).toMatch(/^SNS \(loopback, arn:aws:sns:[^)]+\): \d+ messages published$/m);
-  }, 120_000);
+    const sent = response<{ sent: number; failed: number }>(alerts);
+    expect(sent.sent).toBeGreaterThan(0);
+    expect(sent.failed).toBe(0);
+    expect(alerts.out).toMatch(
+      new RegExp(`^SNS \\(loopback, arn:aws:sns:[^)]+\\): ${sent.sent} messages published$`, 'm'),
+    );
+  }, 240_000);
 
   it('answers --help, and refuses an unknown function with exit 2', async () => {
     const help = await tool('tools/invoke.ts', ['--help']);
@@ -133,47 +156,8 @@ describe('npm run simulator', () => {
     child?.kill('SIGTERM');
   });
 
-  it.each([
-    [
-      'an unknown option',
-      ['--prot', '0'],
-      /^simulator: Unknown option '--prot'; see npm run simulator -- --help$/,
-    ],
-    [
-      'a value out of range',
-      ['--days', '0'],
-      /^simulator: --days must be a whole number from 1 to 365 \(got '0'\)$/,
-    ],
-    [
-      'an app file in a missing folder',
-      ['--port', '0', '--secret-file', '/nonexistent-folder/app.json'],
-      /^simulator: cannot write the app file '\/nonexistent-folder\/app\.json' \(ENOENT\): its folder must exist/,
-    ],
-  ])('refuses %s in one line, exit 2', async (_, args, line) => {
-    const { code, err } = await tool('tools/simulator-alone.ts', args);
-
-    expect(code).toBe(2);
-    expect(err.trimEnd().split('\n')).toHaveLength(1);
-    expect(err.trimEnd()).toMatch(line);
-  });
-
-  it('refuses a busy port in one line, exit 2, in both simulator commands', async () => {
-    const busy = createServer();
-    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
-    const { port } = busy.address() as AddressInfo;
-
-    const alone = await tool('tools/simulator-alone.ts', ['--port', String(port)]);
-    const bare = await tool('harness/simulator/cli.ts', ['--port', String(port)]);
-    busy.close();
-
-    for (const run of [alone, bare]) {
-      expect(run.code).toBe(2);
-      expect(run.err).toBe(
-        `simulator: port ${port} is in use (another simulator still running?): stop it, or give --port N (0 picks a free one)\n`,
-      );
-    }
-  });
-
+  // Its refusals (unknown option, busy port, bad seed, app file in a missing folder) are rows of
+  // test/bad-input-matrix.test.ts.
   it('answers --help', async () => {
     const { code, out } = await tool('tools/simulator-alone.ts', ['--help']);
 
@@ -223,5 +207,29 @@ describe('npm run simulator', () => {
     expect(pasted.stdout).toMatch(/^endpoint ok: .* 3 cost data sources visible/m);
     expect(pasted.stdout).toMatch(/^output {3}ok: .*export-out takes a write/m);
     expect(pasted.stderr).not.toMatch(/EBADENGINE|needs Node 24/);
+  }, 150_000);
+
+  it('prints a costs command that exports the day as pasted, with the machine node first on PATH', async () => {
+    const line = /^ {2}(npm run cli -- costs .*)$/m.exec(printed)?.[1];
+    expect(line).toBeDefined();
+    // As printed but for the destination: ./export-out would land in the checkout.
+    const out = join(work, 'pasted-out');
+    expect(line).toContain(' --out ./export-out ');
+
+    const pasted = await promisify(execFile)(
+      'bash',
+      ['-c', line!.replace(' --out ./export-out ', ` --out ${out} `)],
+      {
+        cwd: ROOT,
+        env: { ...process.env, PATH: withoutThisNode(process.env.PATH ?? '') },
+        timeout: 120_000,
+      },
+    );
+
+    expect(pasted.stdout).toMatch(
+      /^ {2}3 data sources: 3 units \(data source × day\) planned: 3 written, 0 empty/m,
+    );
+    expect(pasted.stderr).not.toMatch(/EBADENGINE|needs Node 24/);
+    expect((await readdir(join(out, 'costs'))).length).toBeGreaterThan(0);
   }, 150_000);
 });

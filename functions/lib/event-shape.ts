@@ -10,7 +10,10 @@ export function eventFields(
 ): Record<string, unknown> | undefined {
   if (event === null || event === undefined) return undefined;
   if (typeof event !== 'object' || Array.isArray(event)) {
-    throw new EventError('EVENT_NOT_OBJECT', `event must be a JSON object such as {} or ${example}`);
+    throw new EventError(
+      'EVENT_NOT_OBJECT',
+      `event must be a JSON object such as {}${example === '{}' ? '' : ` or ${example}`}`,
+    );
   }
   const fields = event as Record<string, unknown>;
   const unknown = Object.keys(fields).filter((k) => !allowedKeys.includes(k));
@@ -21,7 +24,7 @@ export function eventFields(
     });
     throw new EventError(
       'EVENT_UNKNOWN_KEYS',
-      `event has unknown key(s): ${named.join(', ')}; allowed: ${allowedKeys.join(', ')}`,
+      `event has unknown key(s): ${named.join(', ')}; allowed: ${allowedKeys.join(', ') || 'none (give {})'}`,
     );
   }
   return fields;

@@ -17,6 +17,16 @@ const NUMBERS = {
   workspaces: 'workspaces',
   'latency-ms': 'latencyMs',
 } as const;
+/** Whole numbers only, within what the simulator serves in seconds (1e9 workspaces never start). */
+const RANGES: Record<keyof typeof NUMBERS, readonly [number, number]> = {
+  port: [0, 65_535],
+  seed: [0, 2 ** 31],
+  'data-sources': [1, 50],
+  'rows-per-day': [1, 100_000],
+  'cloud-services': [0, 10_000],
+  workspaces: [1, 100],
+  'latency-ms': [0, 60_000],
+};
 
 function readOptions(argv: string[]): SimulatorOptions {
   const { values } = parseArgs({
@@ -41,9 +51,11 @@ function readOptions(argv: string[]): SimulatorOptions {
   for (const [flag, key] of Object.entries(NUMBERS)) {
     const raw = values[flag as keyof typeof values];
     if (raw === undefined) continue;
-    const value = Number(raw);
-    if (!Number.isFinite(value))
-      throw new Error(`--${flag} must be a number, got '${String(raw)}'; see --help`);
+    const [min, max] = RANGES[flag as keyof typeof NUMBERS];
+    const text = String(raw);
+    const value = Number(text);
+    if (!/^\d{1,9}$/.test(text) || value < min || value > max)
+      throw new Error(`--${flag} must be a whole number from ${min} to ${max} (got '${text}')`);
     options[key] = value;
   }
   return options;

@@ -59,6 +59,11 @@ export class FaultQueue {
     });
   }
 
+  /** Faults not yet wholly consumed. */
+  get size(): number {
+    return this.pending.length;
+  }
+
   /** Drops every fault not yet consumed. */
   clear(): void {
     this.pending.length = 0;

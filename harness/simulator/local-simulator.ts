@@ -235,6 +235,10 @@ export class LocalSimulator implements Simulator {
     this.faults.clear();
   }
 
+  faultsPending(): number {
+    return this.faults.size;
+  }
+
   resetRequestLog(): void {
     this.requests.length = 0;
   }

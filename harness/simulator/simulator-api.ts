@@ -91,6 +91,8 @@ export interface Simulator {
   injectFault(fault: Fault): void;
   /** Drops every injected fault not yet consumed. */
   clearFaults(): void;
+  /** Injected faults not yet wholly consumed: 0 once a held request (kind 'slow') has arrived. */
+  faultsPending(): number;
   readonly requests: Array<RequestRecord>;
   resetRequestLog(): void;
 }

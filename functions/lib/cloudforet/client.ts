@@ -47,6 +47,8 @@ export interface CloudforetClientOptions {
   readonly log?: Logger;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly random?: () => number;
+  /** Aborts every request of this client and its retries, whatever the caller passed (the CLI's Ctrl-C). */
+  readonly signal?: AbortSignal;
 }
 
 /** Per-request options: an abort signal ends the request and any retry of it at once. */
@@ -133,6 +135,8 @@ export class CloudforetClient {
     first: number,
     opts: CallOptions,
   ): Promise<PendingAnswer<T>> {
+    const own = this.opts.signal;
+    if (own) opts = { ...opts, signal: opts.signal ? AbortSignal.any([own, opts.signal]) : own };
     for (let attempt = first; ; attempt++) {
       try {
         opts.signal?.throwIfAborted();

@@ -19,6 +19,8 @@ export interface SessionOptions {
   /** Give up once the endpoint has answered nothing for this long (default: no such bound). */
   readonly silenceBudgetMs?: number;
   readonly dispatcher?: Dispatcher;
+  /** Aborts every request of the session (the CLI's SIGINT and SIGTERM). */
+  readonly signal?: AbortSignal;
 }
 
 export interface CloudforetSession {
@@ -44,6 +46,7 @@ export async function openSession(opts: SessionOptions): Promise<CloudforetSessi
     retryNoAnswer: opts.retryNoAnswer,
     silence: opts.silenceBudgetMs === undefined ? undefined : new SilenceBudget(opts.silenceBudgetMs),
     log: opts.log,
+    signal: opts.signal,
   });
   return { client, credential, scope: scopeLabel(credential) };
 }

@@ -1,6 +1,7 @@
 // A cost export run: plan (what changed since the last export), then export the planned units
 // with bounded concurrency and bounded unit retries, and summarise whatever happens.
 // A failed unit never stops the others.
+import { UNIT_INTERRUPTED } from '../export/unit-attempts.ts';
 import type { ExportRunDeps } from '../export/run-deps.ts';
 import { randomUUID } from 'node:crypto';
 import {
@@ -219,13 +220,18 @@ async function focusOrFailure(
   try {
     return await exportFocus(deps, window);
   } catch (error) {
+    // Stopped by the run's signal (SIGINT, SIGTERM, the deadline): said as such, not as a failure.
+    const stopped = deps.signal?.aborted === true;
     const failure = {
       dataSourceId: '*',
       date: `${window.from}..${window.to}`,
-      code: errorCode(error),
-      message: errorMessage(error),
+      code: stopped ? UNIT_INTERRUPTED : errorCode(error),
+      message: stopped
+        ? `stopped before it finished (${errorMessage(deps.signal?.reason)}); rerun to derive the FOCUS rows`
+        : errorMessage(error),
     };
-    deps.log?.error('focus pass failed', { ...failure });
+    if (stopped) deps.log?.warn('focus pass stopped', { ...failure });
+    else deps.log?.error('focus pass failed', { ...failure });
     return { written: 0, removed: 0, current: 0, repaired: 0, rows: 0, failures: [failure], notStarted: 0 };
   }
 }

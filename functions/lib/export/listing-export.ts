@@ -214,7 +214,7 @@ async function writeObject<C>(
       writer.rows < published
         ? await (spec.whenFewer?.(signal, published, writer.rows) ?? proveListed(writer.rows, published))
         : undefined;
-    const stored = await upload.commit();
+    const stored = await commitUnlessStopped(upload, signal);
     return {
       rows: writer.rows,
       bytes,
@@ -239,5 +239,36 @@ export async function confirmEmpty(
   const total = typeof answer.total_count === 'number' ? answer.total_count : 0;
   if (total > 0) {
     throw new PagingDriftError(`${list.path}: ${what} answered no rows, then ${total} on a second look`);
+  }
+}
+
+/**
+ * The upload's commit; a stop while it is out (an S3 request that hangs) aborts the upload, and the
+ * commit's own outcome then decides: published whole (it finished first, its manifest follows) or
+ * failed (nothing published). Never a published object whose unit goes on as if it had failed.
+ */
+async function commitUnlessStopped(
+  upload: ObjectUpload,
+  signal: AbortSignal,
+): ReturnType<ObjectUpload['commit']> {
+  signal.throwIfAborted(); // stopped before publishing: the caller aborts the upload, nothing is out
+  const commit = upload.commit();
+  let stop: (() => void) | undefined;
+  const stopped = new Promise<'stopped'>((resolve) => {
+    stop = () => resolve('stopped');
+    signal.addEventListener('abort', stop, { once: true });
+  });
+  try {
+    const first = await Promise.race([
+      commit.then(
+        () => 'settled',
+        () => 'settled',
+      ),
+      stopped,
+    ]);
+    if (first === 'stopped') await upload.abort();
+    return await commit;
+  } finally {
+    signal.removeEventListener('abort', stop!);
   }
 }

@@ -110,6 +110,7 @@ function beginUpload(opts: S3SinkOptions, key: string, contentType: string): Obj
   body.on('error', () => {});
   let failure: unknown;
   let etag: string | undefined;
+  let committing = false;
   const done = upload.done();
   const settled = done.then(
     (result) => {
@@ -126,6 +127,7 @@ function beginUpload(opts: S3SinkOptions, key: string, contentType: string): Obj
       if (failure !== undefined) throw s3Error('upload', opts.bucket, key, failure);
     },
     commit: async () => {
+      committing = true;
       body.end();
       await settled;
       if (failure !== undefined) throw s3Error('upload', opts.bucket, key, failure);
@@ -135,6 +137,9 @@ function beginUpload(opts: S3SinkOptions, key: string, contentType: string): Obj
       // A body that fails makes lib-storage send AbortMultipartUpload before done() settles;
       // upload.abort() would settle at once and send it later, after a Lambda may be frozen.
       body.destroy(new Error('upload abandoned'));
+      // Once the body has ended it fails nothing: the requests still out (a PutObject or the
+      // last part, held by a slow S3) are aborted in flight, so done() settles now.
+      if (committing) await upload.abort();
       await settled;
     },
   };

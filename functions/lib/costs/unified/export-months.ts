@@ -60,7 +60,7 @@ export async function exportUnifiedMonths(
   for (const month of monthsToExport) {
     const fields = { billedMonth: month, scope: deps.scope };
     const outcome = await attemptUnit(
-      { what: 'unified cost month', log: deps.log, fields, attempts: deps.unitAttempts },
+      { what: 'unified cost month', log: deps.log, fields, attempts: deps.unitAttempts, signal: deps.signal },
       () => exportUnifiedCostMonth(deps, month),
     );
     retries += outcome.retries;

@@ -1,0 +1,380 @@
+// Rows of test/bad-input-matrix.test.ts: bad events and environment variables for every Lambda
+// handler in functions/*.ts, invoked in process. Each fails in readConfig or the event's parse,
+// before any connection: the environment names nothing reachable, so a row that got further
+// fails on its code instead.
+import { addDays } from '../../functions/lib/dates.ts';
+import { errorCode, errorMessage } from '../../functions/lib/errors.ts';
+import { LAST_WEEK, type Row, type Said, TODAY, YESTERDAY } from './bad-input-row.ts';
+import { monthEnd, monthsBack } from './months.ts';
+
+type Handler = (event: unknown) => Promise<unknown>;
+export const FUNCTIONS = [
+  'alerts',
+  'backfill-plan',
+  'backfill-summary',
+  'backfill-unit',
+  'cost-export',
+  'focus-export',
+  'freshness-check',
+  'inventory-export',
+  'statements',
+] as const;
+type FunctionName = (typeof FUNCTIONS)[number];
+
+/** Enough for readConfig; nothing reachable, so a row that got past its check fails on its code. */
+const LAMBDA_ENV: Record<string, string> = {
+  CLOUDFORET_ENDPOINT: 'https://console.example.invalid',
+  CLOUDFORET_SECRET_ID: 'cloudforet/app',
+  EXPORT_BUCKET: 'export-bucket',
+  ALERTS_TOPIC_ARN: 'arn:aws:sns:us-east-1:123456789012:alerts',
+  AWS_REGION: 'us-east-1',
+  AWS_EC2_METADATA_DISABLED: 'true',
+};
+
+async function invoke(name: FunctionName, event: unknown, env: Record<string, string> = {}): Promise<Said> {
+  const { handler } = (await import(`../../functions/${name}.ts`)) as { handler: Handler };
+  const values = { ...LAMBDA_ENV, ...env };
+  const previous = Object.fromEntries(Object.keys(values).map((k) => [k, process.env[k]]));
+  for (const [k, v] of Object.entries(values)) {
+    if (v === '') delete process.env[k];
+    else process.env[k] = v;
+  }
+  try {
+    await handler(event);
+    return { code: 'NONE', text: 'the handler returned' };
+  } catch (error) {
+    return { code: errorCode(error), text: errorMessage(error) };
+  } finally {
+    for (const [k, v] of Object.entries(previous)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+const PAST_RETENTION_FROM = monthsBack(14);
+const PAST_RETENTION_TO = monthEnd(14);
+
+export function eventRows(): Row[] {
+  const rows: Array<[FunctionName, string, unknown, string, RegExp]> = [];
+  for (const name of FUNCTIONS) {
+    if (name === 'backfill-summary' || name === 'backfill-unit') continue; // the state machine's shapes, below
+    rows.push([name, 'a number', 42, 'EVENT_NOT_OBJECT', /^event must be a JSON object such as \{\}/]);
+    rows.push([name, 'an array', [], 'EVENT_NOT_OBJECT', /^event must be a JSON object such as \{\}/]);
+    rows.push([
+      name,
+      'an unknown key',
+      { nope: 1 },
+      'EVENT_UNKNOWN_KEYS',
+      /^event has unknown key\(s\): nope; allowed: /,
+    ]);
+  }
+  const days = (label: string, name: FunctionName) => {
+    rows.push([
+      name,
+      `${label}: a bad date`,
+      { date: '2026-02-30' },
+      'EVENT_BAD_DATE',
+      /^"date" must be a date as YYYY-MM-DD \(got "2026-02-30"\)/,
+    ]);
+    rows.push([
+      name,
+      `${label}: a date as a number`,
+      { date: 20260101 },
+      'EVENT_BAD_DATE',
+      /^"date" must be a date as YYYY-MM-DD \(got 20260101\)/,
+    ]);
+    rows.push([
+      name,
+      `${label}: "to" as a number`,
+      { from: LAST_WEEK, to: 5 },
+      'EVENT_BAD_DATE',
+      /^"to" must be a date as YYYY-MM-DD \(got 5\)/,
+    ]);
+    rows.push([
+      name,
+      `${label}: a reversed range`,
+      { from: YESTERDAY, to: LAST_WEEK },
+      'EVENT_RANGE_REVERSED',
+      /is after "to" .*: swap them/,
+    ]);
+    rows.push([
+      name,
+      `${label}: "to" without "from"`,
+      { to: YESTERDAY },
+      'EVENT_RANGE_INCOMPLETE',
+      /give both "from" and "to"/,
+    ]);
+    rows.push([
+      name,
+      `${label}: a day after today`,
+      { date: addDays(TODAY, 3) },
+      'EVENT_DATE_IN_FUTURE',
+      /ask for today or earlier/,
+    ]);
+    rows.push([
+      name,
+      `${label}: force as 1`,
+      { force: 1 },
+      'EVENT_BAD_FORCE',
+      /"force" must be true or false/,
+    ]);
+    rows.push([
+      name,
+      `${label}: dataSourceIds of numbers`,
+      { dataSourceIds: [1, 2] },
+      'EVENT_BAD_DATA_SOURCE_IDS',
+      /non-empty list of data source ids/,
+    ]);
+    rows.push([
+      name,
+      `${label}: a misspelt key`,
+      { dataSourceId: 'ds-1' },
+      'EVENT_UNKNOWN_KEYS',
+      /dataSourceId \(did you mean dataSourceIds\?\)/,
+    ]);
+  };
+  days('focus', 'focus-export');
+  days('backfill', 'backfill-plan');
+  rows.push([
+    'backfill-plan',
+    'a range wholly past retention',
+    { from: PAST_RETENTION_FROM, to: PAST_RETENTION_TO },
+    'EVENT_BEYOND_RETENTION',
+    /is wholly before \d{4}-\d\d-01: Cloudforet keeps daily costs for 12 months/,
+  ]);
+  rows.push([
+    'backfill-plan',
+    'more than 400 days',
+    { from: addDays(TODAY, -401), to: TODAY },
+    'EVENT_RANGE_TOO_LONG',
+    /event asks for 402 days .* at most 400/,
+  ]);
+  rows.push([
+    'cost-export',
+    '"from" as a number',
+    { from: 20260101, to: YESTERDAY },
+    'EVENT_BAD_DATE',
+    /^"from" must be a date as YYYY-MM-DD \(got 20260101\)/,
+  ]);
+  rows.push([
+    'cost-export',
+    'force as null',
+    { force: null },
+    'EVENT_BAD_FORCE',
+    /"force" must be true or false/,
+  ]);
+  rows.push([
+    'cost-export',
+    'a month past retention',
+    { from: PAST_RETENTION_FROM, to: PAST_RETENTION_TO },
+    'EVENT_BEYOND_RETENTION',
+    /keeps daily costs for 12 months/,
+  ]);
+  rows.push([
+    'inventory-export',
+    'a bad snapshotDate',
+    { snapshotDate: '2026-13-01' },
+    'EVENT_BAD_DATE',
+    /^"snapshotDate" must be a date as YYYY-MM-DD/,
+  ]);
+  rows.push([
+    'inventory-export',
+    'a snapshotDate after today',
+    { snapshotDate: addDays(TODAY, 2) },
+    'EVENT_DATE_IN_FUTURE',
+    /^"snapshotDate" .* is after today/,
+  ]);
+  rows.push([
+    'inventory-export',
+    'includeInactive as "yes"',
+    { includeInactive: 'yes' },
+    'EVENT_BAD_INCLUDE_INACTIVE',
+    /must be true or false \(got "yes"\)/,
+  ]);
+  rows.push([
+    'inventory-export',
+    'a misspelt key',
+    { snapshotdate: YESTERDAY },
+    'EVENT_UNKNOWN_KEYS',
+    /snapshotdate \(did you mean snapshotDate\?\)/,
+  ]);
+  rows.push([
+    'statements',
+    'month 2026-13',
+    { month: '2026-13' },
+    'EVENT_BAD_MONTH',
+    /^"month" must be a past month as YYYY-MM/,
+  ]);
+  rows.push([
+    'statements',
+    'this month',
+    { month: TODAY.slice(0, 7) },
+    'EVENT_BAD_MONTH',
+    /the current month is never confirmed/,
+  ]);
+  rows.push(['statements', 'month as a number', { month: 202601 }, 'EVENT_BAD_MONTH', /\(got 202601\)/]);
+  rows.push([
+    'statements',
+    'currency EUR',
+    { currency: 'EUR' },
+    'EVENT_BAD_CURRENCY',
+    /must be one of KRW, USD, JPY \(got "EUR"\)/,
+  ]);
+  rows.push([
+    'statements',
+    'currency in lower case',
+    { currency: 'usd' },
+    'EVENT_BAD_CURRENCY',
+    /\(got "usd"\)/,
+  ]);
+  rows.push([
+    'alerts',
+    '"from" after today',
+    { from: addDays(TODAY, 1) },
+    'EVENT_BAD_DATE',
+    /^"from" must be a past day as YYYY-MM-DD/,
+  ]);
+  rows.push(['alerts', '"from" not a date', { from: 'last week' }, 'EVENT_BAD_DATE', /\(got "last week"\)/]);
+  rows.push([
+    'alerts',
+    'a range',
+    { from: LAST_WEEK, to: YESTERDAY },
+    'EVENT_UNKNOWN_KEYS',
+    /unknown key\(s\): to; allowed: from$/,
+  ]);
+  rows.push([
+    'freshness-check',
+    'any key',
+    { date: YESTERDAY },
+    'EVENT_UNKNOWN_KEYS',
+    /^event has unknown key\(s\): date; allowed: none \(give \{\}\)$/,
+  ]);
+  const plan = /^the backfill summary takes \{"plan": <the plan step's output>\}/;
+  rows.push(['backfill-summary', 'no event', null, 'EVENT_BAD_PLAN', plan]);
+  rows.push(['backfill-summary', 'a plan without unitsKey', { plan: {} }, 'EVENT_BAD_PLAN', plan]);
+  rows.push([
+    'backfill-summary',
+    "the plan step's event instead",
+    { date: YESTERDAY },
+    'EVENT_BAD_PLAN',
+    plan,
+  ]);
+  const unit = /^a backfill unit is \{"runId", "dataSourceId", "date": "YYYY-MM-DD"\}/;
+  rows.push(['backfill-unit', 'no event', null, 'EVENT_BAD_UNIT', unit]);
+  rows.push([
+    'backfill-unit',
+    'a unit without runId',
+    { dataSourceId: 'ds-1', date: YESTERDAY },
+    'EVENT_BAD_UNIT',
+    unit,
+  ]);
+  rows.push([
+    'backfill-unit',
+    'a unit with a bad date',
+    { runId: 'r', dataSourceId: 'ds-1', date: '2026-02-30' },
+    'EVENT_BAD_UNIT',
+    unit,
+  ]);
+  return rows.map(([name, label, event, code, first]) => ({
+    kind: 'event',
+    name: `${name}: event ${label}`,
+    act: () => invoke(name, event),
+    expected: code,
+    first,
+    within: 5,
+  }));
+}
+
+export function envRows(): Row[] {
+  const rows: Array<[FunctionName, string, Record<string, string>, RegExp]> = [
+    ['statements', 'without EXPORT_BUCKET', { EXPORT_BUCKET: '' }, /EXPORT_BUCKET is not set/],
+    ['alerts', 'without EXPORT_BUCKET', { EXPORT_BUCKET: '' }, /EXPORT_BUCKET is not set/],
+    [
+      'inventory-export',
+      'without CLOUDFORET_SECRET_ID',
+      { CLOUDFORET_SECRET_ID: '' },
+      /CLOUDFORET_SECRET_ID is not set/,
+    ],
+    [
+      'cost-export',
+      'EXPORT_CONCURRENCY 1.5',
+      { EXPORT_CONCURRENCY: '1.5' },
+      /EXPORT_CONCURRENCY must be a whole number from 1 to 64 \(got '1\.5'\)/,
+    ],
+    [
+      'cost-export',
+      'MAX_INLINE_DAYS 401',
+      { MAX_INLINE_DAYS: '401' },
+      /MAX_INLINE_DAYS must be a whole number from 1 to 400/,
+    ],
+    [
+      'focus-export',
+      'EXPORT_WINDOW_MONTHS 13',
+      { EXPORT_WINDOW_MONTHS: '13' },
+      /EXPORT_WINDOW_MONTHS must be a whole number from 1 to 12 \(got '13'\)/,
+    ],
+    [
+      'backfill-plan',
+      'STALE_JOB_HOURS 0',
+      { STALE_JOB_HOURS: '0' },
+      /STALE_JOB_HOURS must be a whole number from 1 to 168/,
+    ],
+    [
+      'freshness-check',
+      'FRESHNESS_HOURS "a day"',
+      { FRESHNESS_HOURS: 'a day' },
+      /FRESHNESS_HOURS must be a whole number from 1 to 720 \(got 'a day'\)/,
+    ],
+    [
+      'backfill-unit',
+      'SECRET_TTL_SECONDS -1',
+      { SECRET_TTL_SECONDS: '-1' },
+      /SECRET_TTL_SECONDS must be a whole number from 0 to 86400/,
+    ],
+    [
+      'cost-export',
+      'CLOUDFORET_TIMEOUT_MS 0x10',
+      { CLOUDFORET_TIMEOUT_MS: '0x10' },
+      /CLOUDFORET_TIMEOUT_MS must be a whole number/,
+    ],
+    [
+      'cost-export',
+      'PARQUET_COMPRESSION snappy',
+      { PARQUET_COMPRESSION: 'snappy' },
+      /PARQUET_COMPRESSION must be ZSTD or GZIP \(got 'snappy'\)/,
+    ],
+    [
+      'statements',
+      'LOG_LEVEL trace',
+      { LOG_LEVEL: 'trace' },
+      /LOG_LEVEL must be one of debug, info, warn, error/,
+    ],
+    [
+      'focus-export',
+      'CLOUDFORET_ENDPOINT ftp://…',
+      { CLOUDFORET_ENDPOINT: 'ftp://console.example.com' },
+      /CLOUDFORET_ENDPOINT must be an http\(s\) URL/,
+    ],
+    [
+      'alerts',
+      'ALERTS_TOPIC_ARN not an ARN',
+      { ALERTS_TOPIC_ARN: 'alerts' },
+      /ALERTS_TOPIC_ARN must be an SNS topic ARN .*\(got 'alerts'\)/,
+    ],
+    [
+      'alerts',
+      'without ALERTS_TOPIC_ARN',
+      { ALERTS_TOPIC_ARN: '' },
+      /ALERTS_TOPIC_ARN must be an SNS topic ARN .*\(got ''\)/,
+    ],
+  ];
+  return rows.map(([name, label, env, words]) => ({
+    kind: 'env',
+    name: `${name}: environment ${label}`,
+    act: () => invoke(name, {}, env),
+    expected: 'CONFIG_INVALID',
+    first: new RegExp(`^configuration: .*${words.source}`),
+    within: 5,
+  }));
+}
