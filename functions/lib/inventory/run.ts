@@ -5,6 +5,7 @@ import type { ExportRunDeps } from '../export/run-deps.ts';
 import { randomUUID } from 'node:crypto';
 import { type AnalyzeRequest, analyzePages } from '../cloudforet/analyze-pages.ts';
 import { CloudforetApiError } from '../errors.ts';
+import { rollUp } from '../export/ledger-rollup.ts';
 import { exportListing } from '../export/listing-export.ts';
 import { prepareDestination } from '../export/prepare-destination.ts';
 import { attemptUnit, UNIT_INTERRUPTED } from '../export/unit-attempts.ts';
@@ -144,6 +145,7 @@ export async function runInventoryExport(
   const ordered = sources.map((s) => [s.table.name, outcomes.get(s.table.name)!] as const);
   const results = ordered.map(([, o]) => o.result);
   const failures = ordered.flatMap(([, o]) => (o.failure ? [o.failure] : []));
+  await rollUp(deps.sink, deps.now?.() ?? new Date(), log);
   const summary: InventoryRunSummary = {
     runId,
     destination: deps.sink.location,

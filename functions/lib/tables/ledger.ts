@@ -1,6 +1,8 @@
 // The ledger tables' column lists: the JSON records the functions append (export/ledger.ts,
 // costs/days/restatements.ts) and the Glue tables over them (infra/ledger-tables.ts) both follow them.
 
+import { exportTables } from './all-tables.ts';
+
 export type LedgerType = 'string' | 'bigint' | 'double';
 
 export interface LedgerColumn {
@@ -11,8 +13,10 @@ export interface LedgerColumn {
 
 export interface LedgerTableDef {
   readonly name: string;
-  /** The export or restatement day (UTC), a projected string partition. */
+  /** The export or restatement day (UTC), a projected string partition; or, with `values`, an enum. */
   readonly partitionKey: string;
+  /** The partition's values when it is not a day: a projected enum (the rollup's table names). */
+  readonly values?: readonly string[];
   readonly description: string;
   readonly columns: readonly LedgerColumn[];
 }
@@ -84,4 +88,25 @@ export const costRestatementsTable: LedgerTableDef = {
   ],
 };
 
-export const ledgerTables: readonly LedgerTableDef[] = [exportUnitsTable, costRestatementsTable];
+/**
+ * The run ledger rolled up: the latest line of each unit (table, partition, source, scope), one
+ * object per exported table and source, rewritten by each run from the previous rollup and the
+ * lines appended since (export/ledger-rollup.ts). What freshness, completeness and reconciliation
+ * ask (the latest state of each billed day) without reading every line ever written.
+ */
+export const exportUnitsLatestTable: LedgerTableDef = {
+  name: 'export_units_latest',
+  partitionKey: 'table_name',
+  values: [...exportTables.map((t) => t.name)],
+  description:
+    'Run ledger rollup: the latest export_units row of each unit (table, partition, source, scope), rewritten ' +
+    'by each run from the previous rollup and the lines since; the lines stay the audit trail',
+  // The partition is the table name: the columns are export_units' but that one.
+  columns: exportUnitsTable.columns.filter((c) => c.name !== 'table_name'),
+};
+
+export const ledgerTables: readonly LedgerTableDef[] = [
+  exportUnitsTable,
+  costRestatementsTable,
+  exportUnitsLatestTable,
+];
