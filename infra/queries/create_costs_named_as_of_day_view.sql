@@ -1,42 +1,14 @@
 -- Creates (or replaces) the view costs_named_as_of_day: costs_named's columns, but each name as it
 -- was on the cost's own billed_date: from the newest snapshot taken on or before that day, and for
 -- days before an id's first snapshot from that first snapshot (names_snapshot_date says which
--- project snapshot was used; null when the project is in no snapshot). Each snapshot holds from its
--- snapshot_date until the id's next snapshot, so the join is one range per id and snapshot, not
--- every cost row against every snapshot day. Run it after the first inventory export; docs/tables.md, "Names".
+-- project snapshot was used; null when the project is in no snapshot). It reads identity_names, the
+-- snapshots kept as validity ranges (one row per id and run of consecutive snapshot days with the
+-- same name), so each cost row meets one range per rename of its ids, not one per snapshot day.
+-- Run it after the first inventory export; docs/tables.md, "Names".
 CREATE OR REPLACE VIEW costs_named_as_of_day AS
 WITH
-snapshots AS (
-  SELECT 'workspace' AS kind, workspace_id AS id, name, CAST(NULL AS varchar) AS ref, snapshot_date, exported_at
-  FROM workspaces
-  UNION ALL
-  SELECT 'project', project_id, name, project_group_id, snapshot_date, exported_at FROM projects
-  UNION ALL
-  SELECT 'group', project_group_id, name, parent_group_id, snapshot_date, exported_at FROM project_groups
-  UNION ALL
-  SELECT 'account', service_account_id, name, trusted_account_id, snapshot_date, exported_at FROM service_accounts
-  UNION ALL
-  SELECT 'payer', trusted_account_id, name, account_id, snapshot_date, exported_at FROM trusted_accounts
-  UNION ALL
-  SELECT 'routing', v_workspace_id, CAST(NULL AS varchar), workspace_id, snapshot_date, exported_at
-  FROM data_source_accounts
-  WHERE v_workspace_id IS NOT NULL AND workspace_id IS NOT NULL
-),
-one_per_day AS (
-  -- A domain app's and workspace apps' snapshots may sit side by side in one day: one row per id.
-  SELECT kind, id, name, ref, snapshot_date FROM (
-    SELECT s.kind, s.id, s.name, s.ref, s.snapshot_date,
-      row_number() OVER (PARTITION BY s.kind, s.id, s.snapshot_date ORDER BY s.exported_at DESC) AS pick
-    FROM snapshots s
-  ) latest WHERE pick = 1
-),
 ranges AS (
-  SELECT kind, id, name, ref, snapshot_date,
-    -- The first snapshot of an id also names its earlier days.
-    CASE WHEN row_number() OVER (PARTITION BY kind, id ORDER BY snapshot_date) = 1 THEN NULL
-      ELSE snapshot_date END AS valid_from,
-    lead(snapshot_date) OVER (PARTITION BY kind, id ORDER BY snapshot_date) AS valid_to
-  FROM one_per_day
+  SELECT kind, id, name, ref, first_seen, last_seen, valid_from, valid_to FROM identity_names
 )
 SELECT
   c.cost_id,
@@ -71,7 +43,14 @@ SELECT
   s.name AS service_account_name,
   t.ref AS billing_account_id,
   t.name AS billing_account_name,
-  p.snapshot_date AS names_snapshot_date
+  -- Every day from first_seen to last_seen has a snapshot of the project: the newest one on or
+  -- before the cost's day is that day, or the range's last (after it), or its first (before it).
+  CASE
+    WHEN p.id IS NULL THEN NULL
+    WHEN c.billed_date < p.first_seen THEN p.first_seen
+    WHEN c.billed_date > p.last_seen THEN p.last_seen
+    ELSE c.billed_date
+  END AS names_snapshot_date
 FROM costs c
 LEFT JOIN ranges r ON r.kind = 'routing' AND r.id = c.v_workspace_id
   AND (r.valid_from IS NULL OR c.billed_date >= r.valid_from) AND (r.valid_to IS NULL OR c.billed_date < r.valid_to)

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { type AnalyzeRequest, analyzePages } from '../cloudforet/analyze-pages.ts';
 import { CloudforetApiError } from '../errors.ts';
 import { rollUp } from '../export/ledger-rollup.ts';
+import { foldSnapshotDay } from './name-ranges.ts';
 import { exportListing } from '../export/listing-export.ts';
 import { prepareDestination } from '../export/prepare-destination.ts';
 import { attemptUnit, UNIT_INTERRUPTED } from '../export/unit-attempts.ts';
@@ -146,6 +147,7 @@ export async function runInventoryExport(
   const results = ordered.map(([, o]) => o.result);
   const failures = ordered.flatMap(([, o]) => (o.failure ? [o.failure] : []));
   await rollUp(deps.sink, deps.now?.() ?? new Date(), log);
+  await foldSnapshotDay(deps.sink, req.snapshotDate, log);
   const summary: InventoryRunSummary = {
     runId,
     destination: deps.sink.location,

@@ -105,8 +105,78 @@ export const exportUnitsLatestTable: LedgerTableDef = {
   columns: exportUnitsTable.columns.filter((c) => c.name !== 'table_name'),
 };
 
+/** The identity kinds named by their snapshots: the table, its id, name and reference columns. */
+export interface NameKind {
+  readonly kind: string;
+  readonly table: string;
+  readonly id: string;
+  readonly name: string | null;
+  readonly ref: string | null;
+}
+
+export const nameKinds: readonly NameKind[] = [
+  { kind: 'workspace', table: 'workspaces', id: 'workspace_id', name: 'name', ref: null },
+  { kind: 'project', table: 'projects', id: 'project_id', name: 'name', ref: 'project_group_id' },
+  { kind: 'group', table: 'project_groups', id: 'project_group_id', name: 'name', ref: 'parent_group_id' },
+  {
+    kind: 'account',
+    table: 'service_accounts',
+    id: 'service_account_id',
+    name: 'name',
+    ref: 'trusted_account_id',
+  },
+  { kind: 'payer', table: 'trusted_accounts', id: 'trusted_account_id', name: 'name', ref: 'account_id' },
+  // A virtual workspace id and the workspace it routes to (no name of its own).
+  { kind: 'routing', table: 'data_source_accounts', id: 'v_workspace_id', name: null, ref: 'workspace_id' },
+];
+
+/**
+ * The identity snapshots as validity ranges (inventory/name-ranges.ts): per kind and id, one row
+ * per run of consecutive snapshot days with the same name and reference, so "the name on a day"
+ * is one range join instead of a join with every snapshot day.
+ */
+export const identityNamesTable: LedgerTableDef = {
+  name: 'identity_names',
+  partitionKey: 'kind',
+  values: nameKinds.map((k) => k.kind),
+  description:
+    'Identity names as validity ranges, maintained from the daily snapshots as they arrive: per kind and id, ' +
+    'one row per run of consecutive snapshot days with the same name and reference',
+  columns: [
+    col(
+      'id',
+      'string',
+      'The id: workspace, project, project group, service or trusted account, virtual workspace',
+    ),
+    col('name', 'string', 'Its name over the range (routing: null)'),
+    col(
+      'ref',
+      'string',
+      'What it points to over the range: project group (project), parent group (group), trusted account ' +
+        '(service account), provider account id (trusted account), workspace (routing)',
+    ),
+    col('first_seen', 'string', 'The first snapshot day of the range, YYYY-MM-DD'),
+    col(
+      'last_seen',
+      'string',
+      'The last snapshot day of the range; every day from first_seen to it has a snapshot holding the id',
+    ),
+    col(
+      'valid_from',
+      'string',
+      "The range names days from this day on; null for the id's first range (it also names earlier days)",
+    ),
+    col(
+      'valid_to',
+      'string',
+      "The range names days before this one (the id's next range's first_seen); null: still current",
+    ),
+  ],
+};
+
 export const ledgerTables: readonly LedgerTableDef[] = [
   exportUnitsTable,
   costRestatementsTable,
   exportUnitsLatestTable,
+  identityNamesTable,
 ];
