@@ -24,35 +24,46 @@ const monthOf = (month: string, shift: number) => addDays(`${month}-01`, shift).
 
 /** Copies the exported period (`days` long, ending at `to`) to the `periods` before it. */
 export async function copyEarlierPeriods(out: string, days: number, periods: number): Promise<void> {
+  // Listed once, before any copy: each period is a copy of the exported one, not of the copies.
+  const costs = await folders(join(out, 'costs'));
+  const focus: Array<[string, string]> = [];
+  for (const period of await folders(join(out, 'focus'))) {
+    if (!period.startsWith('x_billing_period=')) continue;
+    for (const charge of await folders(join(out, 'focus', period))) focus.push([period, charge]);
+  }
+  const months = await folders(join(out, 'unified_costs'));
+  const ledgers = new Map<string, string[]>();
+  for (const table of ledgerTables.filter((t) => !t.values)) {
+    ledgers.set(
+      table.name,
+      (await folders(join(out, ledgerPrefix(table.name)))).filter((f) => f.includes('=')),
+    );
+  }
   for (let k = 1; k <= periods; k++) {
     const shift = -k * days;
-    for (const folder of await folders(join(out, 'costs'))) {
+    for (const folder of costs) {
       const day = folder.split('=')[1]!;
       await cp(join(out, 'costs', folder), join(out, 'costs', `billed_date=${addDays(day, shift)}`), {
         recursive: true,
-        force: false,
       });
     }
-    for (const period of await folders(join(out, 'focus'))) {
-      if (!period.startsWith('x_billing_period=')) continue;
-      const month = period.split('=')[1]!;
-      for (const charge of await folders(join(out, 'focus', period))) {
-        const day = addDays(`${month}-${charge.split('=')[1]}`, shift);
-        const target = join(
-          out,
-          'focus',
-          `x_billing_period=${day.slice(0, 7)}`,
-          `x_charge_day=${day.slice(8)}`,
-        );
-        if (!(await exists(target)))
-          await cp(join(out, 'focus', period, charge), target, { recursive: true });
-      }
+    for (const [period, charge] of focus) {
+      const day = addDays(`${period.split('=')[1]}-${charge.split('=')[1]}`, shift);
+      const target = join(
+        out,
+        'focus',
+        `x_billing_period=${day.slice(0, 7)}`,
+        `x_charge_day=${day.slice(8)}`,
+      );
+      await cp(join(out, 'focus', period, charge), target, { recursive: true });
     }
-    for (const folder of await folders(join(out, 'unified_costs'))) {
+    for (const folder of months) {
       const target = join(out, 'unified_costs', `billed_month=${monthOf(folder.split('=')[1]!, shift)}`);
       if (!(await exists(target))) await cp(join(out, 'unified_costs', folder), target, { recursive: true });
     }
-    for (const table of ledgerTables.filter((t) => !t.values)) await copyLedger(out, table, shift, k);
+    for (const table of ledgerTables.filter((t) => !t.values)) {
+      await copyLedger(out, table, ledgers.get(table.name)!, shift, k);
+    }
   }
 }
 
@@ -60,12 +71,12 @@ export async function copyEarlierPeriods(out: string, days: number, periods: num
 async function copyLedger(
   out: string,
   table: (typeof ledgerTables)[number],
+  days: readonly string[],
   shift: number,
   k: number,
 ): Promise<void> {
   const root = join(out, ledgerPrefix(table.name));
-  for (const folder of await folders(root)) {
-    if (!folder.includes('=')) continue;
+  for (const folder of days) {
     const day = addDays(folder.split('=')[1]!, shift);
     const target = join(root, `${table.partitionKey}=${day}`);
     await mkdir(target, { recursive: true });
