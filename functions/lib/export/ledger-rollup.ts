@@ -79,11 +79,13 @@ export async function rollUpLedger(sink: Sink, now = new Date()): Promise<Ledger
     objectsWritten++;
   });
   // Last: a run stopped before this line leaves the watermark where it was, and the next re-reads.
-  await sink.put(
-    stateKey,
-    `${JSON.stringify({ through: started } satisfies RollupState)}\n`,
-    'application/json',
-  );
+  // Nothing new rolled up: the watermark stays (a run that changed nothing writes nothing).
+  if (objectsWritten > 0)
+    await sink.put(
+      stateKey,
+      `${JSON.stringify({ through: started } satisfies RollupState)}\n`,
+      'application/json',
+    );
   return { ...(from && { from }), linesRead: lines.length, objectsWritten, units };
 }
 
