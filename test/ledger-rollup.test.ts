@@ -122,4 +122,30 @@ describe('the run ledger rollup', () => {
     // From day 3 (the day before the last rollup's): the lines of days 3, 4 and 5, not 0 to 2.
     expect(second).toMatchObject({ from: addDays(DAY, 3), linesRead: 3 });
   });
+
+  it('catches a ledger longer than its budget up over several runs, whole days at a time', async () => {
+    const rand = random(11);
+    const written: ExportUnitRecord[] = [];
+    for (let d = 0; d < 5; d++) {
+      for (let i = 0; i < 3; i++) {
+        written.push(line(rand, addDays(DAY, d), 1000 + i));
+        await append(written.at(-1)!);
+      }
+    }
+    const now = new Date(`${addDays(DAY, 4)}T12:00:00.000Z`);
+
+    const runs = [];
+    for (let i = 0; i < 5; i++) runs.push(await rollUpLedger(sink, now, 7));
+
+    // Two days (6 lines) a run, each from the last day the run before read (days 0-1, 1-2, 2-3,
+    // 3-4): caught up at the fourth; the fifth reads the day before and today again.
+    expect(runs.map((r) => [r.linesRead, r.complete])).toEqual([
+      [6, false],
+      [6, false],
+      [6, false],
+      [6, true],
+      [6, true],
+    ]);
+    expect(await rolledUp(sink)).toEqual(latest(written));
+  });
 });

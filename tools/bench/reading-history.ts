@@ -103,7 +103,7 @@ export async function rebuildDerived(out: string): Promise<void> {
   const sink = dirSink(out);
   await rm(join(out, ledgerPrefix(exportUnitsLatestTable.name)), { recursive: true, force: true });
   await rm(join(out, ledgerRollupStateKey(exportUnitsLatestTable)), { force: true });
-  const rolled = await rollUpLedger(sink);
+  const rolled = await rollUpLedger(sink, new Date(), Number.POSITIVE_INFINITY);
   const named = await rebuildNameRanges(sink);
   process.stderr.write(
     `reading: ${exportUnitsTable.name} rolled up (${rolled.linesRead} lines, ${rolled.units} units); ` +

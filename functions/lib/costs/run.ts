@@ -144,7 +144,8 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     req.verify && notStarted.length === 0
       ? await verifyDestination(deps.sink, { checksums: true })
       : undefined;
-  await rollUp(deps.sink, deps.now?.() ?? new Date(), log);
+  // Stopped (the deadline, a signal): the next run rolls this one's lines up.
+  if (!deps.signal?.aborted) await rollUp(deps.sink, deps.now?.() ?? new Date(), log);
   const summary = costRunSummary({
     runId,
     destination: deps.sink.location,

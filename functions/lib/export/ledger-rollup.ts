@@ -28,6 +28,8 @@ export interface LedgerRollupSummary {
   /** Rollup objects rewritten, and the units they hold in all. */
   readonly objectsWritten: number;
   readonly units: number;
+  /** False: lines of later export days are left for the next run (ROLLUP_LINES_PER_RUN). */
+  readonly complete: boolean;
 }
 
 interface RollupState {
@@ -39,14 +41,40 @@ const unitOf = (r: Pick<RollupRow, 'partition_value' | 'scope'>) =>
   `${r.partition_value}\u0000${r.scope ?? ''}`;
 const READS_AT_ONCE = 8;
 
+/**
+ * Lines one rollup reads at most (whole export days, at least one): a ledger of years, rolled up
+ * for the first time, is caught up over a few runs instead of holding one past its deadline.
+ */
+export const ROLLUP_LINES_PER_RUN = 20_000;
+
 /** Brings the rollup up to the ledger's lines; `now` is the run's clock. */
-export async function rollUpLedger(sink: Sink, now = new Date()): Promise<LedgerRollupSummary> {
+export async function rollUpLedger(
+  sink: Sink,
+  now = new Date(),
+  maxLines = ROLLUP_LINES_PER_RUN,
+): Promise<LedgerRollupSummary> {
   const started = utcDay(now);
   const stateKey = ledgerRollupStateKey(exportUnitsLatestTable);
   const state = parseState(await sink.read(stateKey));
   const from = state ? addDays(state.through, -1) : undefined;
   // To the day after: a run whose clock is behind its lines' (a test's, a skewed one) still finds them.
-  const lines = await readLines(sink, from, addDays(started, 1));
+  const byDay = await lineKeys(sink, from, addDays(started, 1));
+  const days = [...byDay.keys()].sort();
+  const chosen: string[] = [];
+  let total = 0;
+  for (const day of days) {
+    const n = byDay.get(day)!.length;
+    if (chosen.length > 0 && total + n > maxLines) break;
+    chosen.push(day);
+    total += n;
+  }
+  const complete = chosen.length === days.length;
+  // Caught up: the next reads from the day before today. Not yet: from the last day read.
+  const through = complete ? started : addDays(chosen.at(-1)!, 1);
+  const lines = await readLines(
+    sink,
+    chosen.flatMap((day) => byDay.get(day)!),
+  );
   const known = new Set(exportUnitsLatestTable.values);
   const groups = new Map<string, { table: string; source: string; rows: RollupRow[] }>();
   for (const { table_name, ...row } of lines) {
@@ -79,14 +107,11 @@ export async function rollUpLedger(sink: Sink, now = new Date()): Promise<Ledger
     objectsWritten++;
   });
   // Last: a run stopped before this line leaves the watermark where it was, and the next re-reads.
-  // Nothing new rolled up: the watermark stays (a run that changed nothing writes nothing).
-  if (objectsWritten > 0)
-    await sink.put(
-      stateKey,
-      `${JSON.stringify({ through: started } satisfies RollupState)}\n`,
-      'application/json',
-    );
-  return { ...(from && { from }), linesRead: lines.length, objectsWritten, units };
+  // Nothing new rolled up and nothing left behind: the watermark stays (a run that changed
+  // nothing writes nothing).
+  if (objectsWritten > 0 || (!complete && through !== state?.through))
+    await sink.put(stateKey, `${JSON.stringify({ through } satisfies RollupState)}\n`, 'application/json');
+  return { ...(from && { from }), linesRead: lines.length, objectsWritten, units, complete };
 }
 
 /**
@@ -117,23 +142,34 @@ function parseRows(text: string | undefined): RollupRow[] {
     .map((line) => JSON.parse(line) as RollupRow);
 }
 
-/** Every export_units line of the export days from..to (of all of them without `from`). */
-async function readLines(sink: Sink, from: string | undefined, to: string): Promise<ExportUnitRecord[]> {
+/** The keys of the export_units lines of the export days from..to (all days without `from`), by day. */
+async function lineKeys(sink: Sink, from: string | undefined, to: string): Promise<Map<string, string[]>> {
   const prefix = ledgerPrefix(exportUnitsTable.name);
-  const keys = from
-    ? (
-        await Promise.all(
-          daysBetween(from, to).map((day) => sink.list(`${prefix}${exportUnitsTable.partitionKey}=${day}/`)),
-        )
-      ).flat()
-    : await sink.list(prefix);
-  const records: ExportUnitRecord[] = [];
-  await forEachLimit(
-    keys.filter((k) => k.endsWith('.json')),
-    READS_AT_ONCE,
-    async (key) => {
-      for (const row of parseRows(await sink.read(key))) records.push(row as unknown as ExportUnitRecord);
-    },
+  const span = from ? daysBetween(from, to) : [];
+  const keys: string[] = [];
+  if (from && span.length <= 62) {
+    await forEachLimit(span, READS_AT_ONCE, async (day) => {
+      keys.push(...(await sink.list(`${prefix}${exportUnitsTable.partitionKey}=${day}/`)));
+    });
+  } else keys.push(...(await sink.list(prefix)));
+  const byDay = new Map<string, string[]>();
+  const pattern = new RegExp(
+    `^${prefix}${exportUnitsTable.partitionKey}=(\\d{4}-\\d\\d-\\d\\d)/[^/]+\\.json$`,
   );
+  for (const key of keys) {
+    const day = pattern.exec(key)?.[1];
+    if (!day || (from && (day < from || day > to))) continue;
+    const list = byDay.get(day) ?? [];
+    list.push(key);
+    byDay.set(day, list);
+  }
+  return byDay;
+}
+
+async function readLines(sink: Sink, keys: readonly string[]): Promise<ExportUnitRecord[]> {
+  const records: ExportUnitRecord[] = [];
+  await forEachLimit(keys, READS_AT_ONCE, async (key) => {
+    for (const row of parseRows(await sink.read(key))) records.push(row as unknown as ExportUnitRecord);
+  });
   return records;
 }

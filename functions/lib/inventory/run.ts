@@ -146,8 +146,11 @@ export async function runInventoryExport(
   const ordered = sources.map((s) => [s.table.name, outcomes.get(s.table.name)!] as const);
   const results = ordered.map(([, o]) => o.result);
   const failures = ordered.flatMap(([, o]) => (o.failure ? [o.failure] : []));
-  await rollUp(deps.sink, deps.now?.() ?? new Date(), log);
-  await foldSnapshotDay(deps.sink, req.snapshotDate, log);
+  // Stopped (the deadline, a signal): the next run rolls up and folds its day in.
+  if (!deps.signal?.aborted) {
+    await rollUp(deps.sink, deps.now?.() ?? new Date(), log);
+    await foldSnapshotDay(deps.sink, req.snapshotDate, log);
+  }
   const summary: InventoryRunSummary = {
     runId,
     destination: deps.sink.location,
