@@ -146,11 +146,10 @@ export async function runInventoryExport(
   const ordered = sources.map((s) => [s.table.name, outcomes.get(s.table.name)!] as const);
   const results = ordered.map(([, o]) => o.result);
   const failures = ordered.flatMap(([, o]) => (o.failure ? [o.failure] : []));
-  // Stopped (the deadline, a signal): the next run rolls up and folds its day in.
-  if (!deps.signal?.aborted) {
-    await rollUp(deps.sink, deps.now?.() ?? new Date(), log);
-    await foldSnapshotDay(deps.sink, req.snapshotDate, log);
-  }
+  // The names first: a few small reads, and a day left out would stay out. Stopped (the deadline,
+  // a signal), the ledger's rollup is left to the next run.
+  await foldSnapshotDay(deps.sink, req.snapshotDate, log);
+  if (!deps.signal?.aborted) await rollUp(deps.sink, deps.now?.() ?? new Date(), log);
   const summary: InventoryRunSummary = {
     runId,
     destination: deps.sink.location,
