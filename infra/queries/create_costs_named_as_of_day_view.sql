@@ -4,6 +4,7 @@
 -- project snapshot was used; null when the project is in no snapshot). It reads identity_names, the
 -- snapshots kept as validity ranges (one row per id and run of consecutive snapshot days with the
 -- same name), so each cost row meets one range per rename of its ids, not one per snapshot day.
+-- Open ends are written as dates no day passes (not as OR … IS NULL), so an engine joins on the id.
 -- Run it after the first inventory export; docs/tables.md, "Names".
 CREATE OR REPLACE VIEW costs_named_as_of_day AS
 WITH
@@ -53,22 +54,22 @@ SELECT
   END AS names_snapshot_date
 FROM costs c
 LEFT JOIN ranges r ON r.kind = 'routing' AND r.id = c.v_workspace_id
-  AND (r.valid_from IS NULL OR c.billed_date >= r.valid_from) AND (r.valid_to IS NULL OR c.billed_date < r.valid_to)
+  AND c.billed_date >= coalesce(r.valid_from, '0000-01-01') AND c.billed_date < coalesce(r.valid_to, '9999-12-31')
 LEFT JOIN ranges w ON w.kind = 'workspace' AND w.id = COALESCE(c.workspace_id, r.ref)
-  AND (w.valid_from IS NULL OR c.billed_date >= w.valid_from) AND (w.valid_to IS NULL OR c.billed_date < w.valid_to)
+  AND c.billed_date >= coalesce(w.valid_from, '0000-01-01') AND c.billed_date < coalesce(w.valid_to, '9999-12-31')
 LEFT JOIN ranges p ON p.kind = 'project' AND p.id = c.project_id
-  AND (p.valid_from IS NULL OR c.billed_date >= p.valid_from) AND (p.valid_to IS NULL OR c.billed_date < p.valid_to)
+  AND c.billed_date >= coalesce(p.valid_from, '0000-01-01') AND c.billed_date < coalesce(p.valid_to, '9999-12-31')
 LEFT JOIN ranges g1 ON g1.kind = 'group' AND g1.id = p.ref
-  AND (g1.valid_from IS NULL OR c.billed_date >= g1.valid_from) AND (g1.valid_to IS NULL OR c.billed_date < g1.valid_to)
+  AND c.billed_date >= coalesce(g1.valid_from, '0000-01-01') AND c.billed_date < coalesce(g1.valid_to, '9999-12-31')
 LEFT JOIN ranges g2 ON g2.kind = 'group' AND g2.id = g1.ref
-  AND (g2.valid_from IS NULL OR c.billed_date >= g2.valid_from) AND (g2.valid_to IS NULL OR c.billed_date < g2.valid_to)
+  AND c.billed_date >= coalesce(g2.valid_from, '0000-01-01') AND c.billed_date < coalesce(g2.valid_to, '9999-12-31')
 LEFT JOIN ranges g3 ON g3.kind = 'group' AND g3.id = g2.ref
-  AND (g3.valid_from IS NULL OR c.billed_date >= g3.valid_from) AND (g3.valid_to IS NULL OR c.billed_date < g3.valid_to)
+  AND c.billed_date >= coalesce(g3.valid_from, '0000-01-01') AND c.billed_date < coalesce(g3.valid_to, '9999-12-31')
 LEFT JOIN ranges g4 ON g4.kind = 'group' AND g4.id = g3.ref
-  AND (g4.valid_from IS NULL OR c.billed_date >= g4.valid_from) AND (g4.valid_to IS NULL OR c.billed_date < g4.valid_to)
+  AND c.billed_date >= coalesce(g4.valid_from, '0000-01-01') AND c.billed_date < coalesce(g4.valid_to, '9999-12-31')
 LEFT JOIN ranges g5 ON g5.kind = 'group' AND g5.id = g4.ref
-  AND (g5.valid_from IS NULL OR c.billed_date >= g5.valid_from) AND (g5.valid_to IS NULL OR c.billed_date < g5.valid_to)
+  AND c.billed_date >= coalesce(g5.valid_from, '0000-01-01') AND c.billed_date < coalesce(g5.valid_to, '9999-12-31')
 LEFT JOIN ranges s ON s.kind = 'account' AND s.id = c.service_account_id
-  AND (s.valid_from IS NULL OR c.billed_date >= s.valid_from) AND (s.valid_to IS NULL OR c.billed_date < s.valid_to)
+  AND c.billed_date >= coalesce(s.valid_from, '0000-01-01') AND c.billed_date < coalesce(s.valid_to, '9999-12-31')
 LEFT JOIN ranges t ON t.kind = 'payer' AND t.id = s.ref
-  AND (t.valid_from IS NULL OR c.billed_date >= t.valid_from) AND (t.valid_to IS NULL OR c.billed_date < t.valid_to)
+  AND c.billed_date >= coalesce(t.valid_from, '0000-01-01') AND c.billed_date < coalesce(t.valid_to, '9999-12-31')
