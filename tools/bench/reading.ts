@@ -118,10 +118,10 @@ const SNAPSHOT_TABLES = new Set(
   exportTables.filter((t) => t.partitionKey === 'snapshot_date').map((t) => t.name),
 );
 /**
- * Questions about a series of snapshot days (names as of each cost day; counts on each day of
- * 90): every snapshot day their filter selects is needed. The others ask as of now.
+ * Questions about a series of snapshot days (counts on each day of 90): every snapshot day their
+ * filter selects is needed. The others ask as of now; names as of each cost day read the ranges.
  */
-const EVERY_SNAPSHOT = new Set(['create_costs_named_as_of_day_view', 'inventory_counts_by_type']);
+const EVERY_SNAPSHOT = new Set(['inventory_counts_by_type']);
 /** The rollup's partition its questions need: the three ledger queries ask about cost days. */
 const LEDGER_LEAST: Record<string, string> = { export_units_latest: 'table_name=costs' };
 const progress = (text: string) => process.stderr.write(`${text}\n`);
