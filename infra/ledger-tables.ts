@@ -1,6 +1,7 @@
-// Glue tables over the run ledger (ledger/<table>/<day key>=YYYY-MM-DD/*.json): one JSON object
-// per line, read with the OpenX JSON SerDe, partitioned by day with projection like the data
-// tables. The ledger lives outside every table folder, so no data table ever reads it.
+// Glue tables over the run ledger (ledger/<table>/<day key>=YYYY-MM-DD/*.json, and its rollup by
+// exported table: ledger/export_units_latest/table_name=<t>/*.json): one JSON object per line,
+// read with the OpenX JSON SerDe, partitioned with projection like the data tables. The ledger
+// lives outside every table folder, so no data table ever reads it.
 import { Stack } from 'aws-cdk-lib';
 import type { CfnDatabase } from 'aws-cdk-lib/aws-glue';
 import { CfnTable } from 'aws-cdk-lib/aws-glue';
@@ -54,14 +55,30 @@ export function ledgerTableInput(
       EXTERNAL: 'TRUE',
       classification: 'json',
       'projection.enabled': 'true',
-      [`projection.${key}.type`]: 'date',
-      [`projection.${key}.format`]: 'yyyy-MM-dd',
-      [`projection.${key}.range`]: `${projectionStart},NOW`,
-      [`projection.${key}.interval`]: '1',
-      [`projection.${key}.interval.unit`]: 'DAYS',
+      ...(table.values
+        ? {
+            // The rollup, by exported table: a query naming its table reads that folder only.
+            [`projection.${key}.type`]: 'enum',
+            [`projection.${key}.values`]: table.values.join(','),
+          }
+        : {
+            [`projection.${key}.type`]: 'date',
+            [`projection.${key}.format`]: 'yyyy-MM-dd',
+            [`projection.${key}.range`]: `${projectionStart},NOW`,
+            [`projection.${key}.interval`]: '1',
+            [`projection.${key}.interval.unit`]: 'DAYS',
+          }),
       'storage.location.template': `${location}${key}=\${${key}}/`,
     },
-    partitionKeys: [{ name: key, type: 'string', comment: 'YYYY-MM-DD, UTC (the Hive partition folder)' }],
+    partitionKeys: [
+      {
+        name: key,
+        type: 'string',
+        comment: table.values
+          ? 'The exported table (the Hive partition folder)'
+          : 'YYYY-MM-DD, UTC (the Hive partition folder)',
+      },
+    ],
     storageDescriptor: {
       location,
       inputFormat: JSON_FORMAT.inputFormat,

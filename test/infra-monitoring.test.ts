@@ -73,7 +73,7 @@ describe('monitoring', () => {
   });
 
   it.each(ledgerTables.map((table) => [table.name, table] as const))(
-    '%s is an external JSON table under ledger/, by day with projection, columns from its list',
+    '%s is an external JSON table under ledger/, by day (the rollup: by table) with projection, columns from its list',
     (name, table) => {
       const [resource] = Object.values(t.findResources('AWS::Glue::Table')).filter(
         (r) => r.Properties.TableInput.Name === name,
@@ -85,8 +85,9 @@ describe('monitoring', () => {
       expect(input.Parameters).toMatchObject({
         classification: 'json',
         'projection.enabled': 'true',
-        [`projection.${key}.type`]: 'date',
-        [`projection.${key}.range`]: '2024-06-01,NOW',
+        ...(table.values
+          ? { [`projection.${key}.type`]: 'enum', [`projection.${key}.values`]: table.values.join(',') }
+          : { [`projection.${key}.type`]: 'date', [`projection.${key}.range`]: '2024-06-01,NOW' }),
         'storage.location.template': `${location}${key}=\${${key}}/`,
       });
       expect(input.PartitionKeys).toEqual([{ Name: key, Type: 'string', Comment: expect.any(String) }]);
@@ -107,7 +108,7 @@ describe('monitoring', () => {
     );
     const ledger = locations.filter((l) => l.includes('/ledger/'));
 
-    expect(ledger).toHaveLength(2);
+    expect(ledger).toHaveLength(ledgerTables.length);
     for (const l of ledger) {
       expect(locations.filter((other) => other !== l && l.startsWith(other))).toEqual([]);
     }

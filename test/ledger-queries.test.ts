@@ -7,6 +7,7 @@ import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
+import { rollUpLedger } from '../functions/lib/export/ledger-rollup.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { loadNamedQueries } from '../infra/named-queries.ts';
 import { athenaOver } from '../harness/duckdb-athena.ts';
@@ -101,6 +102,7 @@ describe('saved queries over the run ledger', () => {
       unit('ds-b', 3),
     ];
     await Promise.all(lines.map((line, i) => writeFile(join(folder, `u${i}.json`), `${line}\n`)));
+    await rollUpLedger(dirSink(own), new Date(`${MONTH_7}-20T12:00:00.000Z`));
     const db = await athenaOver(own);
     try {
       const rows = await db.run(sql('completeness_missing_days'));
@@ -171,4 +173,28 @@ describe('saved queries over the run ledger', () => {
     expect(Number(row!.old_rows)).toBe(before.rows);
     expect(row!.new_cost_sum as number).toBeCloseTo(before.costSum * 2, 4);
   });
+
+  it.each(['freshness_by_data_source', 'completeness_missing_days', 'reconcile_cost_days'])(
+    '%s answers from the rollup as from every ledger line',
+    async (name) => {
+      // By now `dir` holds the lines of four runs, one of them a forced re-export of a day.
+      const db = await athenaOver(dir);
+      try {
+        const lines = await db.run(sql(name).replaceAll('export_units_latest', 'export_units'));
+        const rollup = await db.run(sql(name));
+        const [{ n } = {}] = await db.run(
+          "SELECT count(*) AS n FROM export_units WHERE table_name = 'costs'",
+        );
+        const [{ m } = {}] = await db.run(
+          "SELECT count(*) AS m FROM export_units_latest WHERE table_name = 'costs'",
+        );
+
+        expect(Number(n)).toBeGreaterThan(Number(m)); // versions the rollup folds into one row
+        expect(rollup.length).toBeGreaterThan(0);
+        expect(rollup).toEqual(lines);
+      } finally {
+        db.close();
+      }
+    },
+  );
 });

@@ -91,8 +91,8 @@ const LEVELS = [
     {
       name: 'inventory',
       path: `${lib}inventory/`,
-      uses: ['cloudforet', 'export', 'storage', 'tables'],
-      why: 'kinds of export share code only through export/',
+      uses: ['cloudforet', 'export', 'published', 'storage', 'tables'],
+      why: 'kinds of export share code only through export/; the names ranges read published snapshots',
     },
     {
       name: 'focus',

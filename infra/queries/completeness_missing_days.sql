@@ -1,10 +1,10 @@
--- Completeness, from the run ledger: for each data source, the billed days between its first and
--- its last exported day that no export ever covered (a day with no rows still has a unit). Any row
--- here is a gap: re-run those days (README, Troubleshooting).
+-- Completeness, from the run ledger's rollup (export_units_latest, the latest line of each unit):
+-- for each data source, the billed days between its first and its last exported day that no export
+-- ever covered (a day with no rows still has a unit). Any row here is a gap: re-run those days (README, Troubleshooting).
 WITH covered AS (
-  -- The ledger read once: a missing day lies between two covered days that are not consecutive.
+  -- The rollup read once: a missing day lies between two covered days that are not consecutive.
   SELECT DISTINCT source AS data_source_id, CAST(partition_value AS date) AS billed_day
-  FROM export_units
+  FROM export_units_latest
   WHERE table_name = 'costs'
 ),
 gaps AS (

@@ -1,42 +1,15 @@
 -- Creates (or replaces) the view costs_named_as_of_day: costs_named's columns, but each name as it
 -- was on the cost's own billed_date: from the newest snapshot taken on or before that day, and for
 -- days before an id's first snapshot from that first snapshot (names_snapshot_date says which
--- project snapshot was used; null when the project is in no snapshot). Each snapshot holds from its
--- snapshot_date until the id's next snapshot, so the join is one range per id and snapshot, not
--- every cost row against every snapshot day. Run it after the first inventory export; docs/tables.md, "Names".
+-- project snapshot was used; null when the project is in no snapshot). It reads identity_names, the
+-- snapshots kept as validity ranges (one row per id and run of consecutive snapshot days with the
+-- same name), so each cost row meets one range per rename of its ids, not one per snapshot day.
+-- Open ends are written as dates no day passes (not as OR … IS NULL), so an engine joins on the id.
+-- Run it after the first inventory export; docs/tables.md, "Names".
 CREATE OR REPLACE VIEW costs_named_as_of_day AS
 WITH
-snapshots AS (
-  SELECT 'workspace' AS kind, workspace_id AS id, name, CAST(NULL AS varchar) AS ref, snapshot_date, exported_at
-  FROM workspaces
-  UNION ALL
-  SELECT 'project', project_id, name, project_group_id, snapshot_date, exported_at FROM projects
-  UNION ALL
-  SELECT 'group', project_group_id, name, parent_group_id, snapshot_date, exported_at FROM project_groups
-  UNION ALL
-  SELECT 'account', service_account_id, name, trusted_account_id, snapshot_date, exported_at FROM service_accounts
-  UNION ALL
-  SELECT 'payer', trusted_account_id, name, account_id, snapshot_date, exported_at FROM trusted_accounts
-  UNION ALL
-  SELECT 'routing', v_workspace_id, CAST(NULL AS varchar), workspace_id, snapshot_date, exported_at
-  FROM data_source_accounts
-  WHERE v_workspace_id IS NOT NULL AND workspace_id IS NOT NULL
-),
-one_per_day AS (
-  -- A domain app's and workspace apps' snapshots may sit side by side in one day: one row per id.
-  SELECT kind, id, name, ref, snapshot_date FROM (
-    SELECT s.kind, s.id, s.name, s.ref, s.snapshot_date,
-      row_number() OVER (PARTITION BY s.kind, s.id, s.snapshot_date ORDER BY s.exported_at DESC) AS pick
-    FROM snapshots s
-  ) latest WHERE pick = 1
-),
 ranges AS (
-  SELECT kind, id, name, ref, snapshot_date,
-    -- The first snapshot of an id also names its earlier days.
-    CASE WHEN row_number() OVER (PARTITION BY kind, id ORDER BY snapshot_date) = 1 THEN NULL
-      ELSE snapshot_date END AS valid_from,
-    lead(snapshot_date) OVER (PARTITION BY kind, id ORDER BY snapshot_date) AS valid_to
-  FROM one_per_day
+  SELECT kind, id, name, ref, first_seen, last_seen, valid_from, valid_to FROM identity_names
 )
 SELECT
   c.cost_id,
@@ -71,25 +44,32 @@ SELECT
   s.name AS service_account_name,
   t.ref AS billing_account_id,
   t.name AS billing_account_name,
-  p.snapshot_date AS names_snapshot_date
+  -- Every day from first_seen to last_seen has a snapshot of the project: the newest one on or
+  -- before the cost's day is that day, or the range's last (after it), or its first (before it).
+  CASE
+    WHEN p.id IS NULL THEN NULL
+    WHEN c.billed_date < p.first_seen THEN p.first_seen
+    WHEN c.billed_date > p.last_seen THEN p.last_seen
+    ELSE c.billed_date
+  END AS names_snapshot_date
 FROM costs c
 LEFT JOIN ranges r ON r.kind = 'routing' AND r.id = c.v_workspace_id
-  AND (r.valid_from IS NULL OR c.billed_date >= r.valid_from) AND (r.valid_to IS NULL OR c.billed_date < r.valid_to)
+  AND c.billed_date >= coalesce(r.valid_from, '0000-01-01') AND c.billed_date < coalesce(r.valid_to, '9999-12-31')
 LEFT JOIN ranges w ON w.kind = 'workspace' AND w.id = COALESCE(c.workspace_id, r.ref)
-  AND (w.valid_from IS NULL OR c.billed_date >= w.valid_from) AND (w.valid_to IS NULL OR c.billed_date < w.valid_to)
+  AND c.billed_date >= coalesce(w.valid_from, '0000-01-01') AND c.billed_date < coalesce(w.valid_to, '9999-12-31')
 LEFT JOIN ranges p ON p.kind = 'project' AND p.id = c.project_id
-  AND (p.valid_from IS NULL OR c.billed_date >= p.valid_from) AND (p.valid_to IS NULL OR c.billed_date < p.valid_to)
+  AND c.billed_date >= coalesce(p.valid_from, '0000-01-01') AND c.billed_date < coalesce(p.valid_to, '9999-12-31')
 LEFT JOIN ranges g1 ON g1.kind = 'group' AND g1.id = p.ref
-  AND (g1.valid_from IS NULL OR c.billed_date >= g1.valid_from) AND (g1.valid_to IS NULL OR c.billed_date < g1.valid_to)
+  AND c.billed_date >= coalesce(g1.valid_from, '0000-01-01') AND c.billed_date < coalesce(g1.valid_to, '9999-12-31')
 LEFT JOIN ranges g2 ON g2.kind = 'group' AND g2.id = g1.ref
-  AND (g2.valid_from IS NULL OR c.billed_date >= g2.valid_from) AND (g2.valid_to IS NULL OR c.billed_date < g2.valid_to)
+  AND c.billed_date >= coalesce(g2.valid_from, '0000-01-01') AND c.billed_date < coalesce(g2.valid_to, '9999-12-31')
 LEFT JOIN ranges g3 ON g3.kind = 'group' AND g3.id = g2.ref
-  AND (g3.valid_from IS NULL OR c.billed_date >= g3.valid_from) AND (g3.valid_to IS NULL OR c.billed_date < g3.valid_to)
+  AND c.billed_date >= coalesce(g3.valid_from, '0000-01-01') AND c.billed_date < coalesce(g3.valid_to, '9999-12-31')
 LEFT JOIN ranges g4 ON g4.kind = 'group' AND g4.id = g3.ref
-  AND (g4.valid_from IS NULL OR c.billed_date >= g4.valid_from) AND (g4.valid_to IS NULL OR c.billed_date < g4.valid_to)
+  AND c.billed_date >= coalesce(g4.valid_from, '0000-01-01') AND c.billed_date < coalesce(g4.valid_to, '9999-12-31')
 LEFT JOIN ranges g5 ON g5.kind = 'group' AND g5.id = g4.ref
-  AND (g5.valid_from IS NULL OR c.billed_date >= g5.valid_from) AND (g5.valid_to IS NULL OR c.billed_date < g5.valid_to)
+  AND c.billed_date >= coalesce(g5.valid_from, '0000-01-01') AND c.billed_date < coalesce(g5.valid_to, '9999-12-31')
 LEFT JOIN ranges s ON s.kind = 'account' AND s.id = c.service_account_id
-  AND (s.valid_from IS NULL OR c.billed_date >= s.valid_from) AND (s.valid_to IS NULL OR c.billed_date < s.valid_to)
+  AND c.billed_date >= coalesce(s.valid_from, '0000-01-01') AND c.billed_date < coalesce(s.valid_to, '9999-12-31')
 LEFT JOIN ranges t ON t.kind = 'payer' AND t.id = s.ref
-  AND (t.valid_from IS NULL OR c.billed_date >= t.valid_from) AND (t.valid_to IS NULL OR c.billed_date < t.valid_to)
+  AND c.billed_date >= coalesce(t.valid_from, '0000-01-01') AND c.billed_date < coalesce(t.valid_to, '9999-12-31')

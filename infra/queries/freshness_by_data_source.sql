@@ -1,6 +1,7 @@
--- Freshness by data source, from the run ledger: the newest billed day with cost rows exported,
--- when the data source was last exported, and Cloudforet's last sync as seen then; ages in hours
--- (billed day: since the end of that UTC day). The freshness alarms watch the same ages, live.
+-- Freshness by data source, from the run ledger's rollup (export_units_latest: the latest line of
+-- each unit as of the last run, a few objects however long the ledger): the newest billed day with
+-- cost rows exported, when the data source was last exported, and Cloudforet's last sync as seen
+-- then; ages in hours (billed day: since the end of that UTC day). The freshness alarms watch the same ages, live.
 WITH latest AS (
   SELECT
     source AS data_source_id,
@@ -8,7 +9,7 @@ WITH latest AS (
     max_by(object_key, exported_at) AS object_key,
     max(exported_at) AS exported_at,
     max(last_synchronized_at) AS last_synchronized_at
-  FROM export_units
+  FROM export_units_latest
   WHERE table_name = 'costs'
   GROUP BY source, partition_value
 )

@@ -4,6 +4,7 @@
 -- since the export, or a day published from one sync job (published_job_id) while analyze still
 -- counted a failed sync's leftover rows beside it. analyze_rows is null for units exported before
 -- the ledger recorded analyze totals: the comparison is then with the ledger's own row count.
+-- The ledger is read through its rollup (export_units_latest: the latest line of each unit).
 WITH latest AS (
   SELECT
     source AS data_source_id,
@@ -14,7 +15,7 @@ WITH latest AS (
     max_by(analyze_cost_sum, exported_at) AS analyze_cost_sum,
     max_by(json_extract_scalar(change_check, '$.jobId'), exported_at) AS published_job_id,
     max(exported_at) AS exported_at
-  FROM export_units
+  FROM export_units_latest
   WHERE table_name = 'costs'
   GROUP BY source, partition_value
 ),

@@ -3,6 +3,7 @@
 // 2026-02-14, the month to date on 2026-03-01, last month is February (confirmed; 1 USD = 1400 KRW),
 // March's rate is 1 USD = 1500 KRW. Every cost is in docs/tables.md's sample results.
 import type { ApiRecord } from '../../functions/lib/cloudforet/pager.ts';
+import { rebuildNameRanges } from '../../functions/lib/inventory/name-ranges.ts';
 import { ParquetRowWriter } from '../../functions/lib/parquet/row-writer.ts';
 import { dirSink } from '../../functions/lib/storage/dir-sink.ts';
 import { exportTables } from '../../functions/lib/tables/all-tables.ts';
@@ -283,4 +284,6 @@ export async function writeSqlFixture(dir: string): Promise<void> {
     context,
   );
   for (const [table, day, records] of SNAPSHOTS) await write(dir, table, day, 'domain', records, context);
+  // What the inventory runs of those days would have folded into identity_names.
+  await rebuildNameRanges(dirSink(dir));
 }

@@ -34,12 +34,14 @@ const { values: args } = parseArgs({
     'reading-only': { type: 'boolean', default: false },
     'reading-rows-per-day': { type: 'string', default: String(READING_SCALE.rowsPerDay) },
     'reading-snapshot-days': { type: 'string', default: String(READING_SCALE.snapshotDays) },
+    'reading-years': { type: 'string', default: String(READING_SCALE.years) },
   },
 });
 const readingScale = {
   ...READING_SCALE,
   rowsPerDay: Number(args['reading-rows-per-day']),
   snapshotDays: Number(args['reading-snapshot-days']),
+  years: Math.max(1, Number(args['reading-years'])),
 };
 const dataSources = Number(args['data-sources']);
 const days = Math.max(1, Math.round(Number(args.rows) / (dataSources * Number(args['unit-rows']))));

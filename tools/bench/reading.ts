@@ -8,12 +8,14 @@
 // the newest day (a name or an inventory count is asked as of now).
 import { cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, sep } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import type { CliIo } from '../../cli/command-context.ts';
 import { main as cli } from '../../cli/main.ts';
 import type { CostRunSummary } from '../../functions/lib/costs/run.ts';
 import { retentionStart } from '../../functions/lib/costs/planning/job-history.ts';
 import { addDays, utcDay } from '../../functions/lib/dates.ts';
+import { rebuildNameRanges } from '../../functions/lib/inventory/name-ranges.ts';
+import { dirSink } from '../../functions/lib/storage/dir-sink.ts';
 import { ledgerPrefix } from '../../functions/lib/storage/layout.ts';
 import { exportTables } from '../../functions/lib/tables/all-tables.ts';
 import { ledgerTables } from '../../functions/lib/tables/ledger.ts';
@@ -21,6 +23,7 @@ import { loadNamedQueries } from '../../infra/named-queries.ts';
 import { type AthenaLike, athenaOver, trinoToDuckDb } from '../../harness/duckdb-athena.ts';
 import { startSimulator } from '../../harness/simulator/index.ts';
 import { markdownTable } from './markdown.ts';
+import { copyEarlierPeriods, rebuildDerived } from './reading-history.ts';
 
 export interface ReadingScale {
   readonly dataSources: number;
@@ -29,6 +32,8 @@ export interface ReadingScale {
   readonly rowsPerDay: number;
   readonly snapshotDays: number;
   readonly cloudServices: number;
+  /** Then the same questions over this many years of history (the year copied before it); 1: none. */
+  readonly years: number;
 }
 
 /**
@@ -47,6 +52,7 @@ export const READING_SCALE: ReadingScale = {
   rowsPerDay: 100,
   snapshotDays: 365,
   cloudServices: 2000,
+  years: 3,
 };
 
 export interface QueryReading {
@@ -74,6 +80,17 @@ export interface ReadingFigures {
   /** Wall time of the stage: the export (CLI and snapshot copies), the queries, in all. */
   readonly seconds: { readonly export: number; readonly queries: number; readonly total: number };
   readonly queries: QueryReading[];
+  /** The same questions over `scale.years` of history, when more than one. */
+  readonly longer?: {
+    readonly years: number;
+    readonly snapshotDays: number;
+    readonly objects: number;
+    readonly bytes: number;
+    readonly costObjects: number;
+    readonly focusObjects: number;
+    readonly seconds: { readonly history: number; readonly queries: number };
+    readonly queries: QueryReading[];
+  };
   /** A year's spend by month and provider over the daily objects, and over one object a month. */
   readonly compaction: {
     daily: QueryReading;
@@ -101,10 +118,12 @@ const SNAPSHOT_TABLES = new Set(
   exportTables.filter((t) => t.partitionKey === 'snapshot_date').map((t) => t.name),
 );
 /**
- * Questions about a series of snapshot days (names as of each cost day; counts on each day of
- * 90): every snapshot day their filter selects is needed. The others ask as of now.
+ * Questions about a series of snapshot days (counts on each day of 90): every snapshot day their
+ * filter selects is needed. The others ask as of now; names as of each cost day read the ranges.
  */
-const EVERY_SNAPSHOT = new Set(['create_costs_named_as_of_day_view', 'inventory_counts_by_type']);
+const EVERY_SNAPSHOT = new Set(['inventory_counts_by_type']);
+/** The rollup's partition its questions need: the three ledger queries ask about cost days. */
+const LEDGER_LEAST: Record<string, string> = { export_units_latest: 'table_name=costs' };
 const progress = (text: string) => process.stderr.write(`${text}\n`);
 
 export async function measureReading(scale: ReadingScale = READING_SCALE): Promise<ReadingFigures> {
@@ -113,35 +132,20 @@ export async function measureReading(scale: ReadingScale = READING_SCALE): Promi
   const out = join(dir, 'out');
   try {
     const exported = await exportYear(dir, out, scale);
+    // What the inventory runs of the copied snapshot days would have folded into identity_names.
+    await rebuildNameRanges(dirSink(out));
     const exportEnded = performance.now();
     const index = await indexFiles(out);
     const { files } = index;
     const now = new Date(`${addDays(scale.to, 1)}T12:00:00.000Z`);
-    const queries: QueryReading[] = [];
-    let compaction: ReadingFigures['compaction'] | undefined;
-    const all = loadNamedQueries();
-    const db = await athenaOver(out, { now });
-    const context: ProfileContext = { index, dir, now };
-    try {
-      // Every query reads from the files, not from what the one before left in DuckDB's caches.
-      await db.connection.run('SET enable_external_file_cache = false');
-      await db.connection.run('SET parquet_metadata_cache = false');
-      // Views are only definitions: creating them reads no data.
-      for (const q of all) if (q.sql.startsWith('CREATE OR REPLACE VIEW')) await db.run(q.sql);
-      for (const q of all) {
-        const sql = q.sql.startsWith('CREATE OR REPLACE VIEW') ? `SELECT * FROM ${viewName(q.sql)}` : q.sql;
-        queries.push({ query: q.name, ...(await profile(db, sql, q.name, context)) });
-      }
-      compaction = await compact(db, context);
-    } finally {
-      db.close();
-    }
+    const { queries, compaction } = await measureQueries(out, { index, dir, now }, true);
+    const queriesEnded = performance.now();
+    const longer = scale.years > 1 ? await measureLonger(out, dir, now, scale) : undefined;
     const list = [...files.values()];
     const costs = list.filter((f) => f.table === 'costs');
     const focus = list.filter((f) => f.table === 'focus');
     const ended = performance.now();
-    const seconds = (ms: number) => Math.round(ms / 100) / 10;
-    progress(`reading: queries measured in ${seconds(ended - exportEnded)} s`);
+    progress(`reading: queries measured in ${seconds(queriesEnded - exportEnded)} s`);
     return {
       scale,
       costUnits: exported.units,
@@ -154,14 +158,88 @@ export async function measureReading(scale: ReadingScale = READING_SCALE): Promi
       focusBytes: focus.reduce((n, f) => n + f.size, 0),
       seconds: {
         export: seconds(exportEnded - started),
-        queries: seconds(ended - exportEnded),
+        queries: seconds(queriesEnded - exportEnded),
         total: seconds(ended - started),
       },
       queries,
+      ...(longer && { longer }),
       compaction: compaction!,
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const seconds = (ms: number) => Math.round(ms / 100) / 10;
+
+/** Every saved query, and SELECT * of every view, under the profiler; the compaction probe with `compaction`. */
+async function measureQueries(
+  out: string,
+  context: ProfileContext,
+  withCompaction: boolean,
+): Promise<{ queries: QueryReading[]; compaction?: ReadingFigures['compaction'] }> {
+  const queries: QueryReading[] = [];
+  let compaction: ReadingFigures['compaction'] | undefined;
+  const all = loadNamedQueries();
+  const db = await athenaOver(out, { now: context.now });
+  try {
+    // Every query reads from the files, not from what the one before left in DuckDB's caches.
+    await db.connection.run('SET enable_external_file_cache = false');
+    await db.connection.run('SET parquet_metadata_cache = false');
+    // Views are only definitions: creating them reads no data.
+    for (const q of all) if (q.sql.startsWith('CREATE OR REPLACE VIEW')) await db.run(q.sql);
+    for (const q of all) {
+      const sql = q.sql.startsWith('CREATE OR REPLACE VIEW') ? `SELECT * FROM ${viewName(q.sql)}` : q.sql;
+      queries.push({ query: q.name, ...(await profile(db, sql, q.name, context)) });
+    }
+    if (withCompaction) compaction = await compact(db, context);
+  } finally {
+    db.close();
+  }
+  return { queries, ...(compaction && { compaction }) };
+}
+
+/**
+ * The year made `scale.years` long (reading-history.ts: the year copied to the periods before it,
+ * a snapshot a day), the rollup and ranges rebuilt, the same questions asked at the same clock.
+ */
+async function measureLonger(
+  out: string,
+  dir: string,
+  now: Date,
+  scale: ReadingScale,
+): Promise<NonNullable<ReadingFigures['longer']>> {
+  const started = performance.now();
+  const days = daysBetween(scale.from, scale.to) + 1;
+  await copyEarlierPeriods(out, days, scale.years - 1);
+  const snapshotDays = scale.snapshotDays * scale.years;
+  await copySnapshots(out, scale.to, scale.snapshotDays, snapshotDays);
+  await rebuildDerived(out);
+  const index = await indexFiles(out);
+  const historyEnded = performance.now();
+  progress(`reading: ${scale.years} years of history made in ${seconds(historyEnded - started)} s`);
+  const { queries } = await measureQueries(out, { index, dir, now }, false);
+  const list = [...index.files.values()];
+  return {
+    years: scale.years,
+    snapshotDays,
+    objects: list.length,
+    bytes: list.reduce((n, f) => n + f.size, 0),
+    costObjects: list.filter((f) => f.table === 'costs').length,
+    focusObjects: list.filter((f) => f.table === 'focus').length,
+    seconds: { history: seconds(historyEnded - started), queries: seconds(performance.now() - historyEnded) },
+    queries,
+  };
+}
+
+/** The newest snapshot of each table copied to the days `from`..`to`-1 before it. */
+async function copySnapshots(out: string, newestDay: string, from: number, to: number): Promise<void> {
+  for (const table of SNAPSHOT_TABLES) {
+    const newest = join(out, table, `snapshot_date=${newestDay}`);
+    if (!(await stat(newest).catch(() => undefined))) continue;
+    for (let d = from; d < to; d++) {
+      await cp(newest, join(out, table, `snapshot_date=${addDays(newestDay, -d)}`), { recursive: true });
+    }
   }
 }
 
@@ -210,13 +288,7 @@ async function exportYear(
     await simulator.close();
   }
   // Daily snapshots hold the same records day after day here: the layout is what matters.
-  for (const table of SNAPSHOT_TABLES) {
-    const newest = join(out, table, `snapshot_date=${scale.to}`);
-    if (!(await stat(newest).catch(() => undefined))) continue;
-    for (let d = 1; d < scale.snapshotDays; d++) {
-      await cp(newest, join(out, table, `snapshot_date=${addDays(scale.to, -d)}`), { recursive: true });
-    }
-  }
+  await copySnapshots(out, scale.to, 1, scale.snapshotDays);
   progress(`reading: exported a year in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   return summary;
 }
@@ -248,7 +320,11 @@ async function indexFiles(out: string): Promise<ExportIndex> {
   const ledger = new Map<string, number>();
   for (const table of ledgerTables) {
     const found = await readdir(join(out, ledgerPrefix(table.name)), { recursive: true }).catch(() => []);
-    ledger.set(table.name, found.filter((f) => String(f).endsWith('.json')).length);
+    const json = found.map(String).filter((f) => f.endsWith('.json'));
+    ledger.set(table.name, json.length);
+    // The rollup's partitions (table_name=costs, …) are counted apart: a question names one.
+    for (const f of json)
+      ledger.set(`${table.name}/${dirname(f)}`, (ledger.get(`${table.name}/${dirname(f)}`) ?? 0) + 1);
   }
   const db = await athenaOver(out);
   try {
@@ -326,11 +402,13 @@ async function profile(
     const read = Number(info['Total Files Read'] ?? 0);
     objects += read;
     // A ledger table is partitioned by export day: a question about billed days reads it whole,
-    // once. DuckDB reports no bytes for its JSON, so neither does the least.
+    // once; of the rollup, the one partition the question names (LEDGER_LEAST). DuckDB reports no
+    // bytes for JSON, so neither does the least.
     const ledgerTable = ledgerTables.find((t) => glob.includes(`${sep}${ledgerPrefix(t.name)}`))?.name;
     if (ledgerTable && read > 0 && !ledgersRead.has(ledgerTable)) {
       ledgersRead.add(ledgerTable);
-      minObjects += ledger.get(ledgerTable) ?? 0;
+      const part = LEDGER_LEAST[ledgerTable];
+      minObjects += ledger.get(part ? `${ledgerTable}/${part}` : ledgerTable) ?? 0;
     }
     if (!table || read === 0) continue;
     const columns = `${[info.Projections ?? ''].flat().join(',')},${[info.Filters ?? ''].flat().join(',')}`;
@@ -411,23 +489,74 @@ export function describeReading(r: ReadingFigures): string {
       `Stage: ${r.seconds.total} s (export ${r.seconds.export} s, queries ${r.seconds.queries} s). ` +
       'DuckDB read (its profiler) against the least the question needs:',
     '',
-    markdownTable([
-      ['query or view', 'objects', 'MB read', 'least objects', 'least MB', '× least'],
-      ...r.queries.map((q) => [
-        q.query,
-        q.objects.toLocaleString('en-US'),
-        (q.bytes / MB).toFixed(2),
-        q.minObjects.toLocaleString('en-US'),
-        (q.minBytes / MB).toFixed(2),
-        q.minBytes > 0 ? (q.bytes / q.minBytes).toFixed(1) : '–',
-      ]),
-    ]),
+    markdownTable(queryRows(r)),
+    '',
+    ...(r.longer ? [longerLine(r), ''] : []),
     '',
     `compaction (a proposal, docs/performance.md): the year's spend by month and provider reads ` +
       `${r.compaction.daily.objects.toLocaleString('en-US')} daily objects, ${(r.compaction.daily.bytes / MB).toFixed(2)} MB; ` +
       `rewritten one object a month (${r.compaction.monthlyObjects} objects, ${(r.compaction.monthlyBytes / MB).toFixed(1)} MB of column chunks) ` +
       `it reads ${r.compaction.monthly.objects} objects, ${(r.compaction.monthly.bytes / MB).toFixed(2)} MB.`,
   ].join('\n');
+}
+
+const mb = (bytes: number) => (bytes / MB).toFixed(2);
+const ratio = (x: number, y: number) => (y > 0 ? (x / y).toFixed(1) : '–');
+
+/** Per query: one year against the least; with a longer history, its figures and the growth. */
+function queryRows(r: ReadingFigures): string[][] {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const y = r.longer?.years;
+  const head = ['query or view', 'objects', 'MB read', 'least objects', 'least MB', '× least'];
+  if (y) head.push(`objects ${y}y`, `MB ${y}y`, `least objects ${y}y`, `objects ×${y}y/1y`);
+  return [
+    head,
+    ...r.queries.map((q) => {
+      const row = [
+        q.query,
+        n(q.objects),
+        mb(q.bytes),
+        n(q.minObjects),
+        mb(q.minBytes),
+        ratio(q.bytes, q.minBytes),
+      ];
+      const l = r.longer?.queries.find((x) => x.query === q.query);
+      if (l) row.push(n(l.objects), mb(l.bytes), n(l.minObjects), ratio(l.objects, q.objects));
+      return row;
+    }),
+    [
+      'all',
+      n(sum(r.queries, 'objects')),
+      mb(sum(r.queries, 'bytes')),
+      n(sum(r.queries, 'minObjects')),
+      mb(sum(r.queries, 'minBytes')),
+      '',
+    ].concat(
+      r.longer
+        ? [
+            n(sum(r.longer.queries, 'objects')),
+            mb(sum(r.longer.queries, 'bytes')),
+            n(sum(r.longer.queries, 'minObjects')),
+            ratio(sum(r.longer.queries, 'objects'), sum(r.queries, 'objects')),
+          ]
+        : [],
+    ),
+  ];
+}
+
+const sum = (qs: readonly QueryReading[], key: 'objects' | 'bytes' | 'minObjects' | 'minBytes') =>
+  qs.reduce((n, q) => n + q[key], 0);
+
+function longerLine(r: ReadingFigures): string {
+  const l = r.longer!;
+  const n = (x: number) => x.toLocaleString('en-US');
+  return (
+    `${l.years} years of history (the year copied to the ${l.years - 1} periods before it, ${n(l.snapshotDays)} snapshot days; ` +
+    `reading-history.ts): ${n(l.costObjects)} cost and ${n(l.focusObjects)} focus objects, ${n(l.objects)} Parquet objects, ` +
+    `${(l.bytes / MB).toFixed(1)} MB; made in ${l.seconds.history} s, queries ${l.seconds.queries} s. ` +
+    `Largest single query: ${n(Math.max(...r.queries.map((q) => q.objects)))} objects at 1 year, ` +
+    `${n(Math.max(...l.queries.map((q) => q.objects)))} at ${l.years}.`
+  );
 }
 
 /** The reading figures for the JSON line. */
@@ -449,20 +578,34 @@ export function readingSummary(r: ReadingFigures): Record<string, unknown> {
       monthlyObjects: r.compaction.monthly.objects,
       monthlyBytes: r.compaction.monthly.bytes,
     },
-    queries: Object.fromEntries(
-      r.queries.map((q) => [
-        q.query,
-        { objects: q.objects, bytes: q.bytes, minObjects: q.minObjects, minBytes: q.minBytes, ms: q.ms },
-      ]),
-    ),
+    queries: byQuery(r.queries),
+    ...(r.longer && {
+      longer: {
+        years: r.longer.years,
+        snapshotDays: r.longer.snapshotDays,
+        objects: r.longer.objects,
+        bytes: r.longer.bytes,
+        seconds: r.longer.seconds,
+        queries: byQuery(r.longer.queries),
+      },
+    }),
   };
 }
 
-// Standalone: tsx tools/bench/reading.ts [rowsPerDay] [snapshotDays]
+const byQuery = (queries: readonly QueryReading[]) =>
+  Object.fromEntries(
+    queries.map((q) => [
+      q.query,
+      { objects: q.objects, bytes: q.bytes, minObjects: q.minObjects, minBytes: q.minBytes, ms: q.ms },
+    ]),
+  );
+
+// Standalone: tsx tools/bench/reading.ts [rowsPerDay] [snapshotDays] [years]
 if (process.argv[1]?.endsWith(`bench${sep}reading.ts`)) {
-  const [rows, days] = process.argv.slice(2).map(Number);
+  const [rows, days, years] = process.argv.slice(2).map(Number);
   const figures = await measureReading({
     ...READING_SCALE,
+    ...(years ? { years } : {}),
     ...(process.env.READING_FROM ? { from: process.env.READING_FROM } : {}),
     ...(rows ? { rowsPerDay: rows } : {}),
     ...(days ? { snapshotDays: days } : {}),

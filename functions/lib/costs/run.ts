@@ -28,6 +28,7 @@ import { prepareDestination } from '../export/prepare-destination.ts';
 import type { DestinationOwner } from '../storage/destination-claim.ts';
 import { retentionStart } from './planning/job-history.ts';
 import { clampToRetention } from './planning/retention.ts';
+import { rollUp } from '../export/ledger-rollup.ts';
 import { exportFocus, type FocusPassSummary } from '../focus/pass.ts';
 import { verifyDestination } from '../storage/verify-destination.ts';
 import { archiveCostReports, type ReportArchiveDeps } from './reports/archive.ts';
@@ -157,6 +158,8 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     req.verify && notStarted.length === 0
       ? await verifyDestination(deps.sink, { checksums: true })
       : undefined;
+  // Stopped (the deadline, a signal): the next run rolls this one's lines up.
+  if (!deps.signal?.aborted) await rollUp(deps.sink, deps.now?.() ?? new Date(), log);
   const summary = costRunSummary({
     runId,
     destination: deps.sink.location,

@@ -5,6 +5,8 @@ import type { ExportRunDeps } from '../export/run-deps.ts';
 import { randomUUID } from 'node:crypto';
 import { type AnalyzeRequest, analyzePages } from '../cloudforet/analyze-pages.ts';
 import { CloudforetApiError } from '../errors.ts';
+import { rollUp } from '../export/ledger-rollup.ts';
+import { foldSnapshotDay } from './name-ranges.ts';
 import { exportListing } from '../export/listing-export.ts';
 import { prepareDestination } from '../export/prepare-destination.ts';
 import { attemptUnit, UNIT_INTERRUPTED } from '../export/unit-attempts.ts';
@@ -144,6 +146,10 @@ export async function runInventoryExport(
   const ordered = sources.map((s) => [s.table.name, outcomes.get(s.table.name)!] as const);
   const results = ordered.map(([, o]) => o.result);
   const failures = ordered.flatMap(([, o]) => (o.failure ? [o.failure] : []));
+  // The names first: a few small reads, and a day left out would stay out. Stopped (the deadline,
+  // a signal), the ledger's rollup is left to the next run.
+  await foldSnapshotDay(deps.sink, req.snapshotDate, log);
+  if (!deps.signal?.aborted) await rollUp(deps.sink, deps.now?.() ?? new Date(), log);
   const summary: InventoryRunSummary = {
     runId,
     destination: deps.sink.location,

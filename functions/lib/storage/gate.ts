@@ -112,6 +112,15 @@ export function proveDerivedFrom(sourceKey: string, sha256: string | undefined, 
   return proof(`derived row for row from ${sourceKey} (${rows} rows, sha256 ${sha256.slice(0, 12)}…)`);
 }
 
+/**
+ * A derived table rebuilt whole from every published object it derives from (the identity names'
+ * ranges from every snapshot day): it holds what those objects say, shrinking when they do.
+ */
+export function proveRebuiltFrom(what: string, objects: number): Proof {
+  if (objects <= 0) throw new Error(`proveRebuiltFrom: no ${what} read proves nothing`);
+  return proof(`rebuilt whole from ${objects} published day(s) of ${what}`);
+}
+
 /** A mixed day publishes only the rows of the newest successful sync job: fewer rows by design. */
 export function proveJobRows(jobId: string, written: number, published: number): Proof {
   return proof(`only the ${written} rows of successful sync job ${jobId} (was ${published})`);

@@ -5,6 +5,8 @@
 //   _manifests/cost-jobs/<data source>.json                 the job history a run saw
 //   _runs/costs/<run id>/units.json                         a backfill's units (Step Functions)
 //   ledger/<table>/<day key>=YYYY-MM-DD/<unit>~<ms>-<tag>.json  append-only ledgers
+//   ledger/export_units_latest/table_name=<t>/<source>.json      the ledger's rollup (latest per unit)
+//   _ledger-rollup/export_units_latest.json                        how far the rollup has read the lines
 //   statements/billed_month=M/<workspace>[.r<N>].csv|.html|.txt monthly statements and revisions
 //   _manifests/statements/billed_month=M/<workspace>.r<N>.json   what each archived version holds
 //   _alerts/sent/<kind>/<…>/v<NNNN>.json, v<NNNN>.sent.json     the sent-alerts ledger
@@ -128,6 +130,17 @@ export function ledgerKey(table: TableLocation, at: string, unitPath: string): s
     .replaceAll('/', '~');
   const tag = randomBytes(4).toString('hex');
   return `${ledgerPrefix(table.name)}${table.partitionKey}=${day}/${flat}~${Date.parse(at) || Date.now()}-${tag}.json`;
+}
+
+/** The rollup of one exported table's units of one source (a data source id or a scope's name). */
+export function ledgerRollupKey(rollup: TableLocation, table: string, source: string): string {
+  const safe = source.replace(/[^A-Za-z0-9._-]/g, (c) => `~${c.charCodeAt(0).toString(16)}`);
+  return `${ledgerPrefix(rollup.name)}${rollup.partitionKey}=${table}/${safe}.json`;
+}
+
+/** The rollup's watermark: the export day from which the next rollup reads the ledger's lines. */
+export function ledgerRollupStateKey(rollup: TableLocation): string {
+  return `_ledger-rollup/${rollup.name}.json`;
 }
 
 /** `.<name>.<pid>-<hex>.tmp` (under TEMP_DIR): hidden, and never matching a `*.parquet` or `*.json` glob. */

@@ -1,6 +1,8 @@
 // The ledger tables' column lists: the JSON records the functions append (export/ledger.ts,
 // costs/days/restatements.ts) and the Glue tables over them (infra/ledger-tables.ts) both follow them.
 
+import { exportTables } from './all-tables.ts';
+
 export type LedgerType = 'string' | 'bigint' | 'double';
 
 export interface LedgerColumn {
@@ -11,8 +13,10 @@ export interface LedgerColumn {
 
 export interface LedgerTableDef {
   readonly name: string;
-  /** The export or restatement day (UTC), a projected string partition. */
+  /** The export or restatement day (UTC), a projected string partition; or, with `values`, an enum. */
   readonly partitionKey: string;
+  /** The partition's values when it is not a day: a projected enum (the rollup's table names). */
+  readonly values?: readonly string[];
   readonly description: string;
   readonly columns: readonly LedgerColumn[];
 }
@@ -84,4 +88,95 @@ export const costRestatementsTable: LedgerTableDef = {
   ],
 };
 
-export const ledgerTables: readonly LedgerTableDef[] = [exportUnitsTable, costRestatementsTable];
+/**
+ * The run ledger rolled up: the latest line of each unit (table, partition, source, scope), one
+ * object per exported table and source, rewritten by each run from the previous rollup and the
+ * lines appended since (export/ledger-rollup.ts). What freshness, completeness and reconciliation
+ * ask (the latest state of each billed day) without reading every line ever written.
+ */
+export const exportUnitsLatestTable: LedgerTableDef = {
+  name: 'export_units_latest',
+  partitionKey: 'table_name',
+  values: [...exportTables.map((t) => t.name)],
+  description:
+    'Run ledger rollup: the latest export_units row of each unit (table, partition, source, scope), rewritten ' +
+    'by each run from the previous rollup and the lines since; the lines stay the audit trail',
+  // The partition is the table name: the columns are export_units' but that one.
+  columns: exportUnitsTable.columns.filter((c) => c.name !== 'table_name'),
+};
+
+/** The identity kinds named by their snapshots: the table, its id, name and reference columns. */
+export interface NameKind {
+  readonly kind: string;
+  readonly table: string;
+  readonly id: string;
+  readonly name: string | null;
+  readonly ref: string | null;
+}
+
+export const nameKinds: readonly NameKind[] = [
+  { kind: 'workspace', table: 'workspaces', id: 'workspace_id', name: 'name', ref: null },
+  { kind: 'project', table: 'projects', id: 'project_id', name: 'name', ref: 'project_group_id' },
+  { kind: 'group', table: 'project_groups', id: 'project_group_id', name: 'name', ref: 'parent_group_id' },
+  {
+    kind: 'account',
+    table: 'service_accounts',
+    id: 'service_account_id',
+    name: 'name',
+    ref: 'trusted_account_id',
+  },
+  { kind: 'payer', table: 'trusted_accounts', id: 'trusted_account_id', name: 'name', ref: 'account_id' },
+  // A virtual workspace id and the workspace it routes to (no name of its own).
+  { kind: 'routing', table: 'data_source_accounts', id: 'v_workspace_id', name: null, ref: 'workspace_id' },
+];
+
+/**
+ * The identity snapshots as validity ranges (inventory/name-ranges.ts): per kind and id, one row
+ * per run of consecutive snapshot days with the same name and reference, so "the name on a day"
+ * is one range join instead of a join with every snapshot day.
+ */
+export const identityNamesTable: LedgerTableDef = {
+  name: 'identity_names',
+  partitionKey: 'kind',
+  values: nameKinds.map((k) => k.kind),
+  description:
+    'Identity names as validity ranges, maintained from the daily snapshots as they arrive: per kind and id, ' +
+    'one row per run of consecutive snapshot days with the same name and reference',
+  columns: [
+    col(
+      'id',
+      'string',
+      'The id: workspace, project, project group, service or trusted account, virtual workspace',
+    ),
+    col('name', 'string', 'Its name over the range (routing: null)'),
+    col(
+      'ref',
+      'string',
+      'What it points to over the range: project group (project), parent group (group), trusted account ' +
+        '(service account), provider account id (trusted account), workspace (routing)',
+    ),
+    col('first_seen', 'string', 'The first snapshot day of the range, YYYY-MM-DD'),
+    col(
+      'last_seen',
+      'string',
+      'The last snapshot day of the range; every day from first_seen to it has a snapshot holding the id',
+    ),
+    col(
+      'valid_from',
+      'string',
+      "The range names days from this day on; null for the id's first range (it also names earlier days)",
+    ),
+    col(
+      'valid_to',
+      'string',
+      "The range names days before this one (the id's next range's first_seen); null: still current",
+    ),
+  ],
+};
+
+export const ledgerTables: readonly LedgerTableDef[] = [
+  exportUnitsTable,
+  costRestatementsTable,
+  exportUnitsLatestTable,
+  identityNamesTable,
+];
