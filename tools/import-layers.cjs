@@ -94,6 +94,12 @@ const LEVELS = [
       why: 'FOCUS rows from published costs objects, whoever ran the export',
     },
     {
+      name: 'compaction',
+      path: `${lib}compaction/`,
+      uses: ['cloudforet', 'export', 'published', 'storage', 'tables'],
+      why: 'confirmed months compacted from the published daily objects, whoever ran the export',
+    },
+    {
       name: 'alerts',
       path: `${lib}alerts/`,
       uses: ['anomalies', 'published', 'storage', 'tables'],
@@ -112,7 +118,16 @@ const LEVELS = [
     {
       name: 'costs',
       path: `${lib}costs/[^/]+[.]ts$`,
-      uses: ['costs/days', 'costs/planning', 'costs/sources', 'costs/unified', 'focus', 'export', 'storage'],
+      uses: [
+        'costs/days',
+        'costs/planning',
+        'costs/sources',
+        'costs/unified',
+        'focus',
+        'compaction',
+        'export',
+        'storage',
+      ],
       why: 'the cost run; it does not use the Step Functions backfill',
     },
     {
@@ -178,6 +193,7 @@ const LEVELS = [
         'costs/freshness',
         'inventory',
         'focus',
+        'compaction',
         'alerts',
         'costs/days',
         'costs',

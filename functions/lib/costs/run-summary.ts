@@ -1,4 +1,5 @@
 // What a cost run reports: its summary type and how it is assembled from the run's parts.
+import type { CompactionSummary } from '../compaction/compact.ts';
 import type { FocusPassSummary } from '../focus/pass.ts';
 import type { VerifyReport } from '../storage/verify-destination.ts';
 import type { DataSourceInfo } from './sources/data-sources.ts';
@@ -82,6 +83,8 @@ export interface CostRunSummary {
   readonly unifiedCosts: UnifiedRunSummary;
   /** The focus table's pass (absent when the run left units unstarted); failures count in `failed`. */
   readonly focus?: FocusPassSummary;
+  /** Confirmed months compacted (absent when the run left units unstarted or had no focus pass); failures count in `failed`. */
+  readonly compaction?: CompactionSummary;
   /** --verify: what the whole-destination verifier checked after the run's repairs, and what it still found. */
   readonly verify?: VerifyReport;
 }
@@ -99,6 +102,7 @@ export interface CostRunParts {
   readonly notStarted: readonly PlannedUnit[];
   readonly unifiedCosts: UnifiedRunSummary;
   readonly focus?: FocusPassSummary;
+  readonly compaction?: CompactionSummary;
   /** --verify: what the whole-destination verifier checked after the run's repairs, and what it still found. */
   readonly verify?: VerifyReport;
   readonly retries: number;
@@ -128,6 +132,7 @@ export function costRunSummary(r: CostRunParts): CostRunSummary {
       r.failures.length +
       r.unifiedCosts.failures.length +
       (r.focus?.failures.length ?? 0) +
+      (r.compaction?.tables.reduce((n, t) => n + t.failures.length, 0) ?? 0) +
       (r.verify?.findings.length ?? 0),
     notStarted: r.notStarted.length,
     ...(r.notStarted.length > 0 ? { left: leftToDo(r.notStarted) } : {}),
@@ -164,6 +169,7 @@ export function costRunSummary(r: CostRunParts): CostRunSummary {
     ),
     unifiedCosts: r.unifiedCosts,
     ...(r.focus && { focus: r.focus }),
+    ...(r.compaction && { compaction: r.compaction }),
     ...(r.verify && { verify: r.verify }),
   };
 }

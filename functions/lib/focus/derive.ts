@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { ExportError, UnprovenRemovalError } from '../errors.ts';
 import { type Compression, exportListing } from '../export/listing-export.ts';
 import { parquetRowGroups } from '../published/read-objects.ts';
+import { lowerCompactionBelow } from '../storage/compaction-state.ts';
 import { proveDerivedFrom, proveSourceRemoved } from '../storage/gate.ts';
 import { manifestKey, objectKey } from '../storage/layout.ts';
 import type { UnitManifest } from '../storage/manifest.ts';
@@ -81,6 +82,8 @@ export async function deriveFocusUnit(deps: FocusUnitDeps, source: UnitManifest)
     }
   }
   const costBytes = bytes;
+  // A compacted month whose day may change is read from its days until it is compacted again.
+  await lowerCompactionBelow(deps.sink, focusTable.name, date.slice(0, 7), now);
   const result = await exportListing(
     { client: deps.client, sink: deps.sink, signal: deps.signal, compression: deps.compression },
     {

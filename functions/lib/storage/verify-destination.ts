@@ -41,8 +41,11 @@ interface Manifest {
   readonly files?: readonly string[];
 }
 
-/** Folders that hold no table data: manifests, the ledger (append-only lines), temporaries, alerts. */
-const NOT_DATA = /^(_[^/]*|ledger)\//;
+/**
+ * Folders that hold no table data: manifests, the ledger (append-only lines), temporaries, alerts,
+ * the compaction state (one line a daily table, no manifest).
+ */
+const NOT_DATA = /^(_[^/]*|ledger|compaction_state)\//;
 
 export async function verifyDestination(
   sink: Sink,

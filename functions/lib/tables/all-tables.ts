@@ -1,5 +1,6 @@
 // Every table the exporter writes. The CDK stack defines one Glue table per entry.
 import type { TableDef } from '../parquet/columns.ts';
+import { compactedTables } from './compacted.ts';
 import { costTable } from './costs.ts';
 import { focusTable } from './focus.ts';
 import { inventoryTables } from './inventory.ts';
@@ -10,4 +11,5 @@ export const exportTables: ReadonlyArray<TableDef<never, never>> = [
   focusTable as TableDef<never, never>,
   ...inventoryTables,
   unifiedCostTable() as TableDef<never, never>,
+  ...(compactedTables as ReadonlyArray<TableDef<never, never>>),
 ];

@@ -5,6 +5,7 @@ import type { ListRequest } from '../../cloudforet/pager.ts';
 import { dayCount, utcDay } from '../../dates.ts';
 import { PagingDriftError } from '../../errors.ts';
 import { type Compression, confirmEmpty, exportListing } from '../../export/listing-export.ts';
+import { lowerCompactionBelow } from '../../storage/compaction-state.ts';
 import { type Logger, silentLogger } from '../../log.ts';
 import { type Proof, proveDayEmpty, proveFewerRows, proveJobRows } from '../../storage/gate.ts';
 import { markKept, type UnitManifest } from '../../storage/manifest.ts';
@@ -101,6 +102,8 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
     workspaceOfVirtual: deps.workspaceOfVirtual,
     exportedAtMs: now.getTime(),
   };
+  // A compacted month whose day may change is read from its days until it is compacted again.
+  await lowerCompactionBelow(deps.sink, costTable.name, date.slice(0, 7), now);
   let result: Awaited<ReturnType<typeof exportListing>>;
   try {
     result = await exportListing(deps, {
