@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { COMPACTION_STATE_DIR, ledgerPrefix } from '../functions/lib/storage/layout.ts';
 import { exportTables } from '../functions/lib/tables/all-tables.ts';
-import { compactedTables } from '../functions/lib/tables/compacted.ts';
+import { compactedTables, compactionStateTable } from '../functions/lib/tables/compacted.ts';
 import { ledgerTables } from '../functions/lib/tables/ledger.ts';
 
 const LEDGER_TYPES = { string: 'VARCHAR', bigint: 'BIGINT', double: 'DOUBLE' } as const;
@@ -186,18 +186,13 @@ function emptyTable(table: (typeof exportTables)[number]): string {
 /** compaction_state: one JSON line a daily table (storage/compaction-state.ts); empty when none yet. */
 function compactionStateView(dir: string): string {
   const folder = join(dir, COMPACTION_STATE_DIR);
-  const columns = {
-    table_name: 'VARCHAR',
-    through_month: 'VARCHAR',
-    through_date: 'VARCHAR',
-    updated_at: 'VARCHAR',
-  };
+  const names = compactionStateTable.columns.map((c) => c.name);
   if (existsSync(folder)) {
-    const typed = Object.entries(columns)
-      .map(([name, type]) => `${name}: '${type}'`)
-      .join(', ');
-    return `CREATE VIEW compaction_state AS SELECT * FROM read_json('${folder}/*.json', format = 'newline_delimited', columns = {${typed}})`;
+    const typed = names.map((name) => `${name}: 'VARCHAR'`).join(', ');
+    return (
+      `CREATE VIEW compaction_state AS SELECT * FROM read_json('${folder}/*.json', ` +
+      `format = 'newline_delimited', columns = {${typed}})`
+    );
   }
-  const list = Object.entries(columns).map(([name, type]) => `${name} ${type}`);
-  return `CREATE TABLE compaction_state (${list.join(', ')})`;
+  return `CREATE TABLE compaction_state (${names.map((name) => `${name} VARCHAR`).join(', ')})`;
 }

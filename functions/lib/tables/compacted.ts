@@ -73,3 +73,23 @@ export const focusMonthlyTable = compactedOf(
 );
 
 export const compactedTables: readonly CompactedTable[] = [costsMonthlyTable, focusMonthlyTable];
+
+/**
+ * compaction_state: one JSON line a daily table (storage/compaction-state.ts), not Parquet and not
+ * partitioned; the combined views read it to know which months are compacted.
+ */
+export const compactionStateTable = {
+  name: 'compaction_state',
+  description:
+    'Through which month the views costs_combined and focus_combined read each daily table from its compacted objects.',
+  columns: [
+    { name: 'table_name', type: 'string', description: 'The daily table: costs or focus' },
+    {
+      name: 'through_month',
+      type: 'string',
+      description: 'YYYY-MM: months up to this one are read compacted; null: none',
+    },
+    { name: 'through_date', type: 'string', description: 'YYYY-MM-DD, the last day of through_month' },
+    { name: 'updated_at', type: 'string', description: 'When the cost run last moved it (UTC, ISO 8601)' },
+  ],
+} as const;
