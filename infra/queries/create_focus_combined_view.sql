@@ -3,7 +3,8 @@
 -- source and billing period instead of one a day) and every other day from focus. compaction_state
 -- says up to which month; the cost run moves it (docs/performance.md, "Compacting confirmed
 -- months"). The range joins on it let Athena prune both tables' x_billing_period partitions. Point
--- FOCUS tools (CID) at this view; focus_consolidation_cloudforet reads it: run it first.
+-- FOCUS tools at this view; focus_consolidation_cloudforet reads it: run it first. focus_monthly
+-- stores BilledCost as x_BilledCost, so that FOCUS discovery (CID) never takes it for a second source.
 CREATE OR REPLACE VIEW focus_combined AS
 WITH compacted AS (
   SELECT coalesce(max(s.through_month), '0000-00') AS through_month
@@ -11,7 +12,7 @@ WITH compacted AS (
   WHERE s.table_name = 'focus'
 )
 SELECT
-  m.BilledCost,
+  m.x_BilledCost AS BilledCost,
   m.BillingAccountId,
   m.BillingAccountName,
   m.BillingCurrency,

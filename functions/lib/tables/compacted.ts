@@ -18,8 +18,8 @@ function asWritten(type: ColumnType, value: unknown): unknown {
 }
 
 /** The same column, its value the row's own (already computed when the daily object was written). */
-function passThrough(name: string, type: ColumnType, description: string): Column<Row, unknown> {
-  return { name, type, description, value: (r) => asWritten(type, r[name]) };
+function passThrough(name: string, type: ColumnType, description: string, from = name): Column<Row, unknown> {
+  return { name, type, description, value: (r) => asWritten(type, r[from]) };
 }
 
 export interface CompactedTable extends TableDef<Row, unknown> {
@@ -27,6 +27,8 @@ export interface CompactedTable extends TableDef<Row, unknown> {
   readonly daily: TableDef<never, never>;
   /** The daily table's day partition, a data column here. */
   readonly dayColumn: string;
+  /** Daily columns stored here under another name (the view names them back). */
+  readonly renamed: Readonly<Record<string, string>>;
 }
 
 function compactedOf(
@@ -35,6 +37,7 @@ function compactedOf(
   partitionKey: 'compacted_month' | 'x_billing_period',
   dayColumn: string,
   dayDescription: string,
+  renamed: Readonly<Record<string, string>> = {},
 ): CompactedTable {
   return {
     name,
@@ -46,11 +49,17 @@ function compactedOf(
       `daily objects (which stay the source of truth); read through the ${daily.name}_combined view.`,
     ...(daily.clusterBy && { clusterBy: daily.clusterBy }),
     columns: [
-      ...daily.columns.map((c) => passThrough(c.name, c.type, c.description)),
+      ...daily.columns.map((c) => {
+        const stored = renamed[c.name];
+        return stored
+          ? passThrough(stored, c.type, `${c.description} (the ${daily.name} column ${c.name})`, c.name)
+          : passThrough(c.name, c.type, c.description);
+      }),
       passThrough(dayColumn, 'string', dayDescription),
     ],
     daily,
     dayColumn,
+    renamed,
   };
 }
 
@@ -63,13 +72,19 @@ export const costsMonthlyTable = compactedOf(
   'YYYY-MM-DD: the daily object the row came from (the costs partition)',
 );
 
-/** focus_monthly/x_billing_period=YYYY-MM/<data source>.parquet: the focus table's month key. */
+/**
+ * focus_monthly/x_billing_period=YYYY-MM/<data source>.parquet: the focus table's month key.
+ * BilledCost is stored as x_BilledCost: FOCUS discovery (CID from v1.2.0 takes every external
+ * table with FOCUS's 21 minimum columns as one more FOCUS source and unions them) must not find
+ * the compacted copy, or every compacted row would count twice; focus_combined names it back.
+ */
 export const focusMonthlyTable = compactedOf(
   focusTable as TableDef<never, never>,
   'focus_monthly',
   'x_billing_period',
   'x_charge_day',
   'DD: the charge day of the daily object the row came from (the focus partition)',
+  { BilledCost: 'x_BilledCost' },
 );
 
 export const compactedTables: readonly CompactedTable[] = [costsMonthlyTable, focusMonthlyTable];

@@ -102,8 +102,8 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
     workspaceOfVirtual: deps.workspaceOfVirtual,
     exportedAtMs: now.getTime(),
   };
-  // A compacted month whose day may change is read from its days until it is compacted again.
-  await lowerCompactionBelow(deps.sink, costTable.name, date.slice(0, 7), now);
+  // A compacted month whose day is about to change is read from its days until compacted again.
+  const leaveCompaction = () => lowerCompactionBelow(deps.sink, costTable.name, date.slice(0, 7), now);
   let result: Awaited<ReturnType<typeof exportListing>>;
   try {
     result = await exportListing(deps, {
@@ -123,6 +123,7 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
       },
       beforePublish: async (pages, signal) => {
         if (pages > 1) await expectNoSyncFinished(deps, ds, syncedBefore, date, signal);
+        if (pages > 0) await leaveCompaction();
       },
       whenEmpty: async (signal, published) => {
         // The job's rows went (a sync succeeded since the plan): the day has other rows now.
@@ -136,6 +137,7 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
         if (!published) return 'none';
         const proof = await proveEmptyDay(deps, unit, list, signal);
         evidence = proof.evidence;
+        await leaveCompaction();
         return proof;
       },
       whenFewer: async (signal, before, written) => {
