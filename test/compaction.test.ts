@@ -9,7 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
+import { writeCompactionState } from '../functions/lib/storage/compaction-state.ts';
+import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { COMPACTION_STATE_DIR } from '../functions/lib/storage/layout.ts';
+import { verifyDestination } from '../functions/lib/storage/verify-destination.ts';
 import { loadNamedQueries } from '../infra/named-queries.ts';
 import { type AthenaLike, athenaOver } from '../harness/duckdb-athena.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
@@ -194,4 +197,26 @@ describe('compaction of confirmed months', () => {
       before.get('spend_usd_by_confirmed_month'),
     );
   }, 300_000);
+
+  it('the verifier finds a compacted month read while a day of it is no longer what it was built from', async () => {
+    const copy = join(dir, 'verify');
+    await rm(copy, { recursive: true, force: true });
+    await cp(join(dir, 'out'), copy, { recursive: true });
+    const sink = dirSink(copy);
+    const [ds] = sim.dataSourceIds() as [string];
+    const day = addDays(FROM, 5);
+    const key = `_manifests/costs/billed_date=${day}/${ds}.json`;
+    const manifest = JSON.parse((await sink.read(key))!);
+    // The day's manifest now names other bytes, as a rewrite that bypassed compaction would leave it.
+    await sink.put(key, JSON.stringify({ ...manifest, sha256: '0'.repeat(64) }), 'application/json');
+    const monthly = `costs_monthly/compacted_month=${day.slice(0, 7)}/${ds}.parquet`;
+
+    const read = await verifyDestination(sink, { checksums: false });
+    await writeCompactionState(sink, 'costs', undefined, new Date());
+    const notRead = await verifyDestination(sink, { checksums: false });
+
+    expect(read.findings).toContainEqual({ key: monthly, why: 'stale-compaction' });
+    // Once views read the month from its days, the stale monthly object is no damage.
+    expect(notRead.findings.filter((f) => f.why === 'stale-compaction')).toEqual([]);
+  }, 120_000);
 });
