@@ -212,7 +212,7 @@ describe('compaction of confirmed months', () => {
     const monthly = `costs_monthly/compacted_month=${day.slice(0, 7)}/${ds}.parquet`;
 
     const read = await verifyDestination(sink, { checksums: false });
-    await writeCompactionState(sink, 'costs', undefined, new Date());
+    await writeCompactionState(sink, 'costs', undefined);
     const notRead = await verifyDestination(sink, { checksums: false });
 
     expect(read.findings).toContainEqual({ key: monthly, why: 'stale-compaction' });

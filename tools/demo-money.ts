@@ -22,7 +22,7 @@ export async function monthToDateUsd(out: string, month: string): Promise<Record
       `CREATE TABLE costs_monthly AS SELECT *, billed_date AS compacted_month FROM costs LIMIT 0`,
     );
     await connection.run(
-      'CREATE TABLE compaction_state (table_name VARCHAR, through_month VARCHAR, through_date VARCHAR, updated_at VARCHAR)',
+      'CREATE TABLE compaction_state (table_name VARCHAR, through_month VARCHAR, through_date VARCHAR)',
     );
     const views = (name: string) => name === 'create_costs_combined_view' || /^create_view_[12]_/.test(name);
     for (const q of loadNamedQueries().filter((q) => views(q.name))) await connection.run(q.sql);

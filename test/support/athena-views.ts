@@ -22,8 +22,7 @@ const PARTITIONS: Record<string, string> = {
   costs_monthly: 'compacted_month',
 };
 
-const STATE_COLUMNS =
-  "table_name: 'VARCHAR', through_month: 'VARCHAR', through_date: 'VARCHAR', updated_at: 'VARCHAR'";
+const STATE_COLUMNS = "table_name: 'VARCHAR', through_month: 'VARCHAR', through_date: 'VARCHAR'";
 
 /** Views named like the Glue tables over `dir`, then the saved view definitions, in their order. */
 export async function athenaLike(dir: string): Promise<AthenaLike> {
@@ -48,7 +47,7 @@ export async function athenaLike(dir: string): Promise<AthenaLike> {
   await run(
     existsSync(state)
       ? `CREATE TABLE compaction_state AS SELECT * FROM read_json('${state}/*.json', format = 'newline_delimited', columns = {${STATE_COLUMNS}})`
-      : 'CREATE TABLE compaction_state (table_name VARCHAR, through_month VARCHAR, through_date VARCHAR, updated_at VARCHAR)',
+      : 'CREATE TABLE compaction_state (table_name VARCHAR, through_month VARCHAR, through_date VARCHAR)',
   );
   // The views stand on costs and unified_costs; an inventory-only export has neither.
   // The money views (over costs_combined); costs_named_converted also needs the inventory's names.

@@ -166,7 +166,7 @@ async function compactTable(
   }
   const before = await compactedThrough(deps.sink, table.daily.name);
   if (before !== through) {
-    await writeCompactionState(deps.sink, table.daily.name, through, deps.now?.() ?? new Date());
+    await writeCompactionState(deps.sink, table.daily.name, through);
   }
   return {
     table: table.name,

@@ -83,7 +83,7 @@ export async function deriveFocusUnit(deps: FocusUnitDeps, source: UnitManifest)
   }
   const costBytes = bytes;
   // A compacted month whose day is about to change is read from its days until compacted again.
-  const leaveCompaction = () => lowerCompactionBelow(deps.sink, focusTable.name, date.slice(0, 7), now);
+  const leaveCompaction = () => lowerCompactionBelow(deps.sink, focusTable.name, date.slice(0, 7));
   const result = await exportListing(
     { client: deps.client, sink: deps.sink, signal: deps.signal, compression: deps.compression },
     {

@@ -4,7 +4,8 @@
 // day after `through_date` from the daily one, so with any value no row is read twice or missed.
 // Only the compaction step raises it (after it wrote fresh monthly objects of every month up to
 // it); whatever changes a daily object of a month at or below it lowers it first
-// (lowerCompactionBelow), so no view reads a monthly object older than its days.
+// (lowerCompactionBelow), so no view reads a monthly object older than its days. The line holds
+// no time: lowered for a day that then failed, and raised again, it is the same bytes as before.
 import { compactionStateKey } from './layout.ts';
 import type { Sink } from './sink.ts';
 
@@ -14,7 +15,6 @@ export interface CompactionState {
   readonly through_month: string | null;
   /** The last day of through_month (YYYY-MM-DD), or null. */
   readonly through_date: string | null;
-  readonly updated_at: string;
 }
 
 /** The month before `month` (YYYY-MM). */
@@ -41,13 +41,11 @@ export async function writeCompactionState(
   sink: Sink,
   dailyTable: string,
   throughMonth: string | undefined,
-  at: Date,
 ): Promise<void> {
   const state: CompactionState = {
     table_name: dailyTable,
     through_month: throughMonth ?? null,
     through_date: throughMonth === undefined ? null : lastDayOf(throughMonth),
-    updated_at: at.toISOString(),
   };
   await sink.put(compactionStateKey(dailyTable), `${JSON.stringify(state)}\n`, 'application/json');
 }
@@ -57,14 +55,9 @@ export async function writeCompactionState(
  * (and every later month) from the daily objects from now on, until the compaction step has made
  * its monthly objects fresh again.
  */
-export async function lowerCompactionBelow(
-  sink: Sink,
-  dailyTable: string,
-  month: string,
-  at: Date,
-): Promise<void> {
+export async function lowerCompactionBelow(sink: Sink, dailyTable: string, month: string): Promise<void> {
   const through = await compactedThrough(sink, dailyTable);
   if (through === undefined || month > through) return;
   const lowered = monthBefore(month);
-  await writeCompactionState(sink, dailyTable, lowered < '0001-01' ? undefined : lowered, at);
+  await writeCompactionState(sink, dailyTable, lowered < '0001-01' ? undefined : lowered);
 }

@@ -105,6 +105,5 @@ export const compactionStateTable = {
       description: 'YYYY-MM: months up to this one are read compacted; null: none',
     },
     { name: 'through_date', type: 'string', description: 'YYYY-MM-DD, the last day of through_month' },
-    { name: 'updated_at', type: 'string', description: 'When the cost run last moved it (UTC, ISO 8601)' },
   ],
 } as const;

@@ -103,7 +103,7 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
     exportedAtMs: now.getTime(),
   };
   // A compacted month whose day is about to change is read from its days until compacted again.
-  const leaveCompaction = () => lowerCompactionBelow(deps.sink, costTable.name, date.slice(0, 7), now);
+  const leaveCompaction = () => lowerCompactionBelow(deps.sink, costTable.name, date.slice(0, 7));
   let result: Awaited<ReturnType<typeof exportListing>>;
   try {
     result = await exportListing(deps, {
