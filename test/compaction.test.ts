@@ -160,6 +160,12 @@ describe('compaction of confirmed months', () => {
     const withCompaction = await objectsRead(out, question);
     const without = await objectsRead(join(dir, 'daily'), question);
     expect(withCompaction).toBeLessThan(without);
+    // A month-to-date question through the views opens no compacted month (its billed_month
+    // filter prunes them): what it reads without compaction, and the state line.
+    const monthToDate = queries.find((q) => q.name === 'month_to_date_spend_usd_by_provider_project')!.sql;
+    expect(await objectsRead(out, monthToDate)).toBeLessThanOrEqual(
+      (await objectsRead(join(dir, 'daily'), monthToDate)) + 2,
+    );
   }, 300_000);
 
   it('a restated day of a compacted month rebuilds its monthly objects; the answers agree again', async () => {
@@ -180,10 +186,7 @@ describe('compaction of confirmed months', () => {
     expect(byTable.focus_monthly.written).toBeGreaterThanOrEqual(1);
     expect(byTable.costs_monthly.throughMonth).toBe(EXPECTED_THROUGH);
     const manifest = JSON.parse(
-      await readFile(
-        join(out, '_manifests', 'costs_monthly', `compacted_month=${month}`, `${ds}.json`),
-        'utf8',
-      ),
+      await readFile(join(out, '_manifests', 'costs_monthly', `billed_month=${month}`, `${ds}.json`), 'utf8'),
     );
     expect(manifest.runId).toBe(rerun.summary.runId);
 
@@ -209,7 +212,7 @@ describe('compaction of confirmed months', () => {
     const manifest = JSON.parse((await sink.read(key))!);
     // The day's manifest now names other bytes, as a rewrite that bypassed compaction would leave it.
     await sink.put(key, JSON.stringify({ ...manifest, sha256: '0'.repeat(64) }), 'application/json');
-    const monthly = `costs_monthly/compacted_month=${day.slice(0, 7)}/${ds}.parquet`;
+    const monthly = `costs_monthly/billed_month=${day.slice(0, 7)}/${ds}.parquet`;
 
     const read = await verifyDestination(sink, { checksums: false });
     await writeCompactionState(sink, 'costs', undefined);

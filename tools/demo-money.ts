@@ -18,9 +18,7 @@ export async function monthToDateUsd(out: string, month: string): Promise<Record
     }
     // The demo's window is never a confirmed month, so nothing is compacted: costs_combined (which
     // costs_converted reads) is costs here, through the shipped view over empty compacted tables.
-    await connection.run(
-      `CREATE TABLE costs_monthly AS SELECT *, billed_date AS compacted_month FROM costs LIMIT 0`,
-    );
+    await connection.run('CREATE TABLE costs_monthly AS SELECT * FROM costs LIMIT 0');
     await connection.run(
       'CREATE TABLE compaction_state (table_name VARCHAR, through_month VARCHAR, through_date VARCHAR)',
     );

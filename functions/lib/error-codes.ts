@@ -140,6 +140,11 @@ const UNITS: readonly ErrorCode[] = [
     "a daily object of a confirmed month does not match its manifest's checksum; the month stays read from its days",
   ),
   code(
+    'COMPACTION_MONTH_DIFFERS',
+    'no',
+    "a cost row's billed_month is not the month of its billed_date; that month stays read from its days",
+  ),
+  code(
     'COMPACTION_ROWS_DIFFER',
     'no',
     "a confirmed month's daily objects hold another number of rows than their manifests count",

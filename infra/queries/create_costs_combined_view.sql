@@ -39,7 +39,7 @@ SELECT
   m.exported_at,
   m.billed_date
 FROM costs_monthly m
-JOIN compacted w ON m.compacted_month <= w.through_month
+JOIN compacted w ON m.billed_month <= w.through_month
 UNION ALL
 SELECT
   c.cost_id,

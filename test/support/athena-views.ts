@@ -19,7 +19,7 @@ const PARTITIONS: Record<string, string> = {
   unified_costs: 'billed_month',
   budgets: 'snapshot_date',
   budget_usage: 'snapshot_date',
-  costs_monthly: 'compacted_month',
+  costs_monthly: 'billed_month',
 };
 
 const STATE_COLUMNS = "table_name: 'VARCHAR', through_month: 'VARCHAR', through_date: 'VARCHAR'";
@@ -41,7 +41,7 @@ export async function athenaLike(dir: string): Promise<AthenaLike> {
   }
   // Nothing compacted yet: Athena's costs_monthly and compaction_state are there, empty.
   if (existsSync(join(dir, 'costs')) && !existsSync(join(dir, 'costs_monthly'))) {
-    await run('CREATE TABLE costs_monthly AS SELECT *, billed_date AS compacted_month FROM costs LIMIT 0');
+    await run('CREATE TABLE costs_monthly AS SELECT * FROM costs LIMIT 0');
   }
   const state = join(dir, COMPACTION_STATE_DIR);
   await run(

@@ -231,7 +231,16 @@ async function compactUnit(
           }
           const day = table.daily.dayKey ? source.day.slice(8, 10) : source.day;
           for await (const group of parquetRowGroups(bytes)) {
-            for (const row of group) row[table.dayColumn] = day;
+            for (const row of group) {
+              row[table.dayColumn] = day;
+              if (table.monthColumn && row[table.monthColumn] !== month) {
+                throw new ExportError(
+                  'COMPACTION_MONTH_DIFFERS',
+                  `${source.key}: a row's ${table.monthColumn} is ${String(row[table.monthColumn])}, not ${month}: ` +
+                    'the month stays read from its days',
+                );
+              }
+            }
             read += group.length;
             yield group;
           }

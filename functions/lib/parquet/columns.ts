@@ -17,12 +17,7 @@ export interface TableDef<R = Record<string, unknown>, C = unknown> {
   /** Folder and Glue table name, e.g. "costs". */
   readonly name: string;
   /** The Hive partition key; never a column inside the files. */
-  readonly partitionKey:
-    | 'billed_date'
-    | 'snapshot_date'
-    | 'billed_month'
-    | 'x_billing_period'
-    | 'compacted_month';
+  readonly partitionKey: 'billed_date' | 'snapshot_date' | 'billed_month' | 'x_billing_period';
   /** A second key under a monthly one: the day of the month, two digits (the focus table). */
   readonly dayKey?: 'x_charge_day';
   /** Bumped whenever a column changes; written into every manifest. */
@@ -38,11 +33,9 @@ export interface TableDef<R = Record<string, unknown>, C = unknown> {
   readonly clusterBy?: readonly string[];
 }
 
-/** The partition value's format: a day, or a month for billed_month and the compacted months' keys. */
+/** The partition value's format: a day, or a month for billed_month. */
 export function partitionFormat(key: TableDef<never, never>['partitionKey']): 'YYYY-MM' | 'YYYY-MM-DD' {
-  return key === 'billed_month' || key === 'x_billing_period' || key === 'compacted_month'
-    ? 'YYYY-MM'
-    : 'YYYY-MM-DD';
+  return key === 'billed_month' || key === 'x_billing_period' ? 'YYYY-MM' : 'YYYY-MM-DD';
 }
 
 /** Athena / Glue type of each column type. */

@@ -2,7 +2,7 @@
 //   <table>/<partition key>=<value>/<name>.parquet        the tables Athena reads
 //   focus/x_billing_period=YYYY-MM/x_charge_day=DD/<data source>.parquet   (month, then day)
 //   _manifests/<table>/<partition key>=<value>/<name>.json what each unit published
-//   costs_monthly/compacted_month=M/<data source>.parquet   a confirmed month compacted (and
+//   costs_monthly/billed_month=M/<data source>.parquet      a confirmed month compacted (and
 //   focus_monthly/x_billing_period=M/<data source>.parquet  its focus rows), manifests as above
 //   compaction_state/<daily table>.json                     through which month views read them
 //   _manifests/cost-jobs/<data source>.json                 the job history a run saw

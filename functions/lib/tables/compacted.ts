@@ -29,16 +29,19 @@ export interface CompactedTable extends TableDef<Row, unknown> {
   readonly dayColumn: string;
   /** Daily columns stored here under another name (the view names them back). */
   readonly renamed: Readonly<Record<string, string>>;
+  /** A daily column that equals the month of every row: the partition here, not a column. */
+  readonly monthColumn?: string;
 }
 
 function compactedOf(
   daily: TableDef<never, never>,
   name: string,
-  partitionKey: 'compacted_month' | 'x_billing_period',
+  partitionKey: 'billed_month' | 'x_billing_period',
   dayColumn: string,
   dayDescription: string,
   renamed: Readonly<Record<string, string>> = {},
 ): CompactedTable {
+  const monthColumn = daily.columns.some((c) => c.name === partitionKey) ? partitionKey : undefined;
   return {
     name,
     partitionKey,
@@ -49,25 +52,32 @@ function compactedOf(
       `daily objects (which stay the source of truth); read through the ${daily.name}_combined view.`,
     ...(daily.clusterBy && { clusterBy: daily.clusterBy }),
     columns: [
-      ...daily.columns.map((c) => {
-        const stored = renamed[c.name];
-        return stored
-          ? passThrough(stored, c.type, `${c.description} (the ${daily.name} column ${c.name})`, c.name)
-          : passThrough(c.name, c.type, c.description);
-      }),
+      ...daily.columns
+        .filter((c) => c.name !== monthColumn)
+        .map((c) => {
+          const stored = renamed[c.name];
+          return stored
+            ? passThrough(stored, c.type, `${c.description} (the ${daily.name} column ${c.name})`, c.name)
+            : passThrough(c.name, c.type, c.description);
+        }),
       passThrough(dayColumn, 'string', dayDescription),
     ],
     daily,
     dayColumn,
     renamed,
+    ...(monthColumn && { monthColumn }),
   };
 }
 
-/** costs_monthly/compacted_month=YYYY-MM/<data source>.parquet (costs has billed_month as a column). */
+/**
+ * costs_monthly/billed_month=YYYY-MM/<data source>.parquet: costs' billed_month column is the
+ * partition here (compaction checks that every row's is the month), so a filter on billed_month
+ * prunes the compacted months as billed_date prunes the days.
+ */
 export const costsMonthlyTable = compactedOf(
   costTable as TableDef<never, never>,
   'costs_monthly',
-  'compacted_month',
+  'billed_month',
   'billed_date',
   'YYYY-MM-DD: the daily object the row came from (the costs partition)',
 );
