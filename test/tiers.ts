@@ -10,6 +10,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/cli-help.test.ts',
   'test/cloudforet-unreachable.test.ts',
   'test/code-layout.test.ts',
+  'test/compaction-rules.test.ts',
   'test/error-codes.test.ts',
   'test/exit-codes.test.ts',
   'test/fingerprint.test.ts',
