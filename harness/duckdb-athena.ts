@@ -7,11 +7,21 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { ledgerPrefix } from '../functions/lib/storage/layout.ts';
+import { COMPACTION_STATE_DIR, ledgerPrefix } from '../functions/lib/storage/layout.ts';
 import { exportTables } from '../functions/lib/tables/all-tables.ts';
+import { compactedTables, compactionStateTable } from '../functions/lib/tables/compacted.ts';
 import { ledgerTables } from '../functions/lib/tables/ledger.ts';
 
 const LEDGER_TYPES = { string: 'VARCHAR', bigint: 'BIGINT', double: 'DOUBLE' } as const;
+/** Parquet column types as DuckDB reads them from our files. */
+const PARQUET_TYPES = {
+  string: 'VARCHAR',
+  json: 'VARCHAR',
+  double: 'DOUBLE',
+  bigint: 'BIGINT',
+  timestamp: 'TIMESTAMP WITH TIME ZONE',
+  map: 'MAP(VARCHAR, VARCHAR)',
+} as const;
 
 /** A date-typed operand as the shipped SQL writes one (no nesting beyond date_trunc of one). */
 const DATE_OPERAND =
@@ -117,13 +127,18 @@ export async function athenaOver(dir: string, options: AthenaOptions = {}): Prom
   const connection = await instance.connect();
   await prepareSession(connection);
   for (const table of exportTables) {
-    if (!existsSync(join(dir, table.name))) continue;
+    if (!existsSync(join(dir, table.name))) {
+      // A destination with nothing compacted yet: Athena's table is there, empty; so is this one.
+      if (compactedTables.some((t) => t.name === table.name)) await connection.run(emptyTable(table));
+      continue;
+    }
     const glob = join(dir, table.name, ...(table.dayKey ? ['*', '*'] : ['*']), '*.parquet');
     await connection.run(
       `CREATE VIEW ${table.name} AS SELECT * FROM read_parquet('${glob}', hive_partitioning = true, hive_types_autocast = false)`,
     );
   }
   for (const table of ledgerTables) await connection.run(ledgerView(dir, table));
+  await connection.run(compactionStateView(dir));
   type Row = Record<string, unknown>;
   const run = async (sql: string) =>
     (await connection.runAndReadAll(trinoToDuckDb(sql, options.now))).getRowObjectsJS() as Row[];
@@ -156,4 +171,28 @@ function ledgerView(dir: string, table: (typeof ledgerTables)[number]): string {
     `${table.partitionKey} VARCHAR`,
   ];
   return `CREATE TABLE ${table.name} (${columns.join(', ')})`;
+}
+
+/** An exported table with no object yet, typed as Glue declares it. */
+function emptyTable(table: (typeof exportTables)[number]): string {
+  const columns = [
+    ...table.columns.map((c) => `"${c.name}" ${PARQUET_TYPES[c.type]}`),
+    `${table.partitionKey} VARCHAR`,
+    ...(table.dayKey ? [`${table.dayKey} VARCHAR`] : []),
+  ];
+  return `CREATE TABLE ${table.name} (${columns.join(', ')})`;
+}
+
+/** compaction_state: one JSON line a daily table (storage/compaction-state.ts); empty when none yet. */
+function compactionStateView(dir: string): string {
+  const folder = join(dir, COMPACTION_STATE_DIR);
+  const names = compactionStateTable.columns.map((c) => c.name);
+  if (existsSync(folder)) {
+    const typed = names.map((name) => `${name}: 'VARCHAR'`).join(', ');
+    return (
+      `CREATE VIEW compaction_state AS SELECT * FROM read_json('${folder}/*.json', ` +
+      `format = 'newline_delimited', columns = {${typed}})`
+    );
+  }
+  return `CREATE TABLE compaction_state (${names.map((name) => `${name} VARCHAR`).join(', ')})`;
 }

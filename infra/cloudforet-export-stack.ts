@@ -18,6 +18,7 @@ import { CostAlerts } from './cost-alerts.ts';
 import { ATHENA_RESULTS_PREFIX, exportBucket } from './export-bucket.ts';
 import { ExportFunction } from './export-function.ts';
 import { LedgerTables } from './ledger-tables.ts';
+import { CompactionStateTable } from './compaction-state-table.ts';
 import { ExportMonitoring } from './monitoring.ts';
 import { ExportSchedules } from './schedules.ts';
 import type { Settings } from './settings.ts';
@@ -113,6 +114,12 @@ export class CloudforetExportStack extends Stack {
       bucketName: bucket.bucketName,
       prefix: settings.prefix,
       projectionStart: settings.projectionStart,
+    });
+    new CompactionStateTable(this, 'CompactionState', {
+      database: tables.database,
+      databaseName: settings.databaseName,
+      bucketName: bucket.bucketName,
+      prefix: settings.prefix,
     });
     athena.node.addDependency(tables);
     const alarms = new ExportAlarms(this, 'Alarms', {

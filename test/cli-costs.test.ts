@@ -59,6 +59,7 @@ describe('cloudforet-export costs', () => {
     expect(phases?.map((l) => l.replace(/^.*; now the /, ''))).toEqual([
       'unified costs of the months',
       'FOCUS rows of the days',
+      'compaction of confirmed months',
     ]);
     const truth = sim
       .dataSourceIds()

@@ -2,6 +2,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exportTables } from '../functions/lib/tables/all-tables.ts';
+import { compactionStateTable } from '../functions/lib/tables/compacted.ts';
 import { ledgerTables } from '../functions/lib/tables/ledger.ts';
 import { loadNamedQueries } from '../infra/named-queries.ts';
 import { prepareSession, trinoToDuckDb } from '../harness/duckdb-athena.ts';
@@ -20,8 +21,10 @@ const QUERY_NAMES = [
   'cost_by_inventory_resource',
   'cost_by_tag',
   'cost_by_workspace_project_usd',
+  'create_costs_combined_view',
   'create_costs_named_as_of_day_view',
   'create_costs_named_view',
+  'create_focus_combined_view',
   'create_focus_view_aws_consolidation',
   'create_view_1_exchange_rates',
   'create_view_2_costs_converted',
@@ -88,8 +91,30 @@ describe('Glue tables', () => {
       CatalogId: { Ref: 'AWS::AccountId' },
     });
 
-    const names = [...exportTables, ...ledgerTables].map((table) => table.name);
+    const names = [...exportTables, ...ledgerTables, compactionStateTable].map((table) => table.name);
     expect([...tableInputs(t).keys()].sort()).toEqual(names.sort());
+  });
+
+  it('the compacted months: monthly projection, and compaction_state as JSON lines beside them', () => {
+    const inputs = tableInputs(t);
+    for (const [name, key] of [
+      ['costs_monthly', 'billed_month'],
+      ['focus_monthly', 'x_billing_period'],
+    ] as const) {
+      const input = inputs.get(name)!;
+      expect(input.PartitionKeys).toEqual([{ Name: key, Type: 'string', Comment: expect.any(String) }]);
+      expect(input.Parameters).toMatchObject({
+        [`projection.${key}.format`]: 'yyyy-MM',
+        [`projection.${key}.interval.unit`]: 'MONTHS',
+        'storage.location.template': `s3://my-exports/cloudforet/${name}/${key}=\${${key}}/`,
+      });
+    }
+    const state = inputs.get('compaction_state')!;
+    expect(state.PartitionKeys).toBeUndefined();
+    expect(state.StorageDescriptor).toMatchObject({
+      Location: 's3://my-exports/cloudforet/compaction_state/',
+      SerdeInfo: { SerializationLibrary: 'org.openx.data.jsonserde.JsonSerDe' },
+    });
   });
 
   it.each(
@@ -285,6 +310,8 @@ describe('the saved queries against the tables the functions write', () => {
       const columns = table.columns.map((c) => `"${c.name}" ${duckType[c.type]}`);
       await run(`CREATE TABLE ${table.name} (${[...columns, `"${table.partitionKey}" VARCHAR`].join(', ')})`);
     }
+    const state = compactionStateTable.columns.map((c) => `"${c.name}" ${duckType[c.type]}`);
+    await run(`CREATE TABLE ${compactionStateTable.name} (${state.join(', ')})`);
     // The views, in file order (dependency order), so that no test depends on another having made them.
     for (const q of loadNamedQueries().filter((q) => q.name.startsWith('create_'))) await run(q.sql);
     return () => close();

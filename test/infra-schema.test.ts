@@ -4,6 +4,7 @@ import type { SchemaElement } from 'hyparquet';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parquetSchema } from '../functions/lib/parquet/columns.ts';
 import { exportTables } from '../functions/lib/tables/all-tables.ts';
+import { compactionStateTable } from '../functions/lib/tables/compacted.ts';
 import { ledgerTables } from '../functions/lib/tables/ledger.ts';
 import { synth } from './support/synth-stack.ts';
 
@@ -66,7 +67,7 @@ describe('Glue columns against the Parquet schema the functions write', () => {
   });
 
   it('has a Glue table for every exported table and ledger table, and no other', () => {
-    const names = [...exportTables, ...ledgerTables].map((t) => t.name);
+    const names = [...exportTables, ...ledgerTables, compactionStateTable].map((t) => t.name);
     expect([...glue.keys()].sort()).toEqual(names.sort());
   });
 

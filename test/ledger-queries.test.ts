@@ -31,7 +31,9 @@ describe('saved queries over the run ledger', () => {
     try {
       // The money views (costs_named_converted needs the inventory's names, not exported here).
       for (const view of loadNamedQueries().filter(
-        (q) => q.name.startsWith('create_view_') && !/\bcosts_named\b/.test(q.sql),
+        (q) =>
+          (q.name.startsWith('create_view_') || q.name === 'create_costs_combined_view') &&
+          !/\bcosts_named\b/.test(q.sql),
       ))
         await db.run(view.sql);
       return await db.run(sql(name));

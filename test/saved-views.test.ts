@@ -21,7 +21,7 @@ describe('saved views over a hand-checkable export (Athena clock 2026-03-16)', (
     await writeSqlFixture(dir);
     db = await athenaOver(dir, { now: NOW });
     // The fixture holds no focus table; its view is tested over a real export (views-duckdb).
-    for (const view of views.filter((v) => !/\bFROM focus\b/.test(v.sql))) await db.run(view.sql);
+    for (const view of views.filter((v) => !/\bFROM focus(_combined)?\b/.test(v.sql))) await db.run(view.sql);
   });
   afterAll(async () => {
     db?.close();
@@ -113,8 +113,19 @@ describe('saved views over a hand-checkable export (Athena clock 2026-03-16)', (
     expect(numbers([converted!])).toEqual([[11, 21273.4167]]);
   });
 
+  it('costs_combined: with nothing compacted, exactly the rows of costs', async () => {
+    const sql = (from: string) =>
+      `SELECT count(*) AS n, round(sum(cost), 4) AS cost, count(DISTINCT billed_date) AS days FROM ${from}`;
+    const [combined] = await db.run(sql('costs_combined'));
+    const [daily] = await db.run(sql('costs'));
+
+    expect(numbers([combined!])).toEqual(numbers([daily!]));
+    expect(Number(combined!.n)).toBe(11);
+  });
+
   it('leaves no saved view without a test here', () => {
     const tested = [
+      'costs_combined',
       'exchange_rates',
       'costs_converted',
       'month_status',
@@ -123,7 +134,8 @@ describe('saved views over a hand-checkable export (Athena clock 2026-03-16)', (
       'costs_named_converted',
     ];
     // Tested over a real export (its focus table) in views-duckdb.test.ts.
-    const overExports = ['focus_consolidation_cloudforet'];
+    // focus_combined (and both combined views with months compacted): test/compaction.test.ts.
+    const overExports = ['focus_consolidation_cloudforet', 'focus_combined'];
 
     expect(views.map((v) => /VIEW (\w+) AS/.exec(v.sql)![1]).sort()).toEqual(
       [...tested, ...overExports].sort(),

@@ -13,6 +13,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/code-layout.test.ts',
   'test/cost-report-facts.test.ts',
   'test/cost-report-sim.test.ts',
+  'test/compaction-rules.test.ts',
   'test/error-codes.test.ts',
   'test/exit-codes.test.ts',
   'test/fingerprint.test.ts',

@@ -81,8 +81,9 @@ async function show(title: string, glob: string, sql: string): Promise<void> {
 async function costByProjectName(dir: string): Promise<void> {
   const db = await athenaOver(dir);
   try {
-    const view = loadNamedQueries().find((q) => q.name === 'create_costs_named_view');
-    if (view) await db.run(view.sql);
+    // costs_named reads costs_combined: both views, in name order, as the README says.
+    const views = ['create_costs_combined_view', 'create_costs_named_view'];
+    for (const q of loadNamedQueries().filter((q) => views.includes(q.name))) await db.run(q.sql);
     const rows = await db.run(
       `SELECT workspace_name, project_name, currency, round(sum(cost), 2) AS cost
        FROM costs_named GROUP BY ALL ORDER BY workspace_name, project_name, currency`,

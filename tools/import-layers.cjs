@@ -101,6 +101,12 @@ const LEVELS = [
       why: 'FOCUS rows from published costs objects, whoever ran the export',
     },
     {
+      name: 'compaction',
+      path: `${lib}compaction/`,
+      uses: ['cloudforet', 'export', 'published', 'storage', 'tables'],
+      why: 'confirmed months compacted from the published daily objects, whoever ran the export',
+    },
+    {
       name: 'alerts',
       path: `${lib}alerts/`,
       uses: ['anomalies', 'published', 'storage', 'tables'],
@@ -126,6 +132,7 @@ const LEVELS = [
         'costs/unified',
         'costs/reports',
         'focus',
+        'compaction',
         'export',
         'storage',
       ],
@@ -209,6 +216,7 @@ const LEVELS = [
         'costs/freshness',
         'inventory',
         'focus',
+        'compaction',
         'alerts',
         'costs/days',
         'costs',

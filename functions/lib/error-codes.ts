@@ -139,6 +139,21 @@ const UNITS: readonly ErrorCode[] = [
     "a costs object does not match its manifest's checksum; the next cost run repairs it",
   ),
   code('FOCUS_ROWS_DIFFER', 'no', 'a costs object holds another number of rows than its manifest counts'),
+  code(
+    'COMPACTION_SOURCE_DAMAGED',
+    'no',
+    "a daily object of a confirmed month does not match its manifest's checksum; the month stays read from its days",
+  ),
+  code(
+    'COMPACTION_MONTH_DIFFERS',
+    'no',
+    "a cost row's billed_month is not the month of its billed_date; that month stays read from its days",
+  ),
+  code(
+    'COMPACTION_ROWS_DIFFER',
+    'no',
+    "a confirmed month's daily objects hold another number of rows than their manifests count",
+  ),
   code('STATEMENT_CURRENCY', 'no', "a month's statements are archived in another currency"),
   code(
     'ARCHIVE_RACE',

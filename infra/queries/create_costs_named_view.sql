@@ -4,7 +4,7 @@
 -- last 7 days that holds its id (only those snapshot days are read, so the bytes scanned stay
 -- bounded; an id in no snapshot of the week has no name); virtual workspace ids still unmapped in a
 -- cost row are mapped first through data_source_accounts. Run it after the first inventory export;
--- see docs/tables.md, "Names".
+-- see docs/tables.md, "Names". Cost rows come through the view costs_combined (run it first).
 CREATE OR REPLACE VIEW costs_named AS
 WITH
 routing AS (
@@ -89,7 +89,7 @@ SELECT
   s.name AS service_account_name,
   t.account_id AS billing_account_id,
   t.name AS billing_account_name
-FROM costs c
+FROM costs_combined c
 LEFT JOIN routing r ON r.v_workspace_id = c.v_workspace_id
 LEFT JOIN workspace_names w ON w.workspace_id = COALESCE(c.workspace_id, r.workspace_id)
 LEFT JOIN project_names p ON p.project_id = c.project_id

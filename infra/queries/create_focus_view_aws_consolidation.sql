@@ -1,7 +1,8 @@
--- Creates (or replaces) the view focus_consolidation_cloudforet: the focus table in the column set
--- and order of the FOCUS consolidation view of AWS's FOCUS dashboard (FOCUS 1.0 columns plus
--- billing_period), for dashboards that union FOCUS sources through that view by hand (CID before
--- v1.2.0 discovered FOCUS tables itself). AvailabilityZone, which the table lacks, is a typed NULL.
+-- Creates (or replaces) the view focus_consolidation_cloudforet: the focus rows (view focus_combined:
+-- run create_focus_combined_view first) in the column set and order of the FOCUS consolidation
+-- view of AWS's FOCUS dashboard (FOCUS 1.0 columns plus billing_period), for dashboards that union
+-- FOCUS sources through that view by hand (CID before v1.2.0 discovered FOCUS tables itself).
+-- AvailabilityZone, which the table lacks, is a typed NULL.
 CREATE OR REPLACE VIEW focus_consolidation_cloudforet AS
 SELECT
   CAST(NULL AS varchar) AS AvailabilityZone,
@@ -48,4 +49,4 @@ SELECT
   SubAccountName,
   Tags,
   x_billing_period AS billing_period
-FROM focus
+FROM focus_combined

@@ -1,5 +1,6 @@
 -- Creates (or replaces) the view costs_converted: every daily cost row with cost_usd, cost_krw and
--- cost_jpy at its month's rate (view exchange_rates: run create_view_1_exchange_rates first).
+-- cost_jpy at its month's rate (views exchange_rates and costs_combined: run
+-- create_view_1_exchange_rates and create_costs_combined_view first).
 -- A month without unified costs yet takes the latest known rate: rate_is_latest_known.
 -- rate_is_fallback: a rate used equals Cloudforet's hard-coded default.
 CREATE OR REPLACE VIEW costs_converted AS
@@ -33,6 +34,6 @@ SELECT
   coalesce(m.billed_month, l.billed_month) AS rate_month,
   m.billed_month IS NULL AS rate_is_latest_known,
   coalesce(m.rate_is_fallback, l.rate_is_fallback, false) AS rate_is_fallback
-FROM costs c
+FROM costs_combined c
 LEFT JOIN by_month m ON m.billed_month = substr(c.billed_date, 1, 7) AND m.from_currency = c.currency
 LEFT JOIN latest l ON l.from_currency = c.currency

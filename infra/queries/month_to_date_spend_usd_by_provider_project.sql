@@ -9,5 +9,7 @@ SELECT
   bool_or(c.rate_is_latest_known) AS rate_is_latest_known
 FROM costs_converted c
 WHERE c.billed_date >= CAST(date_trunc('month', current_date) AS varchar)
+  -- The same window by month: it prunes the compacted months (costs_monthly) as billed_date the days.
+  AND c.billed_month >= substr(CAST(date_trunc('month', current_date) AS varchar), 1, 7)
 GROUP BY c.provider, c.project_id
 ORDER BY total_cost_usd DESC

@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { COMPACTION_STATE_DIR } from '../../functions/lib/storage/layout.ts';
 import { loadNamedQueries } from '../../infra/named-queries.ts';
 import { prepareSession, trinoToDuckDb } from '../../harness/duckdb-athena.ts';
 import type { Row } from '../../harness/parquet-readers.ts';
@@ -18,7 +19,10 @@ const PARTITIONS: Record<string, string> = {
   unified_costs: 'billed_month',
   budgets: 'snapshot_date',
   budget_usage: 'snapshot_date',
+  costs_monthly: 'billed_month',
 };
+
+const STATE_COLUMNS = "table_name: 'VARCHAR', through_month: 'VARCHAR', through_date: 'VARCHAR'";
 
 /** Views named like the Glue tables over `dir`, then the saved view definitions, in their order. */
 export async function athenaLike(dir: string): Promise<AthenaLike> {
@@ -35,10 +39,22 @@ export async function athenaLike(dir: string): Promise<AthenaLike> {
         `hive_partitioning = true, hive_types = {'${key}': VARCHAR}, union_by_name = true)`,
     );
   }
+  // Nothing compacted yet: Athena's costs_monthly and compaction_state are there, empty.
+  if (existsSync(join(dir, 'costs')) && !existsSync(join(dir, 'costs_monthly'))) {
+    await run('CREATE TABLE costs_monthly AS SELECT * FROM costs LIMIT 0');
+  }
+  const state = join(dir, COMPACTION_STATE_DIR);
+  await run(
+    existsSync(state)
+      ? `CREATE TABLE compaction_state AS SELECT * FROM read_json('${state}/*.json', format = 'newline_delimited', columns = {${STATE_COLUMNS}})`
+      : 'CREATE TABLE compaction_state (table_name VARCHAR, through_month VARCHAR, through_date VARCHAR)',
+  );
   // The views stand on costs and unified_costs; an inventory-only export has neither.
-  // The money views; costs_named_converted also needs the inventory's names (costs_named).
+  // The money views (over costs_combined); costs_named_converted also needs the inventory's names.
   const views = loadNamedQueries().filter(
-    (q) => q.name.startsWith('create_view_') && !/\bcosts_named\b/.test(q.sql),
+    (q) =>
+      (q.name.startsWith('create_view_') || q.name === 'create_costs_combined_view') &&
+      !/\bcosts_named\b/.test(q.sql),
   );
   if (existsSync(join(dir, 'unified_costs'))) for (const query of views) await run(query.sql);
   return {

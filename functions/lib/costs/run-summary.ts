@@ -1,5 +1,6 @@
 // What a cost run reports: its summary type and how it is assembled from the run's parts.
 import type { ReportArchiveSummary } from './reports/archive.ts';
+import type { CompactionSummary } from '../compaction/compact.ts';
 import type { FocusPassSummary } from '../focus/pass.ts';
 import type { VerifyReport } from '../storage/verify-destination.ts';
 import type { DataSourceInfo } from './sources/data-sources.ts';
@@ -85,6 +86,8 @@ export interface CostRunSummary {
   readonly focus?: FocusPassSummary;
   /** The cost-report pass (costReports on); its failure counts in `failed`. */
   readonly costReports?: CostReportsOutcome;
+  /** Confirmed months compacted (absent when the run left units unstarted or had no focus pass); failures count in `failed`. */
+  readonly compaction?: CompactionSummary;
   /** --verify: what the whole-destination verifier checked after the run's repairs, and what it still found. */
   readonly verify?: VerifyReport;
 }
@@ -103,6 +106,7 @@ export interface CostRunParts {
   readonly unifiedCosts: UnifiedRunSummary;
   readonly focus?: FocusPassSummary;
   readonly costReports?: CostReportsOutcome;
+  readonly compaction?: CompactionSummary;
   /** --verify: what the whole-destination verifier checked after the run's repairs, and what it still found. */
   readonly verify?: VerifyReport;
   readonly retries: number;
@@ -136,6 +140,7 @@ export function costRunSummary(r: CostRunParts): CostRunSummary {
       r.unifiedCosts.failures.length +
       (r.focus?.failures.length ?? 0) +
       (r.costReports && 'error' in r.costReports ? 1 : 0) +
+      (r.compaction?.tables.reduce((n, t) => n + t.failures.length, 0) ?? 0) +
       (r.verify?.findings.length ?? 0),
     notStarted: r.notStarted.length,
     ...(r.notStarted.length > 0 ? { left: leftToDo(r.notStarted) } : {}),
@@ -173,6 +178,7 @@ export function costRunSummary(r: CostRunParts): CostRunSummary {
     unifiedCosts: r.unifiedCosts,
     ...(r.focus && { focus: r.focus }),
     ...(r.costReports && { costReports: r.costReports }),
+    ...(r.compaction && { compaction: r.compaction }),
     ...(r.verify && { verify: r.verify }),
   };
 }

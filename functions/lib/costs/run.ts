@@ -30,6 +30,7 @@ import { retentionStart } from './planning/job-history.ts';
 import { clampToRetention } from './planning/retention.ts';
 import { rollUp } from '../export/ledger-rollup.ts';
 import { exportFocus, type FocusPassSummary } from '../focus/pass.ts';
+import { type CompactionSummary, compactConfirmedMonths } from '../compaction/compact.ts';
 import { verifyDestination } from '../storage/verify-destination.ts';
 import { archiveCostReports, type ReportArchiveDeps } from './reports/archive.ts';
 import {
@@ -153,6 +154,13 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     }
     focus = await focusPass();
   }
+  // After the days and their FOCUS rows: confirmed months compacted, stale monthly objects rebuilt
+  // (compaction/compact.ts). Only after a whole run: a month is compacted from all of its days.
+  if (focus !== undefined) phase('compaction of confirmed months');
+  const compaction =
+    focus === undefined || deps.signal?.aborted
+      ? undefined
+      : await compactionOrFailure({ ...deps, runId, log });
   // --verify: after the run's own repairs, the whole destination, every table (storage/verify-destination.ts).
   const verify =
     req.verify && notStarted.length === 0
@@ -173,6 +181,7 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
     unifiedCosts,
     focus,
     costReports,
+    compaction,
     verify,
     retries: exec.retries() + unifiedCosts.retries,
     requestRetries: deps.client.retries,
@@ -236,5 +245,22 @@ async function focusOrFailure(
     if (stopped) deps.log?.warn('focus pass stopped', { ...failure });
     else deps.log?.error('focus pass failed', { ...failure });
     return { written: 0, removed: 0, current: 0, repaired: 0, rows: 0, failures: [failure], notStarted: 0 };
+  }
+}
+
+/** The compaction step, or its failure as a summary: the views keep reading the days meanwhile. */
+async function compactionOrFailure(
+  deps: Parameters<typeof compactConfirmedMonths>[0],
+): Promise<CompactionSummary> {
+  try {
+    return await compactConfirmedMonths(deps);
+  } catch (error) {
+    const failure = { dataSourceId: '*', month: '*', code: errorCode(error), message: errorMessage(error) };
+    deps.log?.error('compaction failed', { ...failure });
+    return {
+      tables: [
+        { table: '*', written: 0, removed: 0, current: 0, rows: 0, failures: [failure], notStarted: 0 },
+      ],
+    };
   }
 }

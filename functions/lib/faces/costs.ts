@@ -79,6 +79,7 @@ function describeCosts(s: CostRunSummary & { scope: string }): string[] {
     ...s.failures.map((f) => `  FAILED ${f.dataSourceId} ${f.date}: ${f.message} [${f.code}]`),
     ...describeUnified(s.unifiedCosts),
     ...describeFocus(s.focus),
+    ...describeCompaction(s.compaction),
     ...(s.verify ? describeVerify(s.verify) : []),
   ];
 }
@@ -90,6 +91,15 @@ function describeFocus(f: CostRunSummary['focus']): string[] {
       `${f.repaired > 0 ? `, ${f.repaired} repaired (object damaged or missing)` : ''}, ${f.rows.toLocaleString('en-US')} rows`,
     ...f.failures.map((x) => `  FAILED focus ${x.dataSourceId} ${x.date}: ${x.message} [${x.code}]`),
   ];
+}
+
+function describeCompaction(c: CostRunSummary['compaction']): string[] {
+  if (!c) return [];
+  return c.tables.flatMap((t) => [
+    `  ${t.table}: confirmed months read compacted through ${t.throughMonth ?? 'none'}; ` +
+      `${t.written} data source-months compacted, ${t.removed} removed, ${t.current} current`,
+    ...t.failures.map((x) => `  FAILED ${t.table} ${x.dataSourceId} ${x.month}: ${x.message} [${x.code}]`),
+  ]);
 }
 
 function describeUnified(u: CostRunSummary['unifiedCosts']): string[] {

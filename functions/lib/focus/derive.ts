@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { ExportError, UnprovenRemovalError } from '../errors.ts';
 import { type Compression, exportListing } from '../export/listing-export.ts';
 import { parquetRowGroups } from '../published/read-objects.ts';
+import { lowerCompactionBelow } from '../storage/compaction-state.ts';
 import { proveDerivedFrom, proveSourceRemoved } from '../storage/gate.ts';
 import { manifestKey, objectKey } from '../storage/layout.ts';
 import type { UnitManifest } from '../storage/manifest.ts';
@@ -81,6 +82,8 @@ export async function deriveFocusUnit(deps: FocusUnitDeps, source: UnitManifest)
     }
   }
   const costBytes = bytes;
+  // A compacted month whose day is about to change is read from its days until compacted again.
+  const leaveCompaction = () => lowerCompactionBelow(deps.sink, focusTable.name, date.slice(0, 7));
   const result = await exportListing(
     { client: deps.client, sink: deps.sink, signal: deps.signal, compression: deps.compression },
     {
@@ -115,6 +118,7 @@ export async function deriveFocusUnit(deps: FocusUnitDeps, source: UnitManifest)
             `${source.key}: its manifest counts ${source.rows} rows, the object holds ${rows}`,
           );
         }
+        if (rows > 0) await leaveCompaction();
       },
       // An empty costs object cannot be (the export writes none); no object means a removal, which
       // the FOCUS object follows only when the costs manifest records the gate's proof.
@@ -122,7 +126,10 @@ export async function deriveFocusUnit(deps: FocusUnitDeps, source: UnitManifest)
         if (source.key !== null) return 'keep';
         if (!published) return 'none';
         const proof = proveSourceRemoved(source);
-        if (proof) return proof;
+        if (proof) {
+          await leaveCompaction();
+          return proof;
+        }
         throw new UnprovenRemovalError(
           'REMOVAL_UNPROVEN',
           `${focusManifestKey(dataSourceId, date)}: its costs day has no object, but the costs manifest records ` +

@@ -121,6 +121,28 @@ export function proveRebuiltFrom(what: string, objects: number): Proof {
   return proof(`rebuilt whole from ${objects} published day(s) of ${what}`);
 }
 
+/**
+ * A compacted object (one data source's confirmed month) holds exactly the rows of the daily
+ * objects its manifest names, each checked against its own manifest's checksum before it was
+ * read: it follows them, shrinking with them or going when none has an object left. Every daily
+ * unit of the month is named; one with an object but no checksum proves nothing.
+ */
+export function proveCompactedFrom(
+  what: string,
+  sources: ReadonlyArray<{ readonly key: string | null; readonly sha256?: string; readonly rows: number }>,
+  written: number,
+): Proof {
+  if (sources.length === 0) throw new Error(`${what}: no daily unit is never a proof`);
+  const unchecked = sources.find((s) => s.key !== null && !s.sha256);
+  if (unchecked) throw new Error(`${what}: ${unchecked.key} has no checksum, so it proves nothing`);
+  const rows = sources.reduce((n, s) => n + (s.key === null ? 0 : s.rows), 0);
+  if (rows !== written) throw new Error(`${what}: its days count ${rows} rows, ${written} were written`);
+  const objects = sources.filter((s) => s.key !== null).length;
+  return proof(
+    `compacted from ${objects} checked daily object(s) of ${sources.length} unit(s), ${rows} rows`,
+  );
+}
+
 /** A mixed day publishes only the rows of the newest successful sync job: fewer rows by design. */
 export function proveJobRows(jobId: string, written: number, published: number): Proof {
   return proof(`only the ${written} rows of successful sync job ${jobId} (was ${published})`);

@@ -2,6 +2,9 @@
 //   <table>/<partition key>=<value>/<name>.parquet        the tables Athena reads
 //   focus/x_billing_period=YYYY-MM/x_charge_day=DD/<data source>.parquet   (month, then day)
 //   _manifests/<table>/<partition key>=<value>/<name>.json what each unit published
+//   costs_monthly/billed_month=M/<data source>.parquet      a confirmed month compacted (and
+//   focus_monthly/x_billing_period=M/<data source>.parquet  its focus rows), manifests as above
+//   compaction_state/<daily table>.json                     through which month views read them
 //   _manifests/cost-jobs/<data source>.json                 the job history a run saw
 //   _runs/costs/<run id>/units.json                         a backfill's units (Step Functions)
 //   ledger/<table>/<day key>=YYYY-MM-DD/<unit>~<ms>-<tag>.json  append-only ledgers
@@ -154,4 +157,11 @@ const TEMPORARY = /^\..+\.(\d+)-[0-9a-f]{8}\.tmp$/;
 export function temporaryPid(name: string): number | undefined {
   const match = TEMPORARY.exec(name);
   return match ? Number(match[1]) : undefined;
+}
+
+/** The compaction state of a daily table (one JSON line, a Glue table): which months views read compacted. */
+export const COMPACTION_STATE_DIR = 'compaction_state';
+
+export function compactionStateKey(dailyTable: string): string {
+  return `${COMPACTION_STATE_DIR}/${dailyTable}.json`;
 }

@@ -6,13 +6,14 @@
 // damaged FOCUS units anew), so what the verifier still finds after them is damage no run can
 // undo from Cloudforet: the caller fails loudly with it (docs/operations.md: restoring an object).
 import { forEachLimit } from '../pool.ts';
+import { compactedThrough } from './compaction-state.ts';
 import { MANIFESTS_DIR } from './layout.ts';
 import { objectDifference } from './object-check.ts';
 import type { Sink, StoredObject } from './sink.ts';
 
 export interface Finding {
   readonly key: string;
-  /** missing, size, etag, checksum, stale-derivation, no-manifest, record-mismatch */
+  /** missing, size, etag, checksum, stale-derivation, stale-compaction, no-manifest, record-mismatch */
   readonly why: string;
 }
 
@@ -23,7 +24,7 @@ export interface VerifyReport {
   /** Data objects compared with their manifests (size and ETag; SHA-256 under checksums). */
   readonly objects: number;
   readonly checksummed: number;
-  /** Derived objects (FOCUS) compared with the source object they name. */
+  /** Derived objects (FOCUS, compacted months) compared with the source objects they name. */
   readonly derived: number;
   /** Archived statement files compared with their records. */
   readonly statementFiles: number;
@@ -39,10 +40,16 @@ interface Manifest {
   readonly sourceKey?: string | null;
   readonly sourceSha256?: string;
   readonly files?: readonly string[];
+  /** A compacted month: the daily units it was built from (compaction/compact.ts). */
+  readonly sources?: ReadonlyArray<{ readonly key: string | null; readonly sha256?: string }>;
+  readonly partition?: string;
 }
 
-/** Folders that hold no table data: manifests, the ledger (append-only lines), temporaries, alerts. */
-const NOT_DATA = /^(_[^/]*|ledger)\//;
+/**
+ * Folders that hold no table data: manifests, the ledger (append-only lines), temporaries, alerts,
+ * the compaction state (one line a daily table, no manifest).
+ */
+const NOT_DATA = /^(_[^/]*|ledger|compaction_state)\//;
 
 export async function verifyDestination(
   sink: Sink,
@@ -80,6 +87,7 @@ export async function verifyDestination(
     const why = await objectDifference(sink, described, m.key, objects.get(m.key), opts.checksums);
     if (why) findings.push({ key: m.key, why });
     if (m.sourceKey !== undefined) checkDerived(key, m, manifests, findings, counts);
+    if (Array.isArray(m.sources)) await checkCompacted(sink, key, m, manifests, findings, counts);
   });
   for (const key of objects.keys()) {
     const table = key.split('/')[0] ?? '';
@@ -104,6 +112,31 @@ function checkDerived(
   if (!source || source.key !== m.sourceKey || source.sha256 !== m.sourceSha256) {
     findings.push({ key: typeof m.key === 'string' ? m.key : key, why: 'stale-derivation' });
   }
+}
+
+/**
+ * A compacted month names the daily objects and checksums it was built from: while views read the
+ * month compacted (at or below its table's compaction state), each must still be what its daily
+ * manifest says, or the views answer from rows that are no longer the day's.
+ */
+async function checkCompacted(
+  sink: Sink,
+  key: string,
+  m: Manifest,
+  manifests: ReadonlyMap<string, Manifest>,
+  findings: Finding[],
+  counts: { derived: number },
+): Promise<void> {
+  counts.derived++;
+  const daily = m.sources?.find((s) => s.key !== null)?.key?.split('/')[0];
+  const through = daily === undefined ? undefined : await compactedThrough(sink, daily);
+  if (through === undefined || m.partition === undefined || m.partition > through) return;
+  const stale = m.sources?.some((s) => {
+    if (s.key === null) return false;
+    const source = manifests.get(`${MANIFESTS_DIR}/${s.key.replace(/\.parquet$/, '.json')}`);
+    return !source || source.key !== s.key || source.sha256 !== s.sha256;
+  });
+  if (stale) findings.push({ key: typeof m.key === 'string' ? m.key : key, why: 'stale-compaction' });
 }
 
 /** `_manifests/statements/billed_month=M/x.r1.json` + `x.r1.csv` -> `statements/billed_month=M/x.r1.csv`. */

@@ -6,6 +6,7 @@ import {
   costReportTable,
   reportAdjustmentTable,
 } from './cost-reports.ts';
+import { compactedTables } from './compacted.ts';
 import { costTable } from './costs.ts';
 import { focusTable } from './focus.ts';
 import { inventoryTables } from './inventory.ts';
@@ -20,4 +21,5 @@ export const exportTables: ReadonlyArray<TableDef<never, never>> = [
   costReportDataTable as TableDef<never, never>,
   costReportStatusTable as TableDef<never, never>,
   reportAdjustmentTable as TableDef<never, never>,
+  ...(compactedTables as ReadonlyArray<TableDef<never, never>>),
 ];

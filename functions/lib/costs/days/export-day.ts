@@ -5,6 +5,7 @@ import type { ListRequest } from '../../cloudforet/pager.ts';
 import { dayCount, utcDay } from '../../dates.ts';
 import { PagingDriftError } from '../../errors.ts';
 import { type Compression, confirmEmpty, exportListing } from '../../export/listing-export.ts';
+import { lowerCompactionBelow } from '../../storage/compaction-state.ts';
 import { type Logger, silentLogger } from '../../log.ts';
 import { type Proof, proveDayEmpty, proveFewerRows, proveJobRows } from '../../storage/gate.ts';
 import { markKept, type UnitManifest } from '../../storage/manifest.ts';
@@ -101,6 +102,8 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
     workspaceOfVirtual: deps.workspaceOfVirtual,
     exportedAtMs: now.getTime(),
   };
+  // A compacted month whose day is about to change is read from its days until compacted again.
+  const leaveCompaction = () => lowerCompactionBelow(deps.sink, costTable.name, date.slice(0, 7));
   let result: Awaited<ReturnType<typeof exportListing>>;
   try {
     result = await exportListing(deps, {
@@ -120,6 +123,7 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
       },
       beforePublish: async (pages, signal) => {
         if (pages > 1) await expectNoSyncFinished(deps, ds, syncedBefore, date, signal);
+        if (pages > 0) await leaveCompaction();
       },
       whenEmpty: async (signal, published) => {
         // The job's rows went (a sync succeeded since the plan): the day has other rows now.
@@ -133,6 +137,7 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
         if (!published) return 'none';
         const proof = await proveEmptyDay(deps, unit, list, signal);
         evidence = proof.evidence;
+        await leaveCompaction();
         return proof;
       },
       whenFewer: async (signal, before, written) => {
