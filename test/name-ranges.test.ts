@@ -14,7 +14,7 @@ import { rebuildNameRanges, updateNameRanges } from '../functions/lib/inventory/
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { ledgerPrefix } from '../functions/lib/storage/layout.ts';
 import { identityNamesTable, nameKinds } from '../functions/lib/tables/ledger.ts';
-import { loadNamedQueries } from '../infra/named-queries.ts';
+import { loadNamedQueries, type NamedQuerySql } from '../infra/named-queries.ts';
 import { type AthenaLike, athenaOver } from '../harness/duckdb-athena.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
@@ -114,10 +114,13 @@ describe('identity names as validity ranges', () => {
   it('names every cost row as every snapshot day did, rebuilt from the snapshots', async () => {
     const summary = await rebuildNameRanges(dirSink(out));
     // The view is made after the ranges exist: DuckDB's stand-in table reads what is there then.
-    const view = loadNamedQueries().find((q) => q.name === 'create_costs_named_as_of_day_view')!;
+    const [combined, view] = ['create_costs_combined_view', 'create_costs_named_as_of_day_view'].map(
+      (name) => loadNamedQueries().find((q) => q.name === name)!,
+    ) as [NamedQuerySql, NamedQuerySql];
     db.close();
     db = await athenaOver(out);
     await db.run((await readFile(join(__dirname, 'support', 'names-from-snapshots.sql'), 'utf8')).trim());
+    await db.run(combined.sql);
     await db.run(view.sql);
 
     const { a, b, n, c } = await compare();

@@ -5,7 +5,8 @@
 -- snapshots kept as validity ranges (one row per id and run of consecutive snapshot days with the
 -- same name), so each cost row meets one range per rename of its ids, not one per snapshot day.
 -- Open ends are written as dates no day passes (not as OR … IS NULL), so an engine joins on the id.
--- Run it after the first inventory export; docs/tables.md, "Names".
+-- It reads costs through costs_combined (confirmed months from their compacted objects): run
+-- create_costs_combined_view first, and this after the first inventory export; docs/tables.md, "Names".
 CREATE OR REPLACE VIEW costs_named_as_of_day AS
 WITH
 ranges AS (
@@ -52,7 +53,7 @@ SELECT
     WHEN c.billed_date > p.last_seen THEN p.last_seen
     ELSE c.billed_date
   END AS names_snapshot_date
-FROM costs c
+FROM costs_combined c
 LEFT JOIN ranges r ON r.kind = 'routing' AND r.id = c.v_workspace_id
   AND c.billed_date >= coalesce(r.valid_from, '0000-01-01') AND c.billed_date < coalesce(r.valid_to, '9999-12-31')
 LEFT JOIN ranges w ON w.kind = 'workspace' AND w.id = COALESCE(c.workspace_id, r.ref)
