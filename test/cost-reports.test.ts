@@ -280,6 +280,7 @@ describe('cost reports archived from the cost run', () => {
       draftsWritten: 0,
       facts: 0,
       regenerated: [],
+      regeneratedBeforeFirstPass: [],
       adjustments: 'unchanged',
     });
     expect(await files(dir)).toEqual(before);
@@ -438,6 +439,79 @@ describe('cost reports archived from the cost run', () => {
       expect(io.out()).toContain(
         `cost reports: ${finals.length} listed, ${finals.length} archived, 0 drafts written`,
       );
+    } finally {
+      await rm(fresh, { recursive: true, force: true });
+    }
+  });
+
+  // Last: it regenerates M1 again, which the tests above do not expect.
+  it('a first run over a domain with history records past regenerations without alerting them; a later one alerts', async () => {
+    const fresh = await mkdtemp(join(tmpdir(), 'reports-history-'));
+    const sent: Array<{ subject: string; body: string }> = [];
+    const publish = async (m: { subject: string; body: string }) => {
+      sent.push(m);
+      return `msg-${sent.length}`;
+    };
+    const regenSubjects = () =>
+      sent.filter((m) => m.subject.startsWith('Cost report ')).map((m) => m.subject);
+    try {
+      const sink = dirSink(fresh);
+      const first = await archiveCostReports({ client, sink, runId: 'history1', log: silentLogger });
+      // M1 was regenerated before this archive existed: a fact, a row of the saved query, no alert.
+      const truth = sim.costReportTruth();
+      const changedBefore = regenerated.filter((r) => {
+        const old = firstDone.find((o) => o.report_month === M1 && o.workspace_id === r.workspace_id) as Rec;
+        return Math.abs(old.cost.KRW - r.cost.KRW) > 0.01;
+      });
+      expect(changedBefore.length).toBeGreaterThan(0);
+      expect(first.regenerated).toEqual([]);
+      expect(first.regeneratedBeforeFirstPass.map((r) => r.after.costReportId).sort()).toEqual(
+        changedBefore.map((r) => r.cost_report_id).sort(),
+      );
+      const db = await athenaOver(fresh);
+      try {
+        const expired = await db.run(
+          `SELECT cost_report_id FROM cost_report_status WHERE status = 'EXPIRED' ORDER BY cost_report_id`,
+        );
+        expect(expired.map((e) => e.cost_report_id)).toEqual(
+          truth.reports
+            .filter((r) => r.status === 'EXPIRED')
+            .map((r) => r.cost_report_id)
+            .sort(),
+        );
+        const listed = await db.run(savedQuery('cost_reports_regenerated'));
+        expect(listed.map((l) => l.after_cost_report_id).sort()).toEqual(
+          changedBefore.map((r) => r.cost_report_id).sort(),
+        );
+      } finally {
+        db.close();
+      }
+      const deps = { sink, publish, log: silentLogger, now: new Date() };
+      await runAlerts(deps, { from: `${M2}-01` });
+      expect(regenSubjects()).toEqual([]);
+      // Cloudforet regenerates M1 again after a resync: the next run observes it, and it is alerted.
+      sim.resync(sim.dataSourceIds()[2] as string, `${M1}-07`, { costFactor: 3 });
+      const again = sim.regenerateCostReport(M1) as Rec[];
+      const second = await archiveCostReports({ client, sink, runId: 'history2', log: silentLogger });
+      const moved = again.filter((r) => {
+        const old = regenerated.find((o) => o.workspace_id === r.workspace_id) as Rec;
+        return Math.abs(old.cost.KRW - r.cost.KRW) > 0.01;
+      });
+      expect(moved.length).toBeGreaterThan(0);
+      expect(second.regeneratedBeforeFirstPass).toEqual([]);
+      expect(second.regenerated.map((r) => [r.before.costReportId, r.after.costReportId]).sort()).toEqual(
+        moved
+          .map((r) => [
+            (regenerated.find((o) => o.workspace_id === r.workspace_id) as Rec).cost_report_id,
+            r.cost_report_id,
+          ])
+          .sort(),
+      );
+      await runAlerts({ ...deps, now: new Date() }, { from: `${M2}-01` });
+      const subjects = regenSubjects();
+      expect(subjects.length).toBe(moved.length);
+      for (const r of moved)
+        expect(subjects.filter((m) => m.includes(`regenerated: ${r.report_number} `))).toHaveLength(1);
     } finally {
       await rm(fresh, { recursive: true, force: true });
     }

@@ -106,6 +106,9 @@ function describeReports(r: NonNullable<CostRunSummary['costReports']>): string 
   if (r.skipped) return `  cost reports skipped: ${r.skipped}`;
   return (
     `  cost reports: ${r.listed} listed, ${r.archived.length} archived, ${r.draftsWritten} drafts written, ` +
-    `${r.facts} status facts, ${r.regenerated.length} regenerated with another total`
+    `${r.facts} status facts, ${r.regenerated.length} regenerated with another total` +
+    (r.regeneratedBeforeFirstPass.length > 0
+      ? ` (${r.regeneratedBeforeFirstPass.length} more already past at the first pass, not alerted)`
+      : '')
   );
 }

@@ -88,6 +88,8 @@ export type BackfillCostReports =
       readonly draftsWritten: number;
       readonly facts: number;
       readonly regenerated: number;
+      /** Regenerations already past at the archive's first pass over their month (not alerted). */
+      readonly regeneratedBeforeFirstPass: number;
       readonly skipped?: string;
     }
   | { readonly code: string; readonly error: string };
@@ -168,6 +170,7 @@ async function backfillCostReports(deps: BackfillDeps): Promise<BackfillCostRepo
       draftsWritten: r.draftsWritten,
       facts: r.facts,
       regenerated: r.regenerated.length,
+      regeneratedBeforeFirstPass: r.regeneratedBeforeFirstPass.length,
       ...(r.skipped && { skipped: r.skipped }),
     };
   } catch (error) {

@@ -16,6 +16,7 @@ import { listAll, type ReportArchiveDeps } from './deps.ts';
 
 export type { ReportArchiveDeps } from './deps.ts';
 import {
+  byFirstPass,
   FINAL,
   type Fact,
   newFacts,
@@ -31,7 +32,13 @@ export interface ReportArchiveSummary {
   readonly archived: readonly string[];
   readonly draftsWritten: number;
   readonly facts: number;
+  /** Regenerations with another total this run observed (alerted). */
   readonly regenerated: readonly Regeneration[];
+  /**
+   * Regenerations already past when this run made the archive's first report pass over their month
+   * (a first run over a domain with history): recorded as status facts, not alerted.
+   */
+  readonly regeneratedBeforeFirstPass: readonly Regeneration[];
   /** The adjustments snapshot: written, unchanged (same listing as the day's object), or why skipped. */
   readonly adjustments?: AdjustmentsOutcome;
 }
@@ -76,6 +83,7 @@ export async function archiveCostReports(deps: ReportArchiveDeps): Promise<Repor
         draftsWritten: 0,
         facts: 0,
         regenerated: [],
+        regeneratedBeforeFirstPass: [],
         adjustments: { skipped },
       };
     }
@@ -116,10 +124,23 @@ export async function archiveCostReports(deps: ReportArchiveDeps): Promise<Repor
     if (final) archived.push(String(report.cost_report_id));
     else draftsWritten++;
   }
-  const { facts, regenerated } = await recordStatuses(deps, reports, now);
+  const { facts, regenerated, regeneratedBeforeFirstPass } = await recordStatuses(deps, reports, now);
   for (const r of regenerated) deps.log.warn('cost report regenerated with another total', { ...r });
+  if (regeneratedBeforeFirstPass.length > 0)
+    deps.log.info('cost reports regenerated before the first archive pass over their month (not alerted)', {
+      count: regeneratedBeforeFirstPass.length,
+      months: [...new Set(regeneratedBeforeFirstPass.map((r) => r.reportMonth))],
+    });
   const adjustments = await snapshotAdjustments(deps, now);
-  return { listed: reports.length, archived, draftsWritten, facts, regenerated, adjustments };
+  return {
+    listed: reports.length,
+    archived,
+    draftsWritten,
+    facts,
+    regenerated,
+    regeneratedBeforeFirstPass,
+    adjustments,
+  };
 }
 
 async function writeUnit(
@@ -181,11 +202,12 @@ async function recordStatuses(
   deps: ReportArchiveDeps,
   reports: readonly ApiRecord[],
   now: Date,
-): Promise<{ facts: number; regenerated: Regeneration[] }> {
+): Promise<{ facts: number; regenerated: Regeneration[]; regeneratedBeforeFirstPass: Regeneration[] }> {
   const months = [...new Set(reports.map((r) => String(r.report_month)))].sort();
   const at = { observedAt: now.toISOString(), runId: deps.runId };
   let count = 0;
   const regenerated: Regeneration[] = [];
+  const regeneratedBeforeFirstPass: Regeneration[] = [];
   for (const month of months) {
     const known = await knownFacts(deps.sink, month);
     const added = newFacts(
@@ -218,7 +240,9 @@ async function recordStatuses(
       }),
     });
     count += added.length;
-    regenerated.push(...regenerations(known, added));
+    const { observed, past } = byFirstPass(regenerations(known, added), [...known, ...added]);
+    regenerated.push(...observed);
+    regeneratedBeforeFirstPass.push(...past);
   }
-  return { facts: count, regenerated };
+  return { facts: count, regenerated, regeneratedBeforeFirstPass };
 }
