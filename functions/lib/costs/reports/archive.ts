@@ -1,6 +1,6 @@
 import type { ApiRecord, ListRequest } from '../../cloudforet/pager.ts';
 import { CloudforetApiError } from '../../errors.ts';
-import { exportListing } from '../../export/listing-export.ts';
+import { exportListing, type ListingResult } from '../../export/listing-export.ts';
 import { manifestKey, objectKey, partitionManifestPrefix } from '../../storage/layout.ts';
 import { parseManifest } from '../../storage/manifest.ts';
 import type { Sink } from '../../storage/sink.ts';
@@ -31,6 +31,11 @@ export interface ReportArchiveSummary {
   /** DONE or EXPIRED reports archived by this run (each once, ever). */
   readonly archived: readonly string[];
   readonly draftsWritten: number;
+  /**
+   * Reports whose data rows answered none: nothing was written for them (a report of Cloudforet has
+   * at least one row, its workspace's costs; an empty answer proves nothing), and the next run asks again.
+   */
+  readonly dataUnanswered: readonly string[];
   readonly facts: number;
   /** Regenerations with another total this run observed (alerted). */
   readonly regenerated: readonly Regeneration[];
@@ -81,6 +86,7 @@ export async function archiveCostReports(deps: ReportArchiveDeps): Promise<Repor
         listed: 0,
         archived: [],
         draftsWritten: 0,
+        dataUnanswered: [],
         facts: 0,
         regenerated: [],
         regeneratedBeforeFirstPass: [],
@@ -92,6 +98,7 @@ export async function archiveCostReports(deps: ReportArchiveDeps): Promise<Repor
   const context: ReportContext = { exportedAtMs: now.getTime() };
   const archived: string[] = [];
   let draftsWritten = 0;
+  const dataUnanswered: string[] = [];
   for (const report of reports) {
     const month = String(report.report_month);
     const name = reportFileName(report);
@@ -114,12 +121,24 @@ export async function archiveCostReports(deps: ReportArchiveDeps): Promise<Repor
     // archived by a run stopped before the report's own file are not written again.
     const dataArchived =
       final && (await deps.sink.read(manifestKey(costReportDataTable, month, name))) !== undefined;
-    if (!dataArchived)
-      await writeUnit(deps, {
+    if (!dataArchived) {
+      const data = await writeUnit(deps, {
         ...common,
         table: costReportDataTable,
         list: reportDataRequest(String(report.cost_report_id)),
+        // No rows is no answer (a gateway's {}): whatever is published stays, no manifest is written,
+        // and the report's own file waits for its rows (the next run asks again).
+        whenEmpty: async () => 'keep',
       });
+      if (data.outcome === 'kept') {
+        deps.log.warn('cost report data answered no rows: report not archived this run', {
+          costReportId: String(report.cost_report_id),
+          status: String(report.status),
+        });
+        dataUnanswered.push(String(report.cost_report_id));
+        continue;
+      }
+    }
     await writeUnit(deps, { ...common, table: costReportTable, list: REPORT_LIST, rows: [report] });
     if (final) archived.push(String(report.cost_report_id));
     else draftsWritten++;
@@ -136,6 +155,7 @@ export async function archiveCostReports(deps: ReportArchiveDeps): Promise<Repor
     listed: reports.length,
     archived,
     draftsWritten,
+    dataUnanswered,
     facts,
     regenerated,
     regeneratedBeforeFirstPass,
@@ -153,10 +173,12 @@ async function writeUnit(
     table: ReportTableDef;
     list: ListRequest;
     rows?: ApiRecord[];
+    whenEmpty?: () => Promise<'keep'>;
   },
-): Promise<void> {
+): Promise<ListingResult> {
   const rows = u.rows;
-  await exportListing(deps, {
+  return exportListing(deps, {
+    ...(u.whenEmpty && { whenEmpty: u.whenEmpty }),
     list: u.list,
     ...(rows && {
       pages: async function* () {
