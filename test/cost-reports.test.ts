@@ -31,7 +31,7 @@ import { monthBack, monthEnd } from './support/months.ts';
 const M1 = monthBack(2);
 const M2 = monthBack(1);
 type Rec = Record<string, unknown> & { cost: { KRW: number; USD: number; JPY: number } };
-const savedQuery = (name: string) => loadNamedQueries().find((q) => q.name === name)!.sql;
+const query = (name: string) => loadNamedQueries().find((q) => q.name === name)!.sql;
 /** Rows as arrays of the named columns, numbers as numbers. */
 const pick = (rows: Record<string, unknown>[], ...columns: string[]) =>
   rows.map((r) => columns.map((c) => (typeof r[c] === 'bigint' ? Number(r[c]) : r[c])));
@@ -159,7 +159,7 @@ describe('cost reports archived from the cost run', () => {
       );
       expect(drafts.map((d) => d.status)).toEqual(Array(ws).fill('ADJUSTING'));
       // The saved queries (infra/queries/cost_reports_*.sql) over every month; docs/cost-reports.md.
-      const standing = await db.run(savedQuery('cost_reports_standing'));
+      const standing = await db.run(query('cost_reports_standing'));
       const doneNow = truth()
         .reports.filter((r) => r.status === 'DONE')
         .sort((a, b) =>
@@ -177,7 +177,7 @@ describe('cost reports archived from the cost run', () => {
           .sort(),
       ).toEqual(regenerated.map((r) => r.cost_report_id).sort());
       // The report e-mailed is the first DONE version (a regeneration is not sent): M1's EXPIRED ones.
-      const emailed = await db.run(savedQuery('cost_reports_sent'));
+      const emailed = await db.run(query('cost_reports_sent'));
       const firstSorted = [...firstDone].sort((a, b) =>
         `${b.report_month}${a.workspace_id}`.localeCompare(`${a.report_month}${b.workspace_id}`),
       );
@@ -186,7 +186,7 @@ describe('cost reports archived from the cost run', () => {
       );
       expect(emailed.filter((e) => e.report_month === M1).every((e) => e.is_adjusted === 'true')).toBe(true);
       // Regenerated with another total: before and after, from the archive alone.
-      const moved = await db.run(savedQuery('cost_reports_regenerated'));
+      const moved = await db.run(query('cost_reports_regenerated'));
       const expected = regenerated
         .map((after) => {
           const before = firstDone.find(
@@ -479,7 +479,7 @@ describe('cost reports archived from the cost run', () => {
             .map((r) => r.cost_report_id)
             .sort(),
         );
-        const listed = await db.run(savedQuery('cost_reports_regenerated'));
+        const listed = await db.run(query('cost_reports_regenerated'));
         expect(listed.map((l) => l.after_cost_report_id).sort()).toEqual(
           changedBefore.map((r) => r.cost_report_id).sort(),
         );
