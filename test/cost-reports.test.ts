@@ -418,7 +418,11 @@ describe('cost reports archived from the cost run', () => {
       const finals = sim
         .costReportTruth()
         .reports.filter((r) => r.status === 'DONE' || r.status === 'EXPIRED');
-      expect(daily.costReports).toMatchObject({ archived: finals.length, draftsWritten: 0 });
+      expect(daily.costReports).toMatchObject({
+        archived: finals.length,
+        draftsWritten: 0,
+        dataUnanswered: 0,
+      });
     } finally {
       await rm(fresh, { recursive: true, force: true });
     }
