@@ -21,6 +21,7 @@ import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { verifyDestination } from '../functions/lib/storage/verify-destination.ts';
 import { main } from '../cli/main.ts';
 import { athenaOver } from '../harness/duckdb-athena.ts';
+import { loadNamedQueries } from '../infra/named-queries.ts';
 import { consoleAppJson } from '../harness/tokens.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { readWithArrow } from '../harness/parquet-readers.ts';
@@ -30,6 +31,10 @@ import { monthBack, monthEnd } from './support/months.ts';
 const M1 = monthBack(2);
 const M2 = monthBack(1);
 type Rec = Record<string, unknown> & { cost: { KRW: number; USD: number; JPY: number } };
+const query = (name: string) => loadNamedQueries().find((q) => q.name === name)!.sql;
+/** Rows as arrays of the named columns, numbers as numbers. */
+const pick = (rows: Record<string, unknown>[], ...columns: string[]) =>
+  rows.map((r) => columns.map((c) => (typeof r[c] === 'bigint' ? Number(r[c]) : r[c])));
 
 async function files(dir: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
@@ -135,6 +140,7 @@ describe('cost reports archived from the cost run', () => {
 
   it('keeps the last draft per workspace and records every status as a fact', async () => {
     const db = await athenaOver(dir);
+    const truth = () => sim.costReportTruth() as unknown as { reports: Rec[] };
     try {
       const history = await db.run(
         `SELECT status, count(*) AS n FROM cost_report_status WHERE report_month = '${M1}' GROUP BY status ORDER BY status`,
@@ -152,29 +158,65 @@ describe('cost reports archived from the cost run', () => {
         `SELECT status FROM cost_reports WHERE report_month = '${M1}' AND status IN ('IN_PROGRESS', 'ADJUSTING')`,
       );
       expect(drafts.map((d) => d.status)).toEqual(Array(ws).fill('ADJUSTING'));
-      // The report that was sent (and stands) for a month: its latest status is DONE.
-      const sent = await db.run(`
-        WITH latest AS (
-          SELECT cost_report_id, max_by(status, observed_at) AS status
-          FROM cost_report_status WHERE report_month = '${M1}' GROUP BY cost_report_id)
-        SELECT r.cost_report_id, r.cost FROM cost_reports r JOIN latest l USING (cost_report_id)
-        WHERE r.report_month = '${M1}' AND l.status = 'DONE' ORDER BY r.cost_report_id`);
-      expect(sent.map((s) => s.cost_report_id)).toEqual(regenerated.map((r) => r.cost_report_id).sort());
-      // docs/cost-reports.md: the report e-mailed is the first DONE version (a regeneration is not sent).
-      const emailed = await db.run(`
-        SELECT cost_report_id FROM (
-          SELECT r.*, row_number() OVER (
-            PARTITION BY r.cost_report_config_id, r.workspace_id, r.project_id, r.service_account_id
-            ORDER BY r.created_at) AS version
-          FROM cost_reports r
-          WHERE r.report_month = '${M1}' AND r.status IN ('DONE', 'EXPIRED'))
-        WHERE version = 1 ORDER BY cost_report_id`);
-      expect(emailed.map((e) => e.cost_report_id)).toEqual(
-        firstDone
-          .filter((r) => r.report_month === M1)
-          .map((r) => r.cost_report_id)
-          .sort(),
+      // The saved queries (infra/queries/cost_reports_*.sql) over every month; docs/cost-reports.md.
+      const standing = await db.run(query('cost_reports_standing'));
+      const doneNow = truth()
+        .reports.filter((r) => r.status === 'DONE')
+        .sort((a, b) =>
+          `${b.report_month}${a.workspace_id}`.localeCompare(`${a.report_month}${b.workspace_id}`),
+        );
+      expect(
+        pick(standing, 'report_month', 'workspace_id', 'cost_report_id', 'report_number', 'cost'),
+      ).toEqual(
+        doneNow.map((r) => [r.report_month, r.workspace_id, r.cost_report_id, r.report_number, r.cost.KRW]),
       );
+      expect(
+        standing
+          .filter((s) => s.report_month === M1)
+          .map((s) => s.cost_report_id)
+          .sort(),
+      ).toEqual(regenerated.map((r) => r.cost_report_id).sort());
+      // The report e-mailed is the first DONE version (a regeneration is not sent): M1's EXPIRED ones.
+      const emailed = await db.run(query('cost_reports_sent'));
+      const firstSorted = [...firstDone].sort((a, b) =>
+        `${b.report_month}${a.workspace_id}`.localeCompare(`${a.report_month}${b.workspace_id}`),
+      );
+      expect(pick(emailed, 'report_month', 'workspace_id', 'cost_report_id', 'cost', 'currency')).toEqual(
+        firstSorted.map((r) => [r.report_month, r.workspace_id, r.cost_report_id, r.cost.KRW, 'KRW']),
+      );
+      expect(emailed.filter((e) => e.report_month === M1).every((e) => e.is_adjusted === 'true')).toBe(true);
+      // Regenerated with another total: before and after, from the archive alone.
+      const moved = await db.run(query('cost_reports_regenerated'));
+      const expected = regenerated
+        .map((after) => {
+          const before = firstDone.find(
+            (f) => f.report_month === M1 && f.workspace_id === after.workspace_id,
+          ) as Rec;
+          return [
+            M1,
+            after.workspace_id,
+            before.cost_report_id,
+            before.cost.KRW,
+            after.cost_report_id,
+            after.cost.KRW,
+          ];
+        })
+        .filter((e) => Math.abs(Number(e[5]) - Number(e[3])) > 0.01)
+        .sort((a, b) => String(a[1]).localeCompare(String(b[1])));
+      expect(expected.length).toBeGreaterThan(0);
+      expect(
+        pick(
+          moved,
+          'report_month',
+          'workspace_id',
+          'before_cost_report_id',
+          'before_cost',
+          'after_cost_report_id',
+          'after_cost',
+        ),
+      ).toEqual(expected);
+      for (const m of moved)
+        expect(Number(m.cost_change)).toBeCloseTo(Number(m.after_cost) - Number(m.before_cost), 6);
       // docs/cost-reports.md's second query: every archived version beside the sum of its rows.
       const versions = await db.run(`
         SELECT r.cost_report_id, r.report_number, r.created_at, r.cost, sum(d.cost_krw) AS rows_krw
@@ -238,6 +280,7 @@ describe('cost reports archived from the cost run', () => {
       draftsWritten: 0,
       facts: 0,
       regenerated: [],
+      regeneratedBeforeFirstPass: [],
       adjustments: 'unchanged',
     });
     expect(await files(dir)).toEqual(before);
@@ -375,7 +418,11 @@ describe('cost reports archived from the cost run', () => {
       const finals = sim
         .costReportTruth()
         .reports.filter((r) => r.status === 'DONE' || r.status === 'EXPIRED');
-      expect(daily.costReports).toMatchObject({ archived: finals.length, draftsWritten: 0 });
+      expect(daily.costReports).toMatchObject({
+        archived: finals.length,
+        draftsWritten: 0,
+        dataUnanswered: 0,
+      });
     } finally {
       await rm(fresh, { recursive: true, force: true });
     }
@@ -396,6 +443,79 @@ describe('cost reports archived from the cost run', () => {
       expect(io.out()).toContain(
         `cost reports: ${finals.length} listed, ${finals.length} archived, 0 drafts written`,
       );
+    } finally {
+      await rm(fresh, { recursive: true, force: true });
+    }
+  });
+
+  // Last: it regenerates M1 again, which the tests above do not expect.
+  it('a first run over a domain with history records past regenerations without alerting them; a later one alerts', async () => {
+    const fresh = await mkdtemp(join(tmpdir(), 'reports-history-'));
+    const sent: Array<{ subject: string; body: string }> = [];
+    const publish = async (m: { subject: string; body: string }) => {
+      sent.push(m);
+      return `msg-${sent.length}`;
+    };
+    const regenSubjects = () =>
+      sent.filter((m) => m.subject.startsWith('Cost report ')).map((m) => m.subject);
+    try {
+      const sink = dirSink(fresh);
+      const first = await archiveCostReports({ client, sink, runId: 'history1', log: silentLogger });
+      // M1 was regenerated before this archive existed: a fact, a row of the saved query, no alert.
+      const truth = sim.costReportTruth();
+      const changedBefore = regenerated.filter((r) => {
+        const old = firstDone.find((o) => o.report_month === M1 && o.workspace_id === r.workspace_id) as Rec;
+        return Math.abs(old.cost.KRW - r.cost.KRW) > 0.01;
+      });
+      expect(changedBefore.length).toBeGreaterThan(0);
+      expect(first.regenerated).toEqual([]);
+      expect(first.regeneratedBeforeFirstPass.map((r) => r.after.costReportId).sort()).toEqual(
+        changedBefore.map((r) => r.cost_report_id).sort(),
+      );
+      const db = await athenaOver(fresh);
+      try {
+        const expired = await db.run(
+          `SELECT cost_report_id FROM cost_report_status WHERE status = 'EXPIRED' ORDER BY cost_report_id`,
+        );
+        expect(expired.map((e) => e.cost_report_id)).toEqual(
+          truth.reports
+            .filter((r) => r.status === 'EXPIRED')
+            .map((r) => r.cost_report_id)
+            .sort(),
+        );
+        const listed = await db.run(query('cost_reports_regenerated'));
+        expect(listed.map((l) => l.after_cost_report_id).sort()).toEqual(
+          changedBefore.map((r) => r.cost_report_id).sort(),
+        );
+      } finally {
+        db.close();
+      }
+      const deps = { sink, publish, log: silentLogger, now: new Date() };
+      await runAlerts(deps, { from: `${M2}-01` });
+      expect(regenSubjects()).toEqual([]);
+      // Cloudforet regenerates M1 again after a resync: the next run observes it, and it is alerted.
+      sim.resync(sim.dataSourceIds()[2] as string, `${M1}-07`, { costFactor: 3 });
+      const again = sim.regenerateCostReport(M1) as Rec[];
+      const second = await archiveCostReports({ client, sink, runId: 'history2', log: silentLogger });
+      const moved = again.filter((r) => {
+        const old = regenerated.find((o) => o.workspace_id === r.workspace_id) as Rec;
+        return Math.abs(old.cost.KRW - r.cost.KRW) > 0.01;
+      });
+      expect(moved.length).toBeGreaterThan(0);
+      expect(second.regeneratedBeforeFirstPass).toEqual([]);
+      expect(second.regenerated.map((r) => [r.before.costReportId, r.after.costReportId]).sort()).toEqual(
+        moved
+          .map((r) => [
+            (regenerated.find((o) => o.workspace_id === r.workspace_id) as Rec).cost_report_id,
+            r.cost_report_id,
+          ])
+          .sort(),
+      );
+      await runAlerts({ ...deps, now: new Date() }, { from: `${M2}-01` });
+      const subjects = regenSubjects();
+      expect(subjects.length).toBe(moved.length);
+      for (const r of moved)
+        expect(subjects.filter((m) => m.includes(`regenerated: ${r.report_number} `))).toHaveLength(1);
     } finally {
       await rm(fresh, { recursive: true, force: true });
     }

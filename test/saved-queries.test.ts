@@ -202,10 +202,10 @@ describe('saved queries over a hand-checkable export (Athena clock 2026-03-16)',
     ]);
   });
 
-  it('leaves no saved query without a result test, here or in ledger-queries.test.ts', async () => {
+  it('leaves no saved query without a result test, here, in ledger-queries.test.ts or (cost reports) cost-reports.test.ts', async () => {
     const tests = (
       await Promise.all(
-        ['saved-queries.test.ts', 'ledger-queries.test.ts'].map((f) =>
+        ['saved-queries.test.ts', 'ledger-queries.test.ts', 'cost-reports.test.ts'].map((f) =>
           readFile(new URL(f, import.meta.url), 'utf8'),
         ),
       )

@@ -60,7 +60,11 @@ describe('views and saved queries over exported files (DuckDB)', () => {
       '--out',
       join(dir, 'out'),
     ];
-    expect(await main(['costs', ...common, '--from', DAYS[0]!, '--to', TO], {}, fakeIo())).toBe(0);
+    // The cost reports' saved queries read cost_reports and cost_report_status: one report job's reports.
+    simulator.runCostReportJob(TO.slice(0, 7), 'DONE');
+    expect(
+      await main(['costs', ...common, '--from', DAYS[0]!, '--to', TO, '--cost-reports'], {}, fakeIo()),
+    ).toBe(0);
     expect(await main(['inventory', ...common], {}, fakeIo())).toBe(0);
     db = await athenaOver(join(dir, 'out'));
     for (const view of creates) await db.run(view.sql);

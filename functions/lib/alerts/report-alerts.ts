@@ -3,7 +3,7 @@
 // DONE report (the statement records' reconciliation). Each is sent once, ever (sent-ledger.ts).
 import type { Sink } from '../storage/sink.ts';
 import { MANIFESTS_DIR, manifestPrefix } from '../storage/layout.ts';
-import { type Fact, type Regeneration, regenerations } from '../tables/cost-report-facts.ts';
+import { byFirstPass, type Fact, type Regeneration, regenerations } from '../tables/cost-report-facts.ts';
 import { costReportStatusTable } from '../tables/cost-reports.ts';
 import { fieldLines, money, snsSubject } from './alert-text.ts';
 import type { Alert } from './sent-ledger.ts';
@@ -27,7 +27,11 @@ export async function reportAlerts(sink: Sink): Promise<Alert[]> {
   ];
 }
 
-/** Every regeneration the status history shows, month by month. */
+/**
+ * The regenerations the status history shows, month by month, that the archive observed after its
+ * first report pass over the month: one already past at the first sighting (a first run over a domain
+ * with history) is a fact and a row of the saved query cost_reports_regenerated, not an alert.
+ */
 export async function regeneratedReports(sink: Sink): Promise<Regeneration[]> {
   const byMonth = new Map<string, Fact[]>();
   for (const key of await sink.list(manifestPrefix(costReportStatusTable))) {
@@ -36,7 +40,7 @@ export async function regeneratedReports(sink: Sink): Promise<Regeneration[]> {
     const facts = (JSON.parse((await sink.read(key)) ?? '{}') as { facts?: Fact[] }).facts ?? [];
     byMonth.set(month, [...(byMonth.get(month) ?? []), ...facts]);
   }
-  return [...byMonth.values()].flatMap((facts) => regenerations([], facts));
+  return [...byMonth.values()].flatMap((facts) => byFirstPass(regenerations([], facts), facts).observed);
 }
 
 function regenerationAlert(r: Regeneration, destination: string): Alert {

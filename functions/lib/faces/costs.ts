@@ -116,6 +116,12 @@ function describeReports(r: NonNullable<CostRunSummary['costReports']>): string 
   if (r.skipped) return `  cost reports skipped: ${r.skipped}`;
   return (
     `  cost reports: ${r.listed} listed, ${r.archived.length} archived, ${r.draftsWritten} drafts written, ` +
-    `${r.facts} status facts, ${r.regenerated.length} regenerated with another total`
+    `${r.facts} status facts, ${r.regenerated.length} regenerated with another total` +
+    (r.regeneratedBeforeFirstPass.length > 0
+      ? ` (${r.regeneratedBeforeFirstPass.length} more already past at the first pass, not alerted)`
+      : '') +
+    (r.dataUnanswered.length > 0
+      ? `; ${r.dataUnanswered.length} whose data answered no rows, not archived this run (asked again next run)`
+      : '')
   );
 }

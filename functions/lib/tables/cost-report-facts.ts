@@ -115,6 +115,8 @@ export interface Regeneration {
   readonly currency?: string;
   readonly before: { readonly costReportId: string; readonly reportNumber?: string; readonly cost: number };
   readonly after: { readonly costReportId: string; readonly reportNumber?: string; readonly cost: number };
+  /** When the archive first saw the new version DONE (its status fact's observed_at). */
+  readonly observedAt: string;
 }
 
 /** Totals differing by more than this, in the report's currency, are a changed report. */
@@ -154,7 +156,33 @@ export function regenerations(known: readonly Fact[], added: readonly Fact[]): R
         cost: totalOf(earlier),
       },
       after: { costReportId: f.cost_report_id, reportNumber: f.report_number, cost: totalOf(f) },
+      observedAt: f.observed_at,
     });
   }
   return out;
+}
+
+/**
+ * Splits a month's regenerations by when the archive saw them. `facts` are every status fact of the
+ * month (the new ones included): its first report pass is their earliest observed_at. A regeneration
+ * seen by that pass happened before the archive watched the month (a first run over a domain with
+ * history): it is `past`, kept as facts and listed by the saved query cost_reports_regenerated but
+ * not alerted. One seen by a later pass is `observed`, and alerted.
+ */
+export function byFirstPass(
+  regenerated: readonly Regeneration[],
+  facts: readonly Fact[],
+): { observed: Regeneration[]; past: Regeneration[] } {
+  const firstPass = new Map<string, string>();
+  for (const f of facts) {
+    const seen = firstPass.get(f.report_month);
+    if (seen === undefined || f.observed_at < seen) firstPass.set(f.report_month, f.observed_at);
+  }
+  const observed: Regeneration[] = [];
+  const past: Regeneration[] = [];
+  for (const r of regenerated) {
+    const first = firstPass.get(r.reportMonth);
+    (first === undefined || r.observedAt > first ? observed : past).push(r);
+  }
+  return { observed, past };
 }

@@ -86,8 +86,12 @@ export type BackfillCostReports =
       readonly listed: number;
       readonly archived: number;
       readonly draftsWritten: number;
+      /** Reports whose data listing answered no rows: not archived this run, asked again next run. */
+      readonly dataUnanswered: number;
       readonly facts: number;
       readonly regenerated: number;
+      /** Regenerations already past at the archive's first pass over their month (not alerted). */
+      readonly regeneratedBeforeFirstPass: number;
       readonly skipped?: string;
     }
   | { readonly code: string; readonly error: string };
@@ -166,8 +170,10 @@ async function backfillCostReports(deps: BackfillDeps): Promise<BackfillCostRepo
       listed: r.listed,
       archived: r.archived.length,
       draftsWritten: r.draftsWritten,
+      dataUnanswered: r.dataUnanswered.length,
       facts: r.facts,
       regenerated: r.regenerated.length,
+      regeneratedBeforeFirstPass: r.regeneratedBeforeFirstPass.length,
       ...(r.skipped && { skipped: r.skipped }),
     };
   } catch (error) {

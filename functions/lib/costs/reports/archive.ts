@@ -1,6 +1,6 @@
 import type { ApiRecord, ListRequest } from '../../cloudforet/pager.ts';
 import { CloudforetApiError } from '../../errors.ts';
-import { exportListing } from '../../export/listing-export.ts';
+import { exportListing, type ListingResult } from '../../export/listing-export.ts';
 import { manifestKey, objectKey, partitionManifestPrefix } from '../../storage/layout.ts';
 import { parseManifest } from '../../storage/manifest.ts';
 import type { Sink } from '../../storage/sink.ts';
@@ -16,6 +16,7 @@ import { listAll, type ReportArchiveDeps } from './deps.ts';
 
 export type { ReportArchiveDeps } from './deps.ts';
 import {
+  byFirstPass,
   FINAL,
   type Fact,
   newFacts,
@@ -30,8 +31,19 @@ export interface ReportArchiveSummary {
   /** DONE or EXPIRED reports archived by this run (each once, ever). */
   readonly archived: readonly string[];
   readonly draftsWritten: number;
+  /**
+   * Reports whose data rows answered none: nothing was written for them (a report of Cloudforet has
+   * at least one row, its workspace's costs; an empty answer proves nothing), and the next run asks again.
+   */
+  readonly dataUnanswered: readonly string[];
   readonly facts: number;
+  /** Regenerations with another total this run observed (alerted). */
   readonly regenerated: readonly Regeneration[];
+  /**
+   * Regenerations already past when this run made the archive's first report pass over their month
+   * (a first run over a domain with history): recorded as status facts, not alerted.
+   */
+  readonly regeneratedBeforeFirstPass: readonly Regeneration[];
   /** The adjustments snapshot: written, unchanged (same listing as the day's object), or why skipped. */
   readonly adjustments?: AdjustmentsOutcome;
 }
@@ -74,8 +86,10 @@ export async function archiveCostReports(deps: ReportArchiveDeps): Promise<Repor
         listed: 0,
         archived: [],
         draftsWritten: 0,
+        dataUnanswered: [],
         facts: 0,
         regenerated: [],
+        regeneratedBeforeFirstPass: [],
         adjustments: { skipped },
       };
     }
@@ -84,6 +98,7 @@ export async function archiveCostReports(deps: ReportArchiveDeps): Promise<Repor
   const context: ReportContext = { exportedAtMs: now.getTime() };
   const archived: string[] = [];
   let draftsWritten = 0;
+  const dataUnanswered: string[] = [];
   for (const report of reports) {
     const month = String(report.report_month);
     const name = reportFileName(report);
@@ -106,20 +121,46 @@ export async function archiveCostReports(deps: ReportArchiveDeps): Promise<Repor
     // archived by a run stopped before the report's own file are not written again.
     const dataArchived =
       final && (await deps.sink.read(manifestKey(costReportDataTable, month, name))) !== undefined;
-    if (!dataArchived)
-      await writeUnit(deps, {
+    if (!dataArchived) {
+      const data = await writeUnit(deps, {
         ...common,
         table: costReportDataTable,
         list: reportDataRequest(String(report.cost_report_id)),
+        // No rows is no answer (a gateway's {}): whatever is published stays, no manifest is written,
+        // and the report's own file waits for its rows (the next run asks again).
+        whenEmpty: async () => 'keep',
       });
+      if (data.outcome === 'kept') {
+        deps.log.warn('cost report data answered no rows: report not archived this run', {
+          costReportId: String(report.cost_report_id),
+          status: String(report.status),
+        });
+        dataUnanswered.push(String(report.cost_report_id));
+        continue;
+      }
+    }
     await writeUnit(deps, { ...common, table: costReportTable, list: REPORT_LIST, rows: [report] });
     if (final) archived.push(String(report.cost_report_id));
     else draftsWritten++;
   }
-  const { facts, regenerated } = await recordStatuses(deps, reports, now);
+  const { facts, regenerated, regeneratedBeforeFirstPass } = await recordStatuses(deps, reports, now);
   for (const r of regenerated) deps.log.warn('cost report regenerated with another total', { ...r });
+  if (regeneratedBeforeFirstPass.length > 0)
+    deps.log.info('cost reports regenerated before the first archive pass over their month (not alerted)', {
+      count: regeneratedBeforeFirstPass.length,
+      months: [...new Set(regeneratedBeforeFirstPass.map((r) => r.reportMonth))],
+    });
   const adjustments = await snapshotAdjustments(deps, now);
-  return { listed: reports.length, archived, draftsWritten, facts, regenerated, adjustments };
+  return {
+    listed: reports.length,
+    archived,
+    draftsWritten,
+    dataUnanswered,
+    facts,
+    regenerated,
+    regeneratedBeforeFirstPass,
+    adjustments,
+  };
 }
 
 async function writeUnit(
@@ -132,10 +173,12 @@ async function writeUnit(
     table: ReportTableDef;
     list: ListRequest;
     rows?: ApiRecord[];
+    whenEmpty?: () => Promise<'keep'>;
   },
-): Promise<void> {
+): Promise<ListingResult> {
   const rows = u.rows;
-  await exportListing(deps, {
+  return exportListing(deps, {
+    ...(u.whenEmpty && { whenEmpty: u.whenEmpty }),
     list: u.list,
     ...(rows && {
       pages: async function* () {
@@ -181,11 +224,12 @@ async function recordStatuses(
   deps: ReportArchiveDeps,
   reports: readonly ApiRecord[],
   now: Date,
-): Promise<{ facts: number; regenerated: Regeneration[] }> {
+): Promise<{ facts: number; regenerated: Regeneration[]; regeneratedBeforeFirstPass: Regeneration[] }> {
   const months = [...new Set(reports.map((r) => String(r.report_month)))].sort();
   const at = { observedAt: now.toISOString(), runId: deps.runId };
   let count = 0;
   const regenerated: Regeneration[] = [];
+  const regeneratedBeforeFirstPass: Regeneration[] = [];
   for (const month of months) {
     const known = await knownFacts(deps.sink, month);
     const added = newFacts(
@@ -218,7 +262,9 @@ async function recordStatuses(
       }),
     });
     count += added.length;
-    regenerated.push(...regenerations(known, added));
+    const { observed, past } = byFirstPass(regenerations(known, added), [...known, ...added]);
+    regenerated.push(...observed);
+    regeneratedBeforeFirstPass.push(...past);
   }
-  return { facts: count, regenerated };
+  return { facts: count, regenerated, regeneratedBeforeFirstPass };
 }
