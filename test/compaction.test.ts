@@ -52,6 +52,8 @@ let secretFile: string;
 
 beforeAll(async () => {
   sim = await startSimulator({ seed: 40, dataSources: 2, workspaces: 2, from: FROM, to: TO, rowsPerDay: 6 });
+  // The saved queries over cost reports need their tables: one month's reports, archived too.
+  sim.runCostReportJob(MONTHS[0]!, 'DONE');
   ({ dir, secretFile } = await appFolder('compaction', sim.issueToken()));
 }, 60_000);
 afterAll(async () => {
@@ -61,7 +63,17 @@ afterAll(async () => {
 
 async function costs(out: string) {
   const io = fakeIo();
-  const argv = ['costs', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out, '--json'];
+  const argv = [
+    'costs',
+    '--endpoint',
+    sim.url,
+    '--secret-file',
+    secretFile,
+    '--out',
+    out,
+    '--json',
+    '--cost-reports',
+  ];
   const code = await main([...argv, '--from', FROM, '--to', TO], {}, io);
   return { code, summary: JSON.parse(io.out()) };
 }
