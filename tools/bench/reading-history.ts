@@ -1,7 +1,7 @@
 // The reading stage's longer history (reading.ts): the exporter run for several years, made from
 // the year the CLI exported by copying it to the periods before, as the snapshot days are copied.
-// Cloudforet keeps 12 months, so older years exist only in the bucket: cost, focus and unified-cost
-// objects, the run ledger's lines (their billed days and export instants moved with them) and a
+// Cloudforet keeps 12 months, so older years exist only in the bucket: cost, focus, unified-cost and
+// compacted monthly objects, the run ledger's lines (their billed days and export instants moved with them) and a
 // snapshot a day. Objects are what the layout costs; rows inside a copy keep their original
 // billed_month, which no count of objects or bytes depends on. Then the ledger's rollup and the
 // names' ranges are rebuilt whole, as the daily runs of those years would have kept them.
@@ -19,6 +19,7 @@ const exists = (path: string) =>
     () => true,
     () => false,
   );
+const COMPACTED = ['costs_monthly', 'focus_monthly'] as const;
 const folders = async (path: string) => (await readdir(path).catch(() => [] as string[])).sort();
 const monthOf = (month: string, shift: number) => addDays(`${month}-01`, shift).slice(0, 7);
 
@@ -32,6 +33,10 @@ export async function copyEarlierPeriods(out: string, days: number, periods: num
     for (const charge of await folders(join(out, 'focus', period))) focus.push([period, charge]);
   }
   const months = await folders(join(out, 'unified_costs'));
+  // The compacted months (costs_monthly, focus_monthly): a month folder each, copied as the unified
+  // costs are. The copy of the open month has none (its days are not read by the combined views).
+  const compacted = new Map<string, string[]>();
+  for (const table of COMPACTED) compacted.set(table, await folders(join(out, table)));
   const ledgers = new Map<string, string[]>();
   for (const table of ledgerTables.filter((t) => !t.values)) {
     ledgers.set(
@@ -60,6 +65,13 @@ export async function copyEarlierPeriods(out: string, days: number, periods: num
     for (const folder of months) {
       const target = join(out, 'unified_costs', `billed_month=${monthOf(folder.split('=')[1]!, shift)}`);
       if (!(await exists(target))) await cp(join(out, 'unified_costs', folder), target, { recursive: true });
+    }
+    for (const [table, monthFolders] of compacted) {
+      for (const folder of monthFolders) {
+        const [key, month] = folder.split('=') as [string, string];
+        const target = join(out, table, `${key}=${monthOf(month, shift)}`);
+        if (!(await exists(target))) await cp(join(out, table, folder), target, { recursive: true });
+      }
     }
     for (const table of ledgerTables.filter((t) => !t.values)) {
       await copyLedger(out, table, ledgers.get(table.name)!, shift, k);
