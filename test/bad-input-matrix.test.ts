@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { options } from '../cli/command-context.ts';
 import { main, ownOptions, readsDestinationOnly } from '../cli/main.ts';
+import { parseDestination } from '../functions/lib/storage/sink.ts';
 import { type CannedAnswer, permissionDenied, routeNotFound, startCannedApi } from '../harness/canned-api.ts';
 import { closedPortUrl, type RawServer, startSilentServer } from '../harness/raw-tcp.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
@@ -216,18 +217,6 @@ function fileRows(): Row[] {
         /a file stands where a folder must be: remove it or choose another --out/,
       ],
       ['--out under a file', join(file('a-file'), 'below'), /ENOTDIR .*a file stands where a folder must be/],
-      [
-        '--out under /proc',
-        '/proc/nope/deeper',
-        /mkdir '\/proc\/nope': the folder above it exists but takes no new folder.*choose another --out/,
-        linux,
-      ],
-      [
-        '--out /proc/self/…',
-        '/proc/self/export',
-        /could not write \/proc\/self\S*: (EPERM|ENOTSUP) .*choose another --out/,
-        linux,
-      ],
     ];
     for (const [name, out, words, runs = true] of outCases) {
       if (!runs) continue;
@@ -238,6 +227,30 @@ function fileRows(): Row[] {
         expected: 2,
         first: new RegExp(`^cloudforet-export: .*${words.source}.*\\[SINK_LOCAL_FAILED\\]$`),
         within: 15,
+      });
+    }
+    // Refused before any request: the endpoint is a closed port, which would answer
+    // CLOUDFORET_NETWORK had the command connected (as it did for /sys and /dev).
+    const pseudoCases: Array<[string, string, string]> = [
+      ['--out under /proc', '/proc/nope/deeper', 'proc'],
+      ['--out /proc/self/…', '/proc/self/export', 'proc'],
+      ['--out under /sys', '/sys/nope', 'sys'],
+      ['--out /sys/kernel/…', '/sys/kernel/export', 'sys'],
+      ['--out under /dev', '/dev/cloudforet-export', 'dev'],
+      ['--out /dev itself', '/dev', 'dev'],
+      ['--out reaching /proc through ..', '/tmp/../proc/export', 'proc'],
+    ];
+    for (const [name, out, tree] of pseudoCases) {
+      rows.push({
+        kind: 'file',
+        name: `${command}: ${name}`,
+        act: () => cli([command, '--endpoint', closed, '--secret-file', secretFile, '--out', out]),
+        expected: 2,
+        first: new RegExp(
+          `^cloudforet-export: '${out.replace(/[.]/g, '\\.')}' is under /${tree} \\(.*\\), where no export can be kept: choose another --out .*\\[DESTINATION_INVALID\\]$`,
+        ),
+        within: 5,
+        alone: true,
       });
     }
   }
@@ -372,6 +385,13 @@ describe('bad input, one table', () => {
     console.log(`bad-input matrix: ${table.length} rows ${JSON.stringify(counts)}`);
     expect(table.length).toBeGreaterThanOrEqual(150);
     expect(Object.keys(counts).sort()).toEqual(['endpoint', 'env', 'event', 'file', 'flag', 'simulator']);
+  });
+
+  it('refuses only the kernel trees as --out: /dev/shm and look-alike names are folders', () => {
+    for (const path of ['/dev/shm/export', '/devices/x', '/system/x', '/process', 'proc/x', 'sys']) {
+      expect(parseDestination(path)).toEqual({ kind: 'dir', path });
+    }
+    expect(() => parseDestination('/sys')).toThrow(/is under \/sys/);
   });
 
   it('has an event row for every handler in functions/', async () => {
