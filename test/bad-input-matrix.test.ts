@@ -18,7 +18,9 @@ import { closedPortUrl, type RawServer, startSilentServer } from '../harness/raw
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { consoleAppJson, makeTestToken } from '../harness/tokens.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { envRows, eventRows } from './support/bad-input-lambda.ts';
+import { envRows, eventRows, invoke } from './support/bad-input-lambda.ts';
+import { type S3Server, startS3 } from '../harness/s3-server.ts';
+import { type SecretsManagerResponder, startSecretsManager } from '../harness/secrets-manager.ts';
 import { LAST_WEEK, type Row, type Said, YESTERDAY } from './support/bad-input-row.ts';
 import { simulatorRows } from './support/bad-input-simulator.ts';
 
@@ -35,6 +37,8 @@ let silent: RawServer;
 let closed: string;
 let busy: Server;
 let busyPort = 0;
+let s3: S3Server;
+let secrets: SecretsManagerResponder;
 const canned = new Map<string, { url: string; close: () => Promise<void> }>();
 
 beforeAll(async () => {
@@ -53,9 +57,17 @@ beforeAll(async () => {
   busy = createServer();
   await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
   busyPort = (busy.address() as { port: number }).port;
+  s3 = await startS3({ buckets: ['export-bucket'] });
+  secrets = await startSecretsManager({ 'cloudforet/app': consoleAppJson(makeTestToken()) });
 });
 afterAll(async () => {
-  await Promise.all([sim.close(), silent.close(), ...[...canned.values()].map((api) => api.close())]);
+  await Promise.all([
+    sim.close(),
+    silent.close(),
+    s3.stop(),
+    secrets.stop(),
+    ...[...canned.values()].map((api) => api.close()),
+  ]);
   busy.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -349,11 +361,58 @@ function endpointRows(): Row[] {
   return rows;
 }
 
+/**
+ * The inventory function against the same endpoints (S3 and Secrets Manager on loopback): one
+ * named error, the CLI's line, not a RUN_FAILED listing a failure per table.
+ */
+function lambdaEndpointRows(): Row[] {
+  const env = (endpoint: string) => ({
+    CLOUDFORET_ENDPOINT: endpoint,
+    CLOUDFORET_TIMEOUT_MS: '1000',
+    AWS_ENDPOINT_URL_S3: s3.endpoint,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    LOG_LEVEL: 'error',
+  });
+  const rows: Row[] = ANSWERS.map(([name]) => ({
+    kind: 'event',
+    name: `inventory-export: an endpoint answering ${name}`,
+    act: () => invoke('inventory-export', {}, env(canned.get(name)!.url)),
+    expected: CODES[name]!,
+    first: new RegExp(
+      `^cloudforet: ${NAMED[name]![1].source.replace("file '.*app\\.json'", "secret 'cloudforet/app'")}`,
+    ),
+    within: 8,
+  }));
+  rows.push({
+    kind: 'event',
+    name: 'inventory-export: a closed port',
+    act: () => invoke('inventory-export', {}, env(closed)),
+    expected: 'CLOUDFORET_NETWORK',
+    first: /^cloudforet: cannot reach the endpoint .*nothing listens on that host and port/,
+    within: 8,
+  });
+  return rows;
+}
+/** What each endpoint answer throws in a handler. */
+const CODES: Record<string, string> = {
+  '401 with Cloudforet error body': 'CLOUDFORET_ERROR_AUTHENTICATE_FAILURE',
+  '401 without a body': 'CLOUDFORET_HTTP_401',
+  '403': 'CLOUDFORET_ERROR_PERMISSION_DENIED',
+  '404 route': 'CLOUDFORET_HTTP_404',
+  '404 HTML page': 'CLOUDFORET_HTTP_404',
+  '500': 'CLOUDFORET_HTTP_500',
+  '502 proxy error page': 'CLOUDFORET_HTTP_502',
+  '302 redirect': 'CLOUDFORET_HTTP_302',
+};
+
 const table: Row[] = [
   ...flagRows(),
   ...fileRows(),
   ...endpointRows(),
   ...eventRows(),
+  ...lambdaEndpointRows(),
   ...envRows(),
   ...simulatorRows(() => busyPort),
 ];
