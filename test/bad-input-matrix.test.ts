@@ -393,6 +393,15 @@ function lambdaEndpointRows(): Row[] {
     first: /^cloudforet: cannot reach the endpoint .*nothing listens on that host and port/,
     within: 8,
   });
+  // No silence budget in a function: each request's own deadline (1 s here) and its retries.
+  rows.push({
+    kind: 'event',
+    name: 'inventory-export: a silent socket (CLOUDFORET_TIMEOUT_MS 1000)',
+    act: () => invoke('inventory-export', {}, env(silent.url)),
+    expected: 'CLOUDFORET_DEADLINE',
+    first: /^cloudforet: no answer for \/\S+ within 1 s \(the deadline for the whole request/,
+    within: 20,
+  });
   return rows;
 }
 /** What each endpoint answer throws in a handler. */
