@@ -12,12 +12,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { options } from '../cli/command-context.ts';
 import { main, ownOptions, readsDestinationOnly } from '../cli/main.ts';
+import { parseDestination } from '../functions/lib/storage/sink.ts';
 import { type CannedAnswer, permissionDenied, routeNotFound, startCannedApi } from '../harness/canned-api.ts';
 import { closedPortUrl, type RawServer, startSilentServer } from '../harness/raw-tcp.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { consoleAppJson, makeTestToken } from '../harness/tokens.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { envRows, eventRows } from './support/bad-input-lambda.ts';
+import { envRows, eventRows, invoke } from './support/bad-input-lambda.ts';
+import { type S3Server, startS3 } from '../harness/s3-server.ts';
+import { type SecretsManagerResponder, startSecretsManager } from '../harness/secrets-manager.ts';
 import { LAST_WEEK, type Row, type Said, YESTERDAY } from './support/bad-input-row.ts';
 import { simulatorRows } from './support/bad-input-simulator.ts';
 
@@ -34,6 +37,8 @@ let silent: RawServer;
 let closed: string;
 let busy: Server;
 let busyPort = 0;
+let s3: S3Server;
+let secrets: SecretsManagerResponder;
 const canned = new Map<string, { url: string; close: () => Promise<void> }>();
 
 beforeAll(async () => {
@@ -52,9 +57,17 @@ beforeAll(async () => {
   busy = createServer();
   await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
   busyPort = (busy.address() as { port: number }).port;
+  s3 = await startS3({ buckets: ['export-bucket'] });
+  secrets = await startSecretsManager({ 'cloudforet/app': consoleAppJson(makeTestToken()) });
 });
 afterAll(async () => {
-  await Promise.all([sim.close(), silent.close(), ...[...canned.values()].map((api) => api.close())]);
+  await Promise.all([
+    sim.close(),
+    silent.close(),
+    s3.stop(),
+    secrets.stop(),
+    ...[...canned.values()].map((api) => api.close()),
+  ]);
   busy.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -64,11 +77,13 @@ afterAll(async () => {
  * (`warn: cloudforet request retried …`), i.e. the line a user reads as the answer.
  */
 function firstLine(text: string): string {
-  return (
-    text
-      .split('\n')
-      .find((line) => line !== '' && !/^[a-z-]+: writing to |^(debug|info|warn|error): /.test(line)) ?? ''
-  );
+  return answerLines(text)[0] ?? '';
+}
+
+function answerLines(text: string): string[] {
+  return text
+    .split('\n')
+    .filter((line) => line !== '' && !/^[a-z-]+: writing to |^(debug|info|warn|error): /.test(line));
 }
 
 async function cli(argv: string[]): Promise<Said> {
@@ -214,18 +229,6 @@ function fileRows(): Row[] {
         /a file stands where a folder must be: remove it or choose another --out/,
       ],
       ['--out under a file', join(file('a-file'), 'below'), /ENOTDIR .*a file stands where a folder must be/],
-      [
-        '--out under /proc',
-        '/proc/nope/deeper',
-        /mkdir '\/proc\/nope': the folder above it exists but takes no new folder.*choose another --out/,
-        linux,
-      ],
-      [
-        '--out /proc/self/…',
-        '/proc/self/export',
-        /could not write \/proc\/self\S*: (EPERM|ENOTSUP) .*choose another --out/,
-        linux,
-      ],
     ];
     for (const [name, out, words, runs = true] of outCases) {
       if (!runs) continue;
@@ -236,6 +239,30 @@ function fileRows(): Row[] {
         expected: 2,
         first: new RegExp(`^cloudforet-export: .*${words.source}.*\\[SINK_LOCAL_FAILED\\]$`),
         within: 15,
+      });
+    }
+    // Refused before any request: the endpoint is a closed port, which would answer
+    // CLOUDFORET_NETWORK had the command connected (as it did for /sys and /dev).
+    const pseudoCases: Array<[string, string, string]> = [
+      ['--out under /proc', '/proc/nope/deeper', 'proc'],
+      ['--out /proc/self/…', '/proc/self/export', 'proc'],
+      ['--out under /sys', '/sys/nope', 'sys'],
+      ['--out /sys/kernel/…', '/sys/kernel/export', 'sys'],
+      ['--out under /dev', '/dev/cloudforet-export', 'dev'],
+      ['--out /dev itself', '/dev', 'dev'],
+      ['--out reaching /proc through ..', '/tmp/../proc/export', 'proc'],
+    ];
+    for (const [name, out, tree] of pseudoCases) {
+      rows.push({
+        kind: 'file',
+        name: `${command}: ${name}`,
+        act: () => cli([command, '--endpoint', closed, '--secret-file', secretFile, '--out', out]),
+        expected: 2,
+        first: new RegExp(
+          `^cloudforet-export: '${out.replace(/[.]/g, '\\.')}' is under /${tree} \\(.*\\), where no export can be kept: choose another --out .*\\[DESTINATION_INVALID\\]$`,
+        ),
+        within: 5,
+        alone: true,
       });
     }
   }
@@ -288,7 +315,8 @@ const NAMED: Record<string, [number, RegExp]> = {
 
 function endpointRows(): Row[] {
   const rows: Row[] = [];
-  for (const command of ['check', 'costs'] as const) {
+  // inventory as costs: a broken endpoint is one line, not one failure per table.
+  for (const command of ['check', 'costs', 'inventory'] as const) {
     const run =
       (endpoint: () => string, ...more: string[]) =>
       () =>
@@ -301,7 +329,9 @@ function endpointRows(): Row[] {
         act: run(() => canned.get(name)!.url),
         expected: exit,
         first: new RegExp(`^cloudforet-export: cloudforet: ${words.source}`),
-        within: 20,
+        // inventory: stopped at the first answers, not after every table's retries (26 s for a 500).
+        within: command === 'inventory' ? 8 : 20,
+        alone: command === 'inventory',
       });
     }
     rows.push({
@@ -312,6 +342,7 @@ function endpointRows(): Row[] {
       first:
         /^cloudforet-export: cloudforet: cannot reach the endpoint .*nothing listens on that host and port.*\[CLOUDFORET_NETWORK\]$/,
       within: 10,
+      alone: command === 'inventory',
     });
     // The default bounds (60 s of silence) are cli-silent-budget.test.ts's: here, short ones.
     rows.push({
@@ -324,16 +355,73 @@ function endpointRows(): Row[] {
           ? /^cloudforet-export: endpoint http:\/\/127\.0\.0\.1:\d+ did not answer: no answer for \/cost-analysis\/data-source\/list within 1 s/
           : /^cloudforet-export: cloudforet: http:\/\/127\.0\.0\.1:\d+ answered nothing for \d+\.\d s .*\[CLOUDFORET_SILENT\]$/,
       within: 10,
+      alone: command === 'inventory',
     });
   }
   return rows;
 }
+
+/**
+ * The inventory function against the same endpoints (S3 and Secrets Manager on loopback): one
+ * named error, the CLI's line, not a RUN_FAILED listing a failure per table.
+ */
+function lambdaEndpointRows(): Row[] {
+  const env = (endpoint: string) => ({
+    CLOUDFORET_ENDPOINT: endpoint,
+    CLOUDFORET_TIMEOUT_MS: '1000',
+    AWS_ENDPOINT_URL_S3: s3.endpoint,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    LOG_LEVEL: 'error',
+  });
+  const rows: Row[] = ANSWERS.map(([name]) => ({
+    kind: 'event',
+    name: `inventory-export: an endpoint answering ${name}`,
+    act: () => invoke('inventory-export', {}, env(canned.get(name)!.url)),
+    expected: CODES[name]!,
+    first: new RegExp(
+      `^cloudforet: ${NAMED[name]![1].source.replace("file '.*app\\.json'", "secret 'cloudforet/app'")}`,
+    ),
+    within: 8,
+  }));
+  rows.push({
+    kind: 'event',
+    name: 'inventory-export: a closed port',
+    act: () => invoke('inventory-export', {}, env(closed)),
+    expected: 'CLOUDFORET_NETWORK',
+    first: /^cloudforet: cannot reach the endpoint .*nothing listens on that host and port/,
+    within: 8,
+  });
+  // No silence budget in a function: each request's own deadline (1 s here) and its retries.
+  rows.push({
+    kind: 'event',
+    name: 'inventory-export: a silent socket (CLOUDFORET_TIMEOUT_MS 1000)',
+    act: () => invoke('inventory-export', {}, env(silent.url)),
+    expected: 'CLOUDFORET_DEADLINE',
+    first: /^cloudforet: no answer for \/\S+ within 1 s \(the deadline for the whole request/,
+    within: 20,
+  });
+  return rows;
+}
+/** What each endpoint answer throws in a handler. */
+const CODES: Record<string, string> = {
+  '401 with Cloudforet error body': 'CLOUDFORET_ERROR_AUTHENTICATE_FAILURE',
+  '401 without a body': 'CLOUDFORET_HTTP_401',
+  '403': 'CLOUDFORET_ERROR_PERMISSION_DENIED',
+  '404 route': 'CLOUDFORET_HTTP_404',
+  '404 HTML page': 'CLOUDFORET_HTTP_404',
+  '500': 'CLOUDFORET_HTTP_500',
+  '502 proxy error page': 'CLOUDFORET_HTTP_502',
+  '302 redirect': 'CLOUDFORET_HTTP_302',
+};
 
 const table: Row[] = [
   ...flagRows(),
   ...fileRows(),
   ...endpointRows(),
   ...eventRows(),
+  ...lambdaEndpointRows(),
   ...envRows(),
   ...simulatorRows(() => busyPort),
 ];
@@ -354,6 +442,7 @@ async function check(row: Row): Promise<void> {
   expect(said.text).not.toMatch(/UNEXPECTED/);
   expect(said.text).not.toMatch(/internal error|Cannot read properties|is not a function/i);
   if (row.kind === 'simulator') expect(said.text.trimEnd().split('\n')).toHaveLength(1);
+  if (row.alone) expect(answerLines(said.text)).toHaveLength(1);
   expect(seconds).toBeLessThan(row.within);
 }
 
@@ -364,6 +453,13 @@ describe('bad input, one table', () => {
     console.log(`bad-input matrix: ${table.length} rows ${JSON.stringify(counts)}`);
     expect(table.length).toBeGreaterThanOrEqual(150);
     expect(Object.keys(counts).sort()).toEqual(['endpoint', 'env', 'event', 'file', 'flag', 'simulator']);
+  });
+
+  it('refuses only the kernel trees as --out: /dev/shm and look-alike names are folders', () => {
+    for (const path of ['/dev/shm/export', '/devices/x', '/system/x', '/process', 'proc/x', 'sys']) {
+      expect(parseDestination(path)).toEqual({ kind: 'dir', path });
+    }
+    expect(() => parseDestination('/sys')).toThrow(/is under \/sys/);
   });
 
   it('has an event row for every handler in functions/', async () => {

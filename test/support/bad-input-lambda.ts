@@ -31,7 +31,11 @@ const LAMBDA_ENV: Record<string, string> = {
   AWS_EC2_METADATA_DISABLED: 'true',
 };
 
-async function invoke(name: FunctionName, event: unknown, env: Record<string, string> = {}): Promise<Said> {
+export async function invoke(
+  name: FunctionName,
+  event: unknown,
+  env: Record<string, string> = {},
+): Promise<Said> {
   const { handler } = (await import(`../../functions/${name}.ts`)) as { handler: Handler };
   const values = { ...LAMBDA_ENV, ...env };
   const previous = Object.fromEntries(Object.keys(values).map((k) => [k, process.env[k]]));

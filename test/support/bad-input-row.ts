@@ -17,6 +17,8 @@ export interface Row {
   readonly first: RegExp;
   /** Seconds the row may take at most. */
   readonly within: number;
+  /** Nothing but that line, besides progress and log lines: no line per unit. */
+  readonly alone?: boolean;
 }
 
 export const TODAY = utcDay(new Date());

@@ -26,6 +26,8 @@ export interface AttemptOptions {
   readonly attempts?: number;
   /** The run's own stop (SIGINT, SIGTERM, the Lambda's deadline): a unit it ends is not retried. */
   readonly signal?: AbortSignal;
+  /** A stop the caller reports itself (a broken endpoint): no line per unit. */
+  readonly quietStop?: () => boolean;
 }
 
 /** The failure code of a unit the run stopped: its previous object, if any, is untouched. */
@@ -57,7 +59,7 @@ export async function attemptUnit<T>(opts: AttemptOptions, work: () => Promise<T
 function stopped<T>(opts: AttemptOptions, attempt: number): UnitAttempts<T> {
   const reason = errorMessage(opts.signal?.reason ?? 'the run was stopped');
   const message = `stopped before it finished (${reason}); what it replaces is untouched: rerun to export it`;
-  opts.log.warn(`${opts.what} stopped`, { ...opts.fields, attempt, reason });
+  if (opts.quietStop?.() !== true) opts.log.warn(`${opts.what} stopped`, { ...opts.fields, attempt, reason });
   const failure = { code: UNIT_INTERRUPTED, message, attempts: attempt, retryable: true };
   return { ok: false, failure, retries: attempt - 1 };
 }

@@ -4,6 +4,8 @@
 import type { ExportRunDeps } from '../export/run-deps.ts';
 import { randomUUID } from 'node:crypto';
 import { type AnalyzeRequest, analyzePages } from '../cloudforet/analyze-pages.ts';
+import { DEADLINE } from '../cloudforet/explain.ts';
+import { SILENCE } from '../cloudforet/silence.ts';
 import { CloudforetApiError } from '../errors.ts';
 import { rollUp } from '../export/ledger-rollup.ts';
 import { foldSnapshotDay } from './name-ranges.ts';
@@ -98,6 +100,7 @@ interface UnitDeps extends InventoryRunDeps {
   readonly log: Logger;
   readonly scope: InventoryScope;
   readonly onRows: (rows: number) => void;
+  readonly watch: EndpointWatch;
 }
 
 interface TableOutcome {
@@ -130,19 +133,30 @@ export async function runInventoryExport(
       rows: rowsRead,
       elapsedMs: Date.now() - started,
     });
-  const onRows = (rows: number) => {
-    rowsRead += rows;
-    progress();
+  // Nothing answered yet, nothing to count: a broken endpoint ends the run with one line.
+  const watch = new EndpointWatch(Math.max(1, Math.min(deps.concurrency ?? 4, sources.length)));
+  const report = () => {
+    if (watch.heard) progress();
   };
-  const unitDeps: UnitDeps = { ...deps, runId, log, scope, onRows };
+  const onRows = (rows: number) => {
+    watch.answered();
+    rowsRead += rows;
+    report();
+  };
+  const signal = deps.signal ? AbortSignal.any([deps.signal, watch.signal]) : watch.signal;
+  const unitDeps: UnitDeps = { ...deps, signal, runId, log, scope, onRows, watch };
   await forEachLimit(sources, deps.concurrency ?? 4, async (source) => {
-    const startable = deps.shouldStartUnit?.() !== false && !deps.signal?.aborted;
+    const startable = deps.shouldStartUnit?.() !== false && !signal.aborted;
     outcomes.set(
       source.table.name,
       startable ? await exportTableWithRetries(unitDeps, source, req) : notStarted(source.table.name),
     );
-    progress();
+    if (!startable) watch.answered(); // no verdict waits on a table that never starts
+    report();
   });
+  // Every table the run began failed alike before anything answered: the endpoint (or the
+  // secret) is wrong, not a table. Said once, as costs and check say it; nothing was written.
+  if (watch.broken && !deps.signal?.aborted) throw watch.broken;
   const ordered = sources.map((s) => [s.table.name, outcomes.get(s.table.name)!] as const);
   const results = ordered.map(([, o]) => o.result);
   const failures = ordered.flatMap(([, o]) => (o.failure ? [o.failure] : []));
@@ -184,8 +198,19 @@ async function exportTableWithRetries(
       fields: { table },
       attempts: deps.unitAttempts,
       signal: deps.signal,
+      quietStop: () => deps.watch.broken !== undefined,
     },
-    () => exportInventoryTable(deps, source, req),
+    async () => {
+      try {
+        const result = await exportInventoryTable(deps, source, req);
+        deps.watch.answered();
+        return result;
+      } catch (error) {
+        // Held until the verdict: a broken endpoint then stops every table without a line each.
+        if (!deps.signal?.aborted) await deps.watch.failed(table, error, deps.signal);
+        throw error;
+      }
+    },
   );
   if (outcome.ok) return { result: outcome.value, retries: outcome.retries };
   const { code, message, attempts } = outcome.failure;
@@ -270,4 +295,81 @@ async function exportSnapshot(
   }
   deps.log.info('inventory table exported', { table: table.name, rows, bytes });
   return { outcome, rows, bytes, key };
+}
+
+/**
+ * Tells a broken endpoint from a broken table. The first attempt of each table the run began at
+ * once (as many as its concurrency) failing with one endpoint-wide cause (the secret refused,
+ * the role refused, a redirect, no such route, the API or its proxy failing, nothing listening,
+ * silence) before any request was answered: the endpoint is broken, and the run stops. Any answer
+ * first, or another cause, and each table fails alone as before.
+ */
+class EndpointWatch {
+  heard = false;
+  broken: CloudforetApiError | undefined;
+  private readonly controller = new AbortController();
+  private readonly first = new Map<string, string>();
+  private example: CloudforetApiError | undefined;
+  private decide!: () => void;
+  private readonly decided = new Promise<void>((resolve) => {
+    this.decide = resolve;
+  });
+
+  constructor(private readonly needed: number) {}
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Something answered (or a table will not start): every table now fails alone. */
+  answered(): void {
+    if (this.broken) return;
+    this.heard = true;
+    this.decide();
+  }
+
+  /** Resolves once the verdict is in (or the run is stopped); the caller then rethrows. */
+  failed(table: string, error: unknown, signal: AbortSignal | undefined): Promise<void> {
+    if (this.heard || this.broken || this.first.has(table)) return Promise.resolve();
+    const cause = endpointCause(error);
+    if (cause === undefined) {
+      this.answered(); // the API answered: this is the table's own failure
+      return Promise.resolve();
+    }
+    this.first.set(table, cause);
+    this.example ??= error as CloudforetApiError;
+    if (new Set(this.first.values()).size > 1) {
+      this.answered(); // the failures differ: each table fails alone
+    } else if (this.first.size >= this.needed) {
+      this.broken = this.example;
+      this.controller.abort(this.broken);
+      this.decide();
+    }
+    return signal ? Promise.race([this.decided, abortOf(signal)]) : this.decided;
+  }
+}
+
+function abortOf(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+/** The cause, when the failure is the endpoint's or the credential's rather than one table's. */
+export function endpointCause(error: unknown): string | undefined {
+  if (!(error instanceof CloudforetApiError)) return undefined;
+  const status = error.status;
+  if (status === undefined) {
+    return error.code === 'CLOUDFORET_NETWORK' || error.code === SILENCE || error.code === DEADLINE
+      ? error.code
+      : undefined;
+  }
+  const endpointWide =
+    status === 401 ||
+    status === 403 ||
+    (status >= 300 && status < 400) ||
+    status >= 500 ||
+    (status === 404 && error.apiCode === undefined);
+  return endpointWide ? `${status} ${error.code}` : undefined;
 }

@@ -1,5 +1,6 @@
 // Where exported objects go. Every object appears whole or not at all: data is written to a
 // pending upload (multipart, or a temporary file) that becomes visible only on commit.
+import { resolve } from 'node:path';
 import { SinkError } from '../errors.ts';
 
 /** Where a file's bytes go, in order; a slow consumer holds the writer back. */
@@ -93,7 +94,31 @@ export function parseDestination(value: string): Destination {
       'DESTINATION_INVALID',
       'the destination is empty: give a directory or s3://bucket/prefix',
     );
+  refusePseudoFileSystem(value);
   return { kind: 'dir', path: value };
+}
+
+/** Kernel and device trees, never a place for an export; /dev/shm is ordinary memory-backed storage. */
+const PSEUDO = /^\/(proc|sys|dev)(\/|$)/;
+const PSEUDO_WHAT: Readonly<Record<string, string>> = {
+  proc: "the kernel's view of processes",
+  sys: "the kernel's view of devices and drivers",
+  dev: 'device files',
+};
+
+/**
+ * A folder under /proc, /sys or /dev is refused before any request: writing there fails late
+ * (after Cloudforet answered), or on a container's /dev, writes where nothing is kept.
+ */
+function refusePseudoFileSystem(value: string): void {
+  if (process.platform === 'win32') return;
+  const path = resolve(value);
+  const tree = PSEUDO.exec(path)?.[1];
+  if (tree === undefined || /^\/dev\/shm(\/|$)/.test(path)) return;
+  throw new SinkError(
+    'DESTINATION_INVALID',
+    `'${value}' is under /${tree} (${PSEUDO_WHAT[tree]}), where no export can be kept: choose another --out (a folder on a disk, or s3://bucket/prefix)`,
+  );
 }
 
 export function joinKey(prefix: string, key: string): string {
