@@ -18,5 +18,7 @@ SELECT
 FROM costs_named_converted n
 WHERE n.billed_date >= CAST(date_trunc('month', current_date) - INTERVAL '1' MONTH AS varchar)
   AND n.billed_date < CAST(date_trunc('month', current_date) AS varchar)
+  -- The month's partition too: a compacted month (costs_monthly) is pruned by billed_month only.
+  AND n.billed_month = substr(CAST(date_trunc('month', current_date) - INTERVAL '1' MONTH AS varchar), 1, 7)
 GROUP BY 1, 2, 4, n.workspace_id, n.project_id
 ORDER BY cost_usd DESC, workspace_name, project_name

@@ -11,5 +11,7 @@ SELECT
 FROM costs_converted c
 WHERE c.billed_date >= CAST(date_trunc('month', current_date) - INTERVAL '1' MONTH AS varchar)
   AND c.billed_date < CAST(date_trunc('month', current_date) AS varchar)
+  -- The month's partition too: a compacted month (costs_monthly) is pruned by billed_month only.
+  AND c.billed_month = substr(CAST(date_trunc('month', current_date) - INTERVAL '1' MONTH AS varchar), 1, 7)
 GROUP BY substr(c.billed_date, 1, 7), c.provider, c.project_id
 ORDER BY total_cost_usd DESC
