@@ -9,6 +9,7 @@ import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
 import { rollUpLedger } from '../functions/lib/export/ledger-rollup.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
+import { verifyDestination } from '../functions/lib/storage/verify-destination.ts';
 import { loadNamedQueries } from '../infra/named-queries.ts';
 import { athenaOver } from '../harness/duckdb-athena.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
@@ -118,13 +119,16 @@ describe('saved queries over the run ledger', () => {
     }
   });
 
-  it("reconcile_cost_days matches Cloudforet's analyze totals, then finds the one day whose file no longer does", async () => {
+  it("reconcile_cost_days matches Cloudforet's analyze totals, then finds the days whose compacted object no longer does", async () => {
     const clean = await query('reconcile_cost_days');
     const [a] = sim.dataSourceIds() as [string];
-    const file = (day: string) => join(dir, 'costs', `billed_date=${day}`, `${a}.parquet`);
-    await copyFile(file(`${MONTH_7}-02`), file(`${MONTH_7}-01`));
+    // MONTH_7 is confirmed: the cost runs compacted it, and the query reads it through costs_combined.
+    const monthly = join(dir, 'costs_monthly', `billed_month=${MONTH_7}`, `${a}.parquet`);
+    const kept = join(dir, 'kept.parquet');
+    await copyFile(monthly, kept);
+    await rm(monthly);
 
-    const tampered = await query('reconcile_cost_days');
+    const lost = await query('reconcile_cost_days');
 
     // The analyze totals are recorded from the plan, not copied from the rows written.
     for (const r of clean) {
@@ -136,17 +140,36 @@ describe('saved queries over the run ledger', () => {
     }
     expect(clean).toHaveLength(2 * 5);
     expect(clean.every((r) => Number(r.rows_difference) === 0 && Number(r.cost_difference) === 0)).toBe(true);
-    const off = tampered.filter((r) => Number(r.rows_difference) !== 0 || Number(r.cost_difference) !== 0);
-    expect(off.map((r) => [r.data_source_id, r.billed_date])).toEqual([[a, `${MONTH_7}-01`]]);
-    expect(Number(off[0]!.table_rows)).toBe(sim.costTruth(a, `${MONTH_7}-02`).rows);
-    expect(Number(off[0]!.rows_difference)).toBe(
-      sim.costTruth(a, `${MONTH_7}-02`).rows - sim.costTruth(a, `${MONTH_7}-01`).rows,
+    const off = lost.filter((r) => Number(r.rows_difference) !== 0 || Number(r.cost_difference) !== 0);
+    expect(off.map((r) => [r.data_source_id, r.billed_date]).sort()).toEqual(
+      [1, 2, 3, 5, 6].map((d) => [a, `${MONTH_7}-0${d}`]),
     );
+    for (const r of off) {
+      expect(Number(r.table_rows)).toBe(0);
+      expect(Number(r.rows_difference)).toBe(-sim.costTruth(a, String(r.billed_date)).rows);
+    }
+    await copyFile(kept, monthly);
+    await rm(kept);
+    expect(await query('reconcile_cost_days')).toEqual(clean);
+  });
+
+  it("leaves a compacted month's daily objects to the verifier, which finds the one changed", async () => {
+    const [a] = sim.dataSourceIds() as [string];
+    const file = (day: string) => join(dir, 'costs', `billed_date=${day}`, `${a}.parquet`);
+    const clean = await query('reconcile_cost_days');
+    await copyFile(file(`${MONTH_7}-02`), file(`${MONTH_7}-01`));
+
+    // The answer every question reads is the compacted one, still whole; the archive is not.
+    expect(await query('reconcile_cost_days')).toEqual(clean);
+    const report = await verifyDestination(dirSink(dir), { checksums: true });
+    expect(report.findings.map((f) => f.key)).toEqual([`costs/billed_date=${MONTH_7}-01/${a}.parquet`]);
+
     await rm(file(`${MONTH_7}-01`));
     await runCostExport(
       { ...deps, runId: 'run-fix' },
       { from: `${MONTH_7}-01`, to: `${MONTH_7}-01`, force: true },
     );
+    expect((await verifyDestination(dirSink(dir), { checksums: true })).findings).toEqual([]);
   });
 
   it('restatements_of_confirmed_months lists a restated day of a confirmed month with its figures', async () => {
@@ -182,6 +205,7 @@ describe('saved queries over the run ledger', () => {
       // By now `dir` holds the lines of four runs, one of them a forced re-export of a day.
       const db = await athenaOver(dir);
       try {
+        await db.run(sql('create_costs_combined_view'));
         const lines = await db.run(sql(name).replaceAll('export_units_latest', 'export_units'));
         const rollup = await db.run(sql(name));
         const [{ n } = {}] = await db.run(

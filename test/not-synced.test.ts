@@ -10,15 +10,19 @@ import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { appFolder } from '../harness/tokens.ts';
+import { clearOfMidnight } from './support/months.ts';
 
-const TODAY = utcDay(new Date());
-const YESTERDAY = addDays(TODAY, -1);
+let TODAY: string;
+let YESTERDAY: string;
 
 let sim: Simulator;
 let dir: string;
 let secretFile: string;
 
 beforeAll(async () => {
+  await clearOfMidnight();
+  TODAY = utcDay(new Date());
+  YESTERDAY = addDays(TODAY, -1);
   sim = await startSimulator({
     seed: 97,
     dataSources: 1,

@@ -4,7 +4,10 @@
 -- since the export, or a day published from one sync job (published_job_id) while analyze still
 -- counted a failed sync's leftover rows beside it. analyze_rows is null for units exported before
 -- the ledger recorded analyze totals: the comparison is then with the ledger's own row count.
--- The ledger is read through its rollup (export_units_latest: the latest line of each unit).
+-- The ledger is read through its rollup (export_units_latest: the latest line of each unit), the
+-- rows through costs_combined (run create_costs_combined_view first): what every other question
+-- reads, each confirmed month from its compacted objects. That a confirmed month's daily objects
+-- are still the ones compacted is the verifier's to prove (costs --verify; docs/performance.md).
 WITH latest AS (
   SELECT
     source AS data_source_id,
@@ -21,7 +24,7 @@ WITH latest AS (
 ),
 files AS (
   SELECT data_source_id, billed_date, count(*) AS table_rows, sum(cost) AS table_cost_sum
-  FROM costs
+  FROM costs_combined
   GROUP BY data_source_id, billed_date
 ),
 compared AS (
