@@ -31,7 +31,7 @@ beforeAll(async () => {
     rowsPerDay: 10,
   });
   ({ dir, secretFile } = await appFolder('not-synced', sim.issueToken()));
-});
+}, 120_000); // clearOfMidnight may wait up to 95 s
 afterAll(async () => {
   await sim.close();
   await rm(dir, { recursive: true, force: true });

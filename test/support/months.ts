@@ -17,12 +17,17 @@ export function monthEnd(months: number, now = new Date()): string {
 }
 
 /**
- * Waits out the last `margin` ms of a UTC day, so that a test which names "today" when it starts
- * still means the same day when the product it drives asks the clock. A test that crossed midnight
- * once failed (not-synced: the failed sync then began a day after "today", so the day was no
- * longer one it began before Cloudforet had it, and rightly not reported).
+ * Waits out the edges of a UTC day (its last `before` ms, the first `after` ms of the next), so
+ * that a test which names "today" when it starts means the same day as every job the simulator
+ * dates. not-synced failed in the first minute after midnight: the simulator's `resync` dates its
+ * successful job a minute back, so that job began "yesterday" and rightly did not count as the
+ * day's last successful sync (job-history.ts `replaced`), and the day was not reported.
  */
-export async function clearOfMidnight(margin = 30_000, now = () => Date.now()): Promise<void> {
-  const left = 86_400_000 - (now() % 86_400_000);
-  if (left < margin) await new Promise((resolve) => setTimeout(resolve, left + 1_000));
+export async function clearOfMidnight(
+  { before = 30_000, after = 65_000 } = {},
+  now = () => Date.now(),
+): Promise<void> {
+  const into = now() % 86_400_000;
+  const wait = into > 86_400_000 - before ? 86_400_000 - into + after : into < after ? after - into : 0;
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 }
