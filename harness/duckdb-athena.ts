@@ -57,7 +57,10 @@ function atClock(sql: string, now: Date): string {
  *   value"): a cast to VARCHAR; DuckDB has no json_format;
  * - MAP<K,V> in a type (Trino's legacy spelling, which Athena DDL and CID use) is MAP(K, V);
  * - json_parse is json, sequence is generate_series, last_day_of_month is last_day, '$["key"]'
- *   paths are '$."key"'.
+ *   paths are '$."key"';
+ * - a WITH query is inlined wherever it is named ("The WITH clause will be inlined anywhere the named
+ *   relation is used", Trino's docs, sql/select.md), so a filter on one use prunes that use's scan:
+ *   `AS NOT MATERIALIZED`, where DuckDB materializes a query named twice and reads it whole once.
  * With `now`, current_date and current_timestamp are that instant's (UTC): a test's fixed clock.
  */
 export function trinoToDuckDb(sql: string, now?: Date): string {
@@ -74,6 +77,7 @@ export function trinoToDuckDb(sql: string, now?: Date): string {
     .replace(/\bsequence\(/g, 'generate_series(')
     .replace(/\bdate_diff\(/g, 'date_sub(')
     .replace(/\blast_day_of_month\(/g, 'last_day(')
+    .replace(/(\bWITH\s+|,\s*)(\w+)(\s*\([\w\s,]*\))?\s+AS\s+\(/gi, '$1$2$3 AS NOT MATERIALIZED (')
     .replace(
       /date_trunc\('(\w+)', (current_date|DATE '[\d-]+'|CAST\([\w.'-]+ AS date\))\)/gi,
       "CAST(date_trunc('$1', $2) AS date)",

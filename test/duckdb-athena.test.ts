@@ -187,4 +187,21 @@ describe('the DuckDB stand-in answers as Trino documents', () => {
     for (const { name, sql } of loadNamedQueries())
       expect(unwrapped.test(trinoToDuckDb(sql)), name).toBe(false);
   });
+  // sql/select.md, "WITH clause": "The WITH clause will be inlined anywhere the named relation is
+  // used". DuckDB materializes a query named twice and reads it whole once, so a filter on one use
+  // never pruned that use's scan, and the reading stage counted reads Athena does not make.
+  it('inlines a WITH query named twice, so each use is planned (and pruned) on its own', async () => {
+    const sql = `WITH t AS (SELECT range AS n FROM range(10)), u (m) AS (SELECT n FROM t)
+      SELECT (SELECT count(*) FROM t WHERE n < 3) AS few, (SELECT count(*) FROM t) AS every, CAST(1 AS varchar) AS one
+      FROM u WHERE m = 0`;
+    const plan = (await db.run(`EXPLAIN ${sql}`)).map((r) => String(r.explain_value)).join('\n');
+    const untranslated = (await db.connection.runAndReadAll(`EXPLAIN ${sql}`)).getRowObjects();
+
+    expect(trinoToDuckDb(sql)).toContain('WITH t AS NOT MATERIALIZED (SELECT');
+    expect(trinoToDuckDb(sql)).toContain(', u (m) AS NOT MATERIALIZED (SELECT');
+    expect(trinoToDuckDb(sql)).toContain('CAST(1 AS varchar)');
+    expect(await one(sql)).toEqual({ few: 3n, every: 10n, one: '1' });
+    expect(JSON.stringify(untranslated)).toMatch(/CTE_SCAN/); // DuckDB's own plan reads t once
+    expect(plan).not.toMatch(/CTE_SCAN/);
+  });
 });

@@ -48,18 +48,36 @@ flagged AS (
   SELECT d.*, coalesce(abs(d.rate - f.rate) <= 1e-9 * f.rate, false) AS rate_is_fallback
   FROM direct d
   LEFT JOIN fallback f ON f.from_currency = d.from_currency AND f.to_currency = d.to_currency
+),
+candidates AS (
+  -- Each direct rate, and its inverse (preference 1) for the opposite pair: one read of the rates.
+  SELECT
+    d.billed_month,
+    CASE k.preference WHEN 0 THEN d.from_currency ELSE d.to_currency END AS from_currency,
+    CASE k.preference WHEN 0 THEN d.to_currency ELSE d.from_currency END AS to_currency,
+    CASE k.preference WHEN 0 THEN d.rate ELSE 1 / d.rate END AS rate,
+    d.exchange_date,
+    d.source,
+    d.confirmed,
+    d.rate_is_fallback,
+    CASE k.preference WHEN 0 THEN 'direct' ELSE 'inverse' END AS derivation,
+    k.preference
+  FROM flagged d
+  CROSS JOIN (VALUES (0), (1)) AS k (preference)
+  WHERE k.preference = 0 OR d.from_currency <> d.to_currency
 )
+-- A direct rate when the month has one, else the inverse: one row per month and currency pair,
+-- chosen by grouping (not NOT EXISTS), so a window on billed_month prunes every read of
+-- unified_costs.
 SELECT
-  d.billed_month, d.from_currency, d.to_currency, d.rate, d.exchange_date, d.source, d.confirmed,
-  d.rate_is_fallback, 'direct' AS derivation
-FROM flagged d
-UNION ALL
-SELECT
-  d.billed_month, d.to_currency, d.from_currency, 1 / d.rate, d.exchange_date, d.source, d.confirmed,
-  d.rate_is_fallback, 'inverse' AS derivation
-FROM flagged d
-WHERE d.from_currency <> d.to_currency
-  AND NOT EXISTS (
-    SELECT 1 FROM direct x
-    WHERE x.billed_month = d.billed_month AND x.from_currency = d.to_currency AND x.to_currency = d.from_currency
-  )
+  c.billed_month,
+  c.from_currency,
+  c.to_currency,
+  min_by(c.rate, c.preference) AS rate,
+  min_by(c.exchange_date, c.preference) AS exchange_date,
+  min_by(c.source, c.preference) AS source,
+  min_by(c.confirmed, c.preference) AS confirmed,
+  min_by(c.rate_is_fallback, c.preference) AS rate_is_fallback,
+  min_by(c.derivation, c.preference) AS derivation
+FROM candidates c
+GROUP BY c.billed_month, c.from_currency, c.to_currency

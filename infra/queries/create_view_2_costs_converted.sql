@@ -24,6 +24,9 @@ latest AS (
     max_by(m.to_jpy, m.billed_month) AS to_jpy,
     max_by(m.rate_is_fallback, m.billed_month) AS rate_is_fallback
   FROM by_month m
+  -- The latest known rate is one of the 12 months Cloudforet keeps (this one included): so the
+  -- months of unified costs read for it do not grow with the history kept.
+  WHERE m.billed_month >= substr(CAST(date_trunc('month', current_date) - INTERVAL '11' MONTH AS varchar), 1, 7)
   GROUP BY m.from_currency
 )
 SELECT
@@ -35,5 +38,9 @@ SELECT
   m.billed_month IS NULL AS rate_is_latest_known,
   coalesce(m.rate_is_fallback, l.rate_is_fallback, false) AS rate_is_fallback
 FROM costs_combined c
-LEFT JOIN by_month m ON m.billed_month = substr(c.billed_date, 1, 7) AND m.from_currency = c.currency
+-- billed_month is the billed date's month; joined on the column too, a window on c.billed_month
+-- (which the windowed saved queries name to prune compacted months) also bounds the rates read.
+LEFT JOIN by_month m
+  ON m.billed_month = c.billed_month AND m.billed_month = substr(c.billed_date, 1, 7)
+  AND m.from_currency = c.currency
 LEFT JOIN latest l ON l.from_currency = c.currency

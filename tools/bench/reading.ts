@@ -233,7 +233,7 @@ async function measureLonger(
 }
 
 /** The newest snapshot of each table copied to the days `from`..`to`-1 before it. */
-async function copySnapshots(out: string, newestDay: string, from: number, to: number): Promise<void> {
+export async function copySnapshots(out: string, newestDay: string, from: number, to: number): Promise<void> {
   for (const table of SNAPSHOT_TABLES) {
     const newest = join(out, table, `snapshot_date=${newestDay}`);
     if (!(await stat(newest).catch(() => undefined))) continue;
@@ -256,7 +256,7 @@ const viewName = (sql: string) => /CREATE OR REPLACE VIEW\s+(\w+)/.exec(sql)![1]
  * Costs for the year (and the focus rows the cost export derives at its end) and one inventory
  * snapshot by the CLI; the snapshot copied to every day before. The CLI's progress goes to stderr.
  */
-async function exportYear(
+export async function exportYear(
   dir: string,
   out: string,
   scale: ReadingScale,
@@ -323,7 +323,7 @@ function cliIo(): CliIo & { out: () => string } {
  * Every Parquet object of the export (its table, partition, size and column chunk bytes), and how
  * many JSON objects each ledger table holds.
  */
-async function indexFiles(out: string): Promise<ExportIndex> {
+export async function indexFiles(out: string): Promise<ExportIndex> {
   const files = new Map<string, FileInfo>();
   const ledger = new Map<string, number>();
   for (const table of ledgerTables) {
@@ -379,7 +379,7 @@ interface ProfileContext {
 }
 
 /** One query under DuckDB's profiler: what it read, and the least it needs. */
-async function profile(
+export async function profile(
   db: AthenaLike,
   sql: string,
   name: string,
