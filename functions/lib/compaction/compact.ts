@@ -4,8 +4,12 @@
 // at a time (each checked against its manifest's checksum first) and written by the export's own
 // flow with bounded row groups. A monthly object is rebuilt when its manifest's list of daily
 // units (key, checksum, rows) is not the month's list now: a restated day, a new data source, a
-// removed day. Then the compaction state moves to the last month up to which every month with
-// daily objects is confirmed and compacted, so views read those months compacted, the rest daily.
+// removed day. A month whose list is unchanged is called current only when its monthly object is
+// still there and as its manifest says (one listing of the monthly table: size, ETag, a moved
+// mtime then the checksum; the object's checksum read whole when the listing fails); a missing,
+// truncated or replaced monthly object is rebuilt. Then the compaction state moves to the last
+// month up to which every month with daily objects is confirmed and compacted, so views read those
+// months compacted, the rest daily.
 import { createHash } from 'node:crypto';
 import type { CloudforetClient } from '../cloudforet/client.ts';
 import { errorCode, errorMessage, ExportError } from '../errors.ts';
@@ -17,7 +21,8 @@ import { compactedThrough, writeCompactionState } from '../storage/compaction-st
 import { proveCompactedFrom } from '../storage/gate.ts';
 import { MANIFESTS_DIR, manifestKey, objectKey } from '../storage/layout.ts';
 import { parseManifest, type UnitManifest } from '../storage/manifest.ts';
-import type { Sink } from '../storage/sink.ts';
+import { objectDifference } from '../storage/object-check.ts';
+import type { Sink, StoredObject } from '../storage/sink.ts';
 import { type CompactedTable, compactedTables } from '../tables/compacted.ts';
 
 export interface CompactionDeps {
@@ -129,6 +134,13 @@ async function compactTable(
   let rows = 0;
   let notStarted = 0;
   const failures: Array<{ dataSourceId: string; month: string; code: string; message: string }> = [];
+  // The monthly table's objects, listed once, when a unit first needs them: inside the unit's
+  // try, so a failed listing is that unit's (and it falls back to the object's checksum).
+  let listing: Promise<ReadonlyMap<string, StoredObject>> | undefined;
+  const listed = () => {
+    listing ??= deps.sink.listObjects(`${table.name}/`);
+    return listing;
+  };
   const months = [...byMonth.keys()].sort();
   /** Months whose every data source's monthly object is fresh after this pass. */
   const done = new Set<string>();
@@ -142,7 +154,7 @@ async function compactTable(
         continue;
       }
       try {
-        const outcome = await compactUnit(deps, table, month, dataSourceId, keys);
+        const outcome = await compactUnit(deps, log, table, month, dataSourceId, keys, listed);
         if (outcome.outcome === 'current') current++;
         else if (outcome.outcome === 'removed') removed++;
         else written++;
@@ -186,12 +198,47 @@ function dayOf(manifest: UnitManifest, table: CompactedTable): string {
   return table.daily.dayKey ? manifest.partition : manifest.partition.slice(0, 10);
 }
 
+/**
+ * Why the monthly object is not what its manifest says ('missing', 'size', 'etag', 'checksum'), or
+ * undefined when it is (an empty month's manifest names no object). From the table's listing, as
+ * planning, the focus pass and the verifier check theirs (storage/object-check.ts); when the
+ * listing fails, the object's own checksum, read whole, is the evidence instead.
+ */
+async function monthlyDifference(
+  sink: Sink,
+  log: Logger,
+  monthly: CompactedManifest,
+  listed: () => Promise<ReadonlyMap<string, StoredObject>>,
+): Promise<string | undefined> {
+  if (monthly.key === null) return undefined;
+  let objects: ReadonlyMap<string, StoredObject>;
+  try {
+    objects = await listed();
+  } catch (error) {
+    log.warn('compaction could not list the monthly objects; checking this one by its checksum', {
+      key: monthly.key,
+      code: errorCode(error),
+      message: errorMessage(error),
+    });
+    const sha = sink.sha256
+      ? await sink.sha256(monthly.key)
+      : await sink
+          .readBytes(monthly.key)
+          .then((bytes) => bytes && createHash('sha256').update(bytes).digest('hex'));
+    if (sha === undefined) return 'missing';
+    return monthly.sha256 !== undefined && sha === monthly.sha256 ? undefined : 'checksum';
+  }
+  return objectDifference(sink, monthly, monthly.key, objects.get(monthly.key), false);
+}
+
 async function compactUnit(
   deps: CompactionDeps,
+  log: Logger,
   table: CompactedTable,
   month: string,
   dataSourceId: string,
   manifestKeys: readonly string[],
+  listed: () => Promise<ReadonlyMap<string, StoredObject>>,
 ): Promise<{ outcome: 'current' | 'written' | 'removed' | 'empty' | 'kept'; rows: number }> {
   // The month's daily manifests, read 16 at a time (a year of 20 data sources is ~7,300 of them).
   const keys = [...manifestKeys].sort();
@@ -211,10 +258,19 @@ async function compactUnit(
   });
   const monthlyManifestKey = manifestKey(table, month, dataSourceId);
   const monthly = parseManifest(await deps.sink.read(monthlyManifestKey)) as CompactedManifest | undefined;
-  if (monthly?.schemaVersion === table.schemaVersion && compactedFrom(monthly, sources)) {
-    return { outcome: 'current', rows: 0 };
-  }
   const what = `${table.name} ${month} ${dataSourceId}`;
+  if (monthly?.schemaVersion === table.schemaVersion && compactedFrom(monthly, sources)) {
+    // Built from these days: current only if its object is still the one the manifest describes.
+    const why = await monthlyDifference(deps.sink, log, monthly, listed);
+    if (why === undefined) return { outcome: 'current', rows: 0 };
+    log.warn('monthly object is not as its manifest says; rebuilding it from its days', {
+      table: table.name,
+      month,
+      dataSourceId,
+      key: monthly.key,
+      why,
+    });
+  }
   const expected = sources.reduce((n, s) => n + s.rows, 0);
   let read = 0;
   const now = deps.now?.() ?? new Date();
