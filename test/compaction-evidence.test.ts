@@ -12,7 +12,7 @@ import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
 import { SinkError } from '../functions/lib/errors.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
-import { objectKey } from '../functions/lib/storage/layout.ts';
+import { manifestKey, objectKey } from '../functions/lib/storage/layout.ts';
 import { s3Sink } from '../functions/lib/storage/s3-sink.ts';
 import type { Sink } from '../functions/lib/storage/sink.ts';
 import { compactedTables } from '../functions/lib/tables/compacted.ts';
@@ -49,13 +49,19 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The sink, and the keys of every object written through it (data objects and small ones). */
-function counting(sink: Sink): { sink: Sink; written: string[] } {
+/** The sink, and the keys of every object written (data objects and small ones) and read through it. */
+function counting(sink: Sink): { sink: Sink; written: string[]; read: string[] } {
   const written: string[] = [];
+  const read: string[] = [];
   return {
     written,
+    read,
     sink: {
       ...sink,
+      read: (key) => {
+        read.push(key);
+        return sink.read(key);
+      },
       begin: (key, contentType) => {
         written.push(key);
         return sink.begin(key, contentType);
@@ -67,6 +73,10 @@ function counting(sink: Sink): { sink: Sink; written: string[] } {
     },
   };
 }
+
+/** Reads of MONTH's daily manifests (costs and FOCUS), the ones compaction needs no more while nothing changed. */
+const dailyManifestReads = (read: readonly string[]) =>
+  read.filter((k) => /^_manifests\/(costs|focus)\//.test(k) && k.includes(MONTH));
 
 /** The compaction summary's line of one table. */
 function compacted(run: Awaited<ReturnType<typeof runCostExport>>, table: string) {
@@ -112,6 +122,8 @@ describe('a compacted month is current only while its monthly object is as recor
     expect(compacted(again, COSTS_MONTHLY.name)).toMatchObject({ written: 0, current: units });
     expect(compacted(again, FOCUS_MONTHLY.name)).toMatchObject({ written: 0, current: units });
     expect(quiet.written.filter((k) => k.includes('_monthly'))).toEqual([]);
+    // Told from the listing of the daily manifests: none of the month's read.
+    expect(dailyManifestReads(quiet.read)).toEqual([]);
 
     // Deleted: rebuilt, the other data source's month untouched.
     await rm(join(dir, costsA));
@@ -143,6 +155,57 @@ describe('a compacted month is current only while its monthly object is as recor
     const settled = await runCostExport({ client, sink: dirSink(dir) }, LATER);
     expect(compacted(settled, COSTS_MONTHLY.name)).toMatchObject({ written: 0, current: units });
     expect(compacted(settled, FOCUS_MONTHLY.name)).toMatchObject({ written: 0, current: units });
+  }, 180_000);
+
+  it('a monthly manifest written before sources recorded their listed manifests: the daily manifests are read once, the facts recorded', async () => {
+    const [a] = sim.dataSourceIds() as [string];
+    const key = manifestKey(COSTS_MONTHLY, MONTH, a);
+    const path = join(dir, key);
+    const manifest = JSON.parse(await readFile(path, 'utf8'));
+    const old = {
+      ...manifest,
+      sources: manifest.sources.map(({ manifest: _, ...s }: { manifest: unknown }) => s),
+    };
+    await writeFile(path, JSON.stringify(old, null, 2));
+
+    const first = counting(dirSink(dir));
+    const upgraded = await runCostExport({ client, sink: first.sink }, LATER);
+    const second = counting(dirSink(dir));
+    const after = await runCostExport({ client, sink: second.sink }, LATER);
+
+    expect(compacted(upgraded, COSTS_MONTHLY.name)).toMatchObject({ written: 0 });
+    expect(
+      dailyManifestReads(first.read).filter((k) => k.endsWith(`/${a}.json`) && k.includes('/costs/')).length,
+    ).toBe(manifest.sources.length);
+    // Only the manifest rewritten, its object and the facts it describes unchanged.
+    expect(first.written.filter((k) => k.includes('_monthly'))).toEqual([key]);
+    expect(JSON.parse(await readFile(path, 'utf8'))).toEqual(manifest);
+    expect(compacted(after, COSTS_MONTHLY.name)).toMatchObject({ written: 0 });
+    expect(dailyManifestReads(second.read)).toEqual([]);
+    expect(second.written.filter((k) => k.includes('_monthly'))).toEqual([]);
+  }, 180_000);
+
+  it('a restated day is seen in the listing of its manifests: its month is rebuilt, the others stay current unread', async () => {
+    const [, b] = sim.dataSourceIds() as [string, string];
+    const day = `${MONTH}-03`;
+    sim.resync(b, day, { costFactor: 2 });
+    await runCostExport({ client, sink: dirSink(dir), focus: false }, { from: day, to: day });
+
+    const run = counting(dirSink(dir));
+    const next = await runCostExport({ client, sink: run.sink }, LATER);
+
+    const units = compacted(next, COSTS_MONTHLY.name).current + 1;
+    expect(compacted(next, COSTS_MONTHLY.name)).toMatchObject({ written: 1 });
+    expect(compacted(next, FOCUS_MONTHLY.name)).toMatchObject({ written: 1, current: units - 1 });
+    expect(run.written.filter((k) => /_monthly\/.*\.parquet$/.test(k)).sort()).toEqual(
+      [objectKey(COSTS_MONTHLY, MONTH, b), objectKey(FOCUS_MONTHLY, MONTH, b)].sort(),
+    );
+    // Only the restated data source's month read its days' manifests.
+    expect(dailyManifestReads(run.read).filter((k) => !k.endsWith(`/${b}.json`))).toEqual([]);
+    const { rows } = await queryDuckDB(
+      `SELECT count(*) AS n FROM read_parquet('${join(dir, objectKey(COSTS_MONTHLY, MONTH, b))}')`,
+    );
+    expect(Number(rows[0]!['n'])).toBe(await dailyCount(dir, b));
   }, 180_000);
 
   it("a failed listing of the monthly table: each month's object is checked by its checksum instead, one failure a unit when that fails too", async () => {
@@ -197,6 +260,7 @@ describe('a compacted month is current only while its monthly object is as recor
     expect(compacted(again, COSTS_MONTHLY.name)).toMatchObject({ written: 0, current: units });
     expect(compacted(again, FOCUS_MONTHLY.name)).toMatchObject({ written: 0, current: units });
     expect(quiet.written.filter((k) => k.includes('_monthly'))).toEqual([]);
+    expect(dailyManifestReads(quiet.read)).toEqual([]);
 
     const key = `e/${objectKey(COSTS_MONTHLY, MONTH, a)}`;
     const get = async () =>
