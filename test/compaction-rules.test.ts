@@ -1,7 +1,8 @@
 // The pure rules of compaction: the months the state names, the gate's proof for a compacted
-// month, and when a monthly manifest is taken as built from the month's daily units now.
+// month, and when a monthly manifest is taken as built from the month's daily units now (from
+// their manifests, or from a listing of them).
 import { describe, expect, it } from 'vitest';
-import { compactedFrom } from '../functions/lib/compaction/compact.ts';
+import { compactedFrom, listedAsBuilt } from '../functions/lib/compaction/compact.ts';
 import { lastDayOf, monthBefore } from '../functions/lib/storage/compaction-state.ts';
 import { proveCompactedFrom } from '../functions/lib/storage/gate.ts';
 
@@ -45,5 +46,37 @@ describe('compaction rules', () => {
     expect(compactedFrom(manifest([now[0]!, day('2026-09-02', 4, 'other')]), now)).toBe(false); // restated
     expect(compactedFrom(manifest([now[0]!, day('2026-09-02', 5)]), now)).toBe(false);
     expect(compactedFrom(undefined, now)).toBe(false);
+  });
+
+  it("the listing alone shows a month's daily units unchanged only when every manifest lists as recorded", () => {
+    const listed = (d: string, size: number, seen: { etag?: string; mtimeMs?: number }) => ({
+      key: `_manifests/costs/billed_date=${d}/ds-1.json`,
+      listed: { size, ...seen },
+    });
+    const recorded = (units: ReturnType<typeof listed>[]) =>
+      ({
+        sources: units.map((u, i) => ({
+          ...day(`2026-09-0${i + 1}`, 3),
+          manifest: { key: u.key, ...u.listed },
+        })),
+      }) as unknown as Parameters<typeof listedAsBuilt>[0];
+    const s3 = [listed('2026-09-01', 700, { etag: 'e1' }), listed('2026-09-02', 710, { etag: 'e2' })];
+    const dir = [listed('2026-09-01', 700, { mtimeMs: 1 }), listed('2026-09-02', 710, { mtimeMs: 2 })];
+
+    expect(listedAsBuilt(recorded(s3), s3)).toBe(true);
+    expect(listedAsBuilt(recorded(dir), dir)).toBe(true);
+    // A manifest rewritten (another ETag or mtime, the same size), one more, one fewer, another one.
+    expect(listedAsBuilt(recorded(s3), [s3[0]!, listed('2026-09-02', 710, { etag: 'e3' })])).toBe(false);
+    expect(listedAsBuilt(recorded(dir), [dir[0]!, listed('2026-09-02', 710, { mtimeMs: 3 })])).toBe(false);
+    expect(listedAsBuilt(recorded(s3), [...s3, listed('2026-09-03', 700, { etag: 'e4' })])).toBe(false);
+    expect(listedAsBuilt(recorded(s3), [s3[0]!])).toBe(false);
+    expect(listedAsBuilt(recorded(s3), [s3[0]!, listed('2026-09-04', 710, { etag: 'e2' })])).toBe(false);
+    // A size alone is no evidence; a manifest from before sources recorded their listing neither.
+    expect(listedAsBuilt(recorded([listed('2026-09-01', 700, {})]), [listed('2026-09-01', 700, {})])).toBe(
+      false,
+    );
+    const before = { sources: [day('2026-09-01', 3)] } as unknown as Parameters<typeof listedAsBuilt>[0];
+    expect(listedAsBuilt(before, [s3[0]!])).toBe(false);
+    expect(listedAsBuilt(undefined, s3)).toBe(false);
   });
 });

@@ -4,8 +4,16 @@
 // at a time (each checked against its manifest's checksum first) and written by the export's own
 // flow with bounded row groups. A monthly object is rebuilt when its manifest's list of daily
 // units (key, checksum, rows) is not the month's list now: a restated day, a new data source, a
-// removed day. Then the compaction state moves to the last month up to which every month with
-// daily objects is confirmed and compacted, so views read those months compacted, the rest daily.
+// removed day. A month whose list is unchanged is called current only when its monthly object is
+// still there and as its manifest says (one listing of the monthly table: size, ETag, a moved
+// mtime then the checksum; the object's checksum read whole when the listing fails); a missing,
+// truncated or replaced monthly object is rebuilt. Whether the list is unchanged is told from the
+// listing of the daily manifests when it can be: each source records its daily manifest as listed
+// when the month was built (size, ETag or mtime), and while every one lists the same (and no
+// manifest came or went) the daily manifests are not read; otherwise they are, as before. Then
+// the compaction state moves to the last
+// month up to which every month with daily objects is confirmed and compacted, so views read those
+// months compacted, the rest daily.
 import { createHash } from 'node:crypto';
 import type { CloudforetClient } from '../cloudforet/client.ts';
 import { errorCode, errorMessage, ExportError } from '../errors.ts';
@@ -17,7 +25,8 @@ import { compactedThrough, writeCompactionState } from '../storage/compaction-st
 import { proveCompactedFrom } from '../storage/gate.ts';
 import { MANIFESTS_DIR, manifestKey, objectKey } from '../storage/layout.ts';
 import { parseManifest, type UnitManifest } from '../storage/manifest.ts';
-import type { Sink } from '../storage/sink.ts';
+import { objectDifference } from '../storage/object-check.ts';
+import type { Sink, StoredObject } from '../storage/sink.ts';
 import { type CompactedTable, compactedTables } from '../tables/compacted.ts';
 
 export interface CompactionDeps {
@@ -39,6 +48,25 @@ export interface CompactedSource {
   readonly rows: number;
   /** The daily table's partition value (YYYY-MM-DD). */
   readonly day: string;
+  /**
+   * The daily unit's manifest as listed when the month was built from it (absent in manifests
+   * written before): while it lists the same, the unit is the one the month was built from.
+   */
+  readonly manifest?: ListedManifest;
+}
+
+/** A daily manifest as a listing gave it: a rewrite changes its ETag (S3) or mtime (a directory). */
+export interface ListedManifest {
+  readonly key: string;
+  readonly size: number;
+  readonly etag?: string;
+  readonly mtimeMs?: number;
+}
+
+/** A daily unit: its manifest's key and what the listing said of it (none: its manifest is read). */
+interface DailyUnit {
+  readonly key: string;
+  readonly listed?: StoredObject;
 }
 
 export interface CompactedManifest extends UnitManifest {
@@ -75,24 +103,71 @@ export async function confirmedMonths(sink: Sink): Promise<Set<string>> {
   return months;
 }
 
-/** The daily units of a table by month, then data source: their manifest keys. */
-async function dailyUnits(sink: Sink, table: CompactedTable): Promise<Map<string, Map<string, string[]>>> {
+/**
+ * The daily units of a table by month, then data source: their manifests, from one listing. When
+ * the listing with sizes fails, the keys alone (every unit's manifest is then read, as before).
+ */
+async function dailyUnits(
+  sink: Sink,
+  table: CompactedTable,
+  log: Logger,
+): Promise<Map<string, Map<string, DailyUnit[]>>> {
   const prefix = `${MANIFESTS_DIR}/${table.daily.name}/`;
-  const byMonth = new Map<string, Map<string, string[]>>();
+  const byMonth = new Map<string, Map<string, DailyUnit[]>>();
   const pattern = table.daily.dayKey
     ? new RegExp(
         `^${prefix}${table.daily.partitionKey}=(\\d{4}-\\d\\d)/${table.daily.dayKey}=\\d\\d/([^/]+)\\.json$`,
       )
     : new RegExp(`^${prefix}${table.daily.partitionKey}=(\\d{4}-\\d\\d)-\\d\\d/([^/]+)\\.json$`);
-  for (const key of await sink.list(prefix)) {
+  const listing = await sink.listObjects(prefix).catch(async (error: unknown) => {
+    log.warn('compaction could not list the daily manifests with their sizes; reading each one', {
+      table: table.name,
+      code: errorCode(error),
+      message: errorMessage(error),
+    });
+    return new Map<string, StoredObject | undefined>((await sink.list(prefix)).map((k) => [k, undefined]));
+  });
+  for (const [key, listed] of listing) {
     const match = pattern.exec(key);
     if (!match) continue;
     const [, month, dataSourceId] = match as unknown as [string, string, string];
-    const sources = byMonth.get(month) ?? new Map<string, string[]>();
+    const sources = byMonth.get(month) ?? new Map<string, DailyUnit[]>();
     byMonth.set(month, sources);
-    sources.set(dataSourceId, [...(sources.get(dataSourceId) ?? []), key]);
+    sources.set(dataSourceId, [...(sources.get(dataSourceId) ?? []), { key, ...(listed && { listed }) }]);
   }
   return byMonth;
+}
+
+/**
+ * Whether the listing alone shows the monthly manifest's daily units unchanged: the same manifests
+ * (keys, in order), each listed as when the month was built (size, and its ETag or mtime). False
+ * (read the daily manifests) for a manifest written before sources recorded this.
+ */
+export function listedAsBuilt(
+  monthly: CompactedManifest | undefined,
+  units: ReadonlyArray<{ readonly key: string; readonly listed?: StoredObject }>,
+): boolean {
+  if (!monthly || !Array.isArray(monthly.sources) || monthly.sources.length !== units.length) return false;
+  return monthly.sources.every((s, i) => {
+    const was = s.manifest;
+    const { key, listed } = units[i]!;
+    if (!was || !listed || was.key !== key || was.size !== listed.size) return false;
+    const byEtag = was.etag !== undefined && listed.etag !== undefined;
+    const byMtime = was.mtimeMs !== undefined && listed.mtimeMs !== undefined;
+    if (!byEtag && !byMtime) return false; // a size alone is no evidence
+    return (!byEtag || was.etag === listed.etag) && (!byMtime || was.mtimeMs === listed.mtimeMs);
+  });
+}
+
+/** What a listing said of a daily manifest, as a source records it (nothing without a listing). */
+function listedManifest(unit: DailyUnit): ListedManifest | undefined {
+  if (!unit.listed) return undefined;
+  return {
+    key: unit.key,
+    size: unit.listed.size,
+    ...(unit.listed.etag !== undefined && { etag: unit.listed.etag }),
+    ...(unit.listed.mtimeMs !== undefined && { mtimeMs: unit.listed.mtimeMs }),
+  };
 }
 
 /** Whether the monthly manifest was built from exactly these daily units. */
@@ -122,27 +197,34 @@ async function compactTable(
   table: CompactedTable,
   confirmed: ReadonlySet<string>,
 ): Promise<CompactionTableSummary> {
-  const byMonth = await dailyUnits(deps.sink, table);
+  const byMonth = await dailyUnits(deps.sink, table, log);
   let written = 0;
   let removed = 0;
   let current = 0;
   let rows = 0;
   let notStarted = 0;
   const failures: Array<{ dataSourceId: string; month: string; code: string; message: string }> = [];
+  // The monthly table's objects, listed once, when a unit first needs them: inside the unit's
+  // try, so a failed listing is that unit's (and it falls back to the object's checksum).
+  let listing: Promise<ReadonlyMap<string, StoredObject>> | undefined;
+  const listed = () => {
+    listing ??= deps.sink.listObjects(`${table.name}/`);
+    return listing;
+  };
   const months = [...byMonth.keys()].sort();
   /** Months whose every data source's monthly object is fresh after this pass. */
   const done = new Set<string>();
   for (const month of months) {
     if (!confirmed.has(month)) continue;
     let whole = true;
-    for (const [dataSourceId, keys] of [...byMonth.get(month)!.entries()].sort()) {
+    for (const [dataSourceId, units] of [...byMonth.get(month)!.entries()].sort()) {
       if (deps.shouldStartUnit?.() === false || deps.signal?.aborted) {
         notStarted++;
         whole = false;
         continue;
       }
       try {
-        const outcome = await compactUnit(deps, table, month, dataSourceId, keys);
+        const outcome = await compactUnit(deps, log, table, month, dataSourceId, units, listed);
         if (outcome.outcome === 'current') current++;
         else if (outcome.outcome === 'removed') removed++;
         else written++;
@@ -186,35 +268,119 @@ function dayOf(manifest: UnitManifest, table: CompactedTable): string {
   return table.daily.dayKey ? manifest.partition : manifest.partition.slice(0, 10);
 }
 
+/**
+ * Why the monthly object is not what its manifest says ('missing', 'size', 'etag', 'checksum'), or
+ * undefined when it is (an empty month's manifest names no object). From the table's listing, as
+ * planning, the focus pass and the verifier check theirs (storage/object-check.ts); when the
+ * listing fails, the object's own checksum, read whole, is the evidence instead.
+ */
+async function monthlyDifference(
+  sink: Sink,
+  log: Logger,
+  monthly: CompactedManifest,
+  listed: () => Promise<ReadonlyMap<string, StoredObject>>,
+): Promise<string | undefined> {
+  if (monthly.key === null) return undefined;
+  let objects: ReadonlyMap<string, StoredObject>;
+  try {
+    objects = await listed();
+  } catch (error) {
+    log.warn('compaction could not list the monthly objects; checking this one by its checksum', {
+      key: monthly.key,
+      code: errorCode(error),
+      message: errorMessage(error),
+    });
+    const sha = sink.sha256
+      ? await sink.sha256(monthly.key)
+      : await sink
+          .readBytes(monthly.key)
+          .then((bytes) => bytes && createHash('sha256').update(bytes).digest('hex'));
+    if (sha === undefined) return 'missing';
+    return monthly.sha256 !== undefined && sha === monthly.sha256 ? undefined : 'checksum';
+  }
+  return objectDifference(sink, monthly, monthly.key, objects.get(monthly.key), false);
+}
+
+/** The monthly manifest with its sources' daily manifests as listed now (what the month was built from). */
+async function recordListed(
+  sink: Sink,
+  key: string,
+  monthly: CompactedManifest,
+  sources: readonly CompactedSource[],
+): Promise<void> {
+  const listed = sources.map((s) => s.manifest);
+  // Without a listing (it failed) there is nothing to record.
+  if (listed.some((m) => m === undefined)) return;
+  const same = monthly.sources.every((s, i) => {
+    const was = s.manifest;
+    const now = listed[i]!;
+    return (
+      was?.key === now.key && was.size === now.size && was.etag === now.etag && was.mtimeMs === now.mtimeMs
+    );
+  });
+  if (same) return;
+  const recorded: CompactedManifest = {
+    ...monthly,
+    sources: monthly.sources.map((s, i) => ({ ...s, manifest: listed[i]! })),
+  };
+  await sink.put(key, `${JSON.stringify(recorded, null, 2)}\n`, 'application/json');
+}
+
 async function compactUnit(
   deps: CompactionDeps,
+  log: Logger,
   table: CompactedTable,
   month: string,
   dataSourceId: string,
-  manifestKeys: readonly string[],
+  dailyUnits: readonly DailyUnit[],
+  listed: () => Promise<ReadonlyMap<string, StoredObject>>,
 ): Promise<{ outcome: 'current' | 'written' | 'removed' | 'empty' | 'kept'; rows: number }> {
-  // The month's daily manifests, read 16 at a time (a year of 20 data sources is ~7,300 of them).
-  const keys = [...manifestKeys].sort();
-  const dailies: Array<UnitManifest | undefined> = new Array(keys.length);
-  await forEachLimit(keys, 16, async (key, i) => {
-    dailies[i] = parseManifest(await deps.sink.read(key));
-  });
-  const sources: CompactedSource[] = keys.map((key, i) => {
-    const daily = dailies[i];
-    if (!daily) throw new ExportError('COMPACTION_SOURCE_DAMAGED', `${key} is not a manifest`);
-    return {
-      key: daily.key,
-      ...(daily.sha256 && { sha256: daily.sha256 }),
-      rows: daily.key === null ? 0 : daily.rows,
-      day: dayOf(daily, table),
-    };
-  });
+  const units = [...dailyUnits].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  /** The month's daily manifests, read 16 at a time (a year of 20 data sources is ~7,300 of them). */
+  const readSources = async (): Promise<CompactedSource[]> => {
+    const dailies: Array<UnitManifest | undefined> = new Array(units.length);
+    await forEachLimit(units, 16, async (unit, i) => {
+      dailies[i] = parseManifest(await deps.sink.read(unit.key));
+    });
+    return units.map((unit, i) => {
+      const daily = dailies[i];
+      if (!daily) throw new ExportError('COMPACTION_SOURCE_DAMAGED', `${unit.key} is not a manifest`);
+      return {
+        key: daily.key,
+        ...(daily.sha256 && { sha256: daily.sha256 }),
+        rows: daily.key === null ? 0 : daily.rows,
+        day: dayOf(daily, table),
+        ...(unit.listed && { manifest: listedManifest(unit) }),
+      };
+    });
+  };
   const monthlyManifestKey = manifestKey(table, month, dataSourceId);
   const monthly = parseManifest(await deps.sink.read(monthlyManifestKey)) as CompactedManifest | undefined;
-  if (monthly?.schemaVersion === table.schemaVersion && compactedFrom(monthly, sources)) {
-    return { outcome: 'current', rows: 0 };
-  }
   const what = `${table.name} ${month} ${dataSourceId}`;
+  let sources: CompactedSource[] | undefined;
+  if (monthly?.schemaVersion === table.schemaVersion) {
+    // Built from these days: the listing shows every daily manifest as it was, or (else) they say so.
+    const unchanged = listedAsBuilt(monthly, units);
+    if (!unchanged) sources = await readSources();
+    if (unchanged || compactedFrom(monthly, sources!)) {
+      // Current only if its object is still the one the manifest describes.
+      const why = await monthlyDifference(deps.sink, log, monthly, listed);
+      if (why === undefined) {
+        // The daily manifests were read (rewritten without a change, or recorded before): the
+        // listing's facts recorded, so the next run tells from the listing alone.
+        if (sources) await recordListed(deps.sink, monthlyManifestKey, monthly, sources);
+        return { outcome: 'current', rows: 0 };
+      }
+      log.warn('monthly object is not as its manifest says; rebuilding it from its days', {
+        table: table.name,
+        month,
+        dataSourceId,
+        key: monthly.key,
+        why,
+      });
+    }
+  }
+  sources ??= await readSources();
   const expected = sources.reduce((n, s) => n + s.rows, 0);
   let read = 0;
   const now = deps.now?.() ?? new Date();
