@@ -16,12 +16,19 @@ import { copyEarlierPeriods, rebuildDerived } from './reading-history.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { dir: { type: 'string', default: '/tmp/reading-probe' }, years: { type: 'string', default: '3' } },
+  options: {
+    dir: { type: 'string', default: '/tmp/reading-probe' },
+    years: { type: 'string', default: '3' },
+  },
 });
 const dir = values.dir;
 const years = Number(values.years);
 const scale = { ...READING_SCALE, rowsPerDay: 10, snapshotDays: 30 };
-const exists = (p: string) => stat(p).then(() => true, () => false);
+const exists = (p: string) =>
+  stat(p).then(
+    () => true,
+    () => false,
+  );
 const one = join(dir, 'out-1y');
 const longer = join(dir, `out-${years}y`);
 await mkdir(dir, { recursive: true });
@@ -50,7 +57,9 @@ for (const out of [one, longer]) {
     for (const q of picked) {
       const view = /CREATE OR REPLACE VIEW\s+(\w+)/.exec(q.sql)?.[1];
       const r = await profile(db, view ? `SELECT * FROM ${view}` : q.sql, q.name, { index, dir, now });
-      rows.push(`${out === one ? '1y' : `${years}y`}\t${q.name}\t${r.objects}\t${(r.bytes / 1e6).toFixed(2)} MB`);
+      rows.push(
+        `${out === one ? '1y' : `${years}y`}\t${q.name}\t${r.objects}\t${(r.bytes / 1e6).toFixed(2)} MB`,
+      );
     }
   } finally {
     db.close();
