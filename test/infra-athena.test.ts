@@ -43,6 +43,7 @@ const QUERY_NAMES = [
   'reconcile_cost_days',
   'restatements_of_confirmed_months',
   'spend_usd_by_confirmed_month',
+  'spend_usd_by_month_last_12_months',
   'top_resources_last_30_days',
 ];
 

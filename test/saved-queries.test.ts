@@ -91,6 +91,26 @@ describe('saved queries over a hand-checkable export (Athena clock 2026-03-16)',
     ]);
   });
 
+  it('spend_usd_by_month_last_12_months: April 2025 to March 2026, each month at its rate, confirmed or not', async () => {
+    const rows = await run('spend_usd_by_month_last_12_months');
+
+    // c01 (2026-01-31): no unified costs that month, so the latest known rate (it is in USD anyway).
+    expect(pick(rows, 'billed_month', 'provider', 'project_id', 'total_cost_usd', 'is_confirmed')).toEqual([
+      ['2026-03', 'azure', 'p-db', 46.67, false],
+      ['2026-03', 'aws', 'p-web', 5.75, false],
+      ['2026-02', 'google_cloud', null, 20000, true],
+      ['2026-02', 'aws', 'p-db', 1000, true],
+      ['2026-02', 'aws', 'p-web', 110, true],
+      ['2026-02', 'azure', 'p-db', 100, true],
+      ['2026-02', 'aws', 'p-gone', 7, true],
+      ['2026-02', 'aws', null, 3, true],
+      ['2026-01', 'aws', 'p-web', 1, false],
+    ]);
+    expect(pick(rows, 'billed_month', 'rate_is_latest_known').filter(([m]) => m === '2026-01')).toEqual([
+      ['2026-01', true],
+    ]);
+  });
+
   it('month_to_date_by_workspace_project: March 1 (its first day) to now, in each origin currency', async () => {
     const rows = await run('month_to_date_by_workspace_project');
 

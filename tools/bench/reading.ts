@@ -501,6 +501,7 @@ export function describeReading(r: ReadingFigures): string {
     markdownTable(queryRows(r)),
     '',
     ...(r.longer ? [longerLine(r), ''] : []),
+    ...windowVerdict(r),
     '',
     `compaction probe (DuckDB's writer, round 2's proposal; the exporter's own compacted months are what the views above read): the year's spend by month and provider reads ` +
       `${r.compaction.daily.objects.toLocaleString('en-US')} daily objects, ${(r.compaction.daily.bytes / MB).toFixed(2)} MB; ` +
@@ -512,17 +513,75 @@ export function describeReading(r: ReadingFigures): string {
 const mb = (bytes: number) => (bytes / MB).toFixed(2);
 const ratio = (x: number, y: number) => (y > 0 ? (x / y).toFixed(1) : '–');
 
+/**
+ * What each saved query asks about: a window that ends now (its objects must not grow with the
+ * history kept) or all of history (views, audits; they grow with the months held). Issue 40's
+ * targets are checked against these (windowVerdict); a query not named here counts as all history.
+ */
+export const QUESTION_WINDOW: Readonly<Record<string, string>> = {
+  budget_vs_actual_forecast: 'budgets now',
+  completeness_missing_days: 'ledger now',
+  freshness_by_data_source: 'ledger now',
+  cost_by_inventory_resource: '30 days',
+  cost_by_tag: '30 days',
+  daily_cost_by_provider: '30 days',
+  top_resources_last_30_days: '30 days',
+  cost_by_workspace_project_usd: 'last month',
+  last_month_spend_usd_by_provider_project: 'last month',
+  month_to_date_by_workspace_project: 'this month',
+  month_to_date_by_workspace_project_name: 'this month',
+  month_to_date_spend_usd_by_provider_project: 'this month',
+  inventory_counts_by_type: '90 snapshot days',
+  spend_usd_by_month_last_12_months: 'a year',
+};
+/** Round 2's total (docs/performance.md) and issue 40's bounds on it and on one query. */
+const ROUND_2_OBJECTS = 27_342;
+const MOST_OBJECTS_A_QUERY = 600;
+
+/** Issue 40's three targets, each met or not, with the figures that decide it. */
+export function windowVerdict(r: ReadingFigures): string[] {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const total = sum(r.queries, 'objects');
+  const largest = r.queries.reduce((a, q) => (q.objects > a.objects ? q : a));
+  const lines = [
+    `targets: all queries and views at 1 year read ${n(total)} objects, ${((100 * total) / ROUND_2_OBJECTS).toFixed(0)} % of round 2's ${n(ROUND_2_OBJECTS)} ` +
+      `(at most a quarter: ${total * 4 <= ROUND_2_OBJECTS ? 'met' : 'NOT MET'}); the largest, ${largest.query}, ` +
+      `${n(largest.objects)} (at most ${MOST_OBJECTS_A_QUERY}: ${largest.objects <= MOST_OBJECTS_A_QUERY ? 'met' : 'NOT MET'})`,
+  ];
+  if (!r.longer) return lines;
+  const l = r.longer;
+  const windowed = r.queries.filter((q) => QUESTION_WINDOW[q.query]);
+  const grew = windowed.flatMap((q) => {
+    const later = l.queries.find((x) => x.query === q.query);
+    return later && later.objects !== q.objects ? [`${q.query} ${n(q.objects)} → ${n(later.objects)}`] : [];
+  });
+  lines.push(
+    `targets: ${windowed.length} questions about a window ending now (${[...new Set(windowed.map((q) => QUESTION_WINDOW[q.query]))].join(', ')}) ` +
+      `read the same objects at ${l.years} years as at 1: ${grew.length === 0 ? 'met' : `NOT MET (${grew.join('; ')})`}`,
+  );
+  const history = r.queries.filter((q) => !QUESTION_WINDOW[q.query]);
+  const growth = history
+    .map((q) => (l.queries.find((x) => x.query === q.query)?.objects ?? 0) / Math.max(1, q.objects))
+    .sort((a, b) => a - b);
+  lines.push(
+    `all history (${history.length} views and audits): ×${growth[0]?.toFixed(1)} to ×${growth.at(-1)?.toFixed(1)} ` +
+      `the objects for ×${l.years} the months held`,
+  );
+  return lines;
+}
+
 /** Per query: one year against the least; with a longer history, its figures and the growth. */
 function queryRows(r: ReadingFigures): string[][] {
   const n = (x: number) => x.toLocaleString('en-US');
   const y = r.longer?.years;
-  const head = ['query or view', 'objects', 'MB read', 'least objects', 'least MB', '× least'];
+  const head = ['query or view', 'window', 'objects', 'MB read', 'least objects', 'least MB', '× least'];
   if (y) head.push(`objects ${y}y`, `MB ${y}y`, `least objects ${y}y`, `objects ×${y}y/1y`);
   return [
     head,
     ...r.queries.map((q) => {
       const row = [
         q.query,
+        QUESTION_WINDOW[q.query] ?? 'all history',
         n(q.objects),
         mb(q.bytes),
         n(q.minObjects),
@@ -535,6 +594,7 @@ function queryRows(r: ReadingFigures): string[][] {
     }),
     [
       'all',
+      '',
       n(sum(r.queries, 'objects')),
       mb(sum(r.queries, 'bytes')),
       n(sum(r.queries, 'minObjects')),
