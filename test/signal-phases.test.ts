@@ -64,18 +64,21 @@ interface Phase {
   readonly there: () => boolean;
   /** The destination is s3://BUCKET/<the out folder's name>, through the proxy that holds an upload. */
   readonly s3?: boolean;
+  /** The S3 request held instead of an upload, once the phase's line is on stderr (none: an upload). */
+  readonly s3Hold?: (r: { method: string; path: string }) => boolean;
 }
 
 /** True once the held request arrived (its fault taken); the simulator logs a request when answered. */
 const held = () => sim.faultsPending() === 0;
 const s3Prefix = (out: string) => out.split('/').pop()!;
 const costs =
-  (endpoint: () => string, s3 = false) =>
+  (endpoint: () => string, s3 = false, ...more: string[]) =>
   (out: string) => [
     'costs',
     ...['--endpoint', endpoint(), '--secret-file', secretFile],
     ...['--out', s3 ? `s3://${BUCKET}/${s3Prefix(out)}` : out],
     ...['--from', FROM, '--to', YESTERDAY, '--force'],
+    ...more,
   ];
 
 const PHASES: Phase[] = [
@@ -114,6 +117,14 @@ const PHASES: Phase[] = [
     there: () => proxy.faultsInjected > 0,
   },
   {
+    name: 'costs --verify, reading every object back from S3 (a read held)',
+    argv: costs(() => sim.url, true, '--verify'),
+    s3: true,
+    line: /; now the check of every object against its manifest$/m,
+    s3Hold: (r) => r.method === 'GET' && r.path.endsWith('.parquet'),
+    there: () => proxy.faultsInjected > 0,
+  },
+  {
     name: 'inventory, listing cloud services',
     argv: (out) => ['inventory', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out],
     hold: { path: '/inventory/cloud-service/list', afterRequests: 0 },
@@ -125,7 +136,10 @@ const PHASES: Phase[] = [
 async function stopDuring(phase: Phase, signal: keyof typeof EXIT, out: string) {
   sim.resetRequestLog();
   if (phase.hold) sim.injectFault({ ...phase.hold, kind: 'slow', delayMs: HOLD_MS, times: 1 });
-  if (phase.s3)
+  let err = '';
+  const { s3Hold } = phase;
+  if (s3Hold) proxy.failWhen({ kind: 'hold', match: (r) => phase.line.test(err) && s3Hold(r) });
+  else if (phase.s3)
     proxy.failWhen({ kind: 'hold', match: (r) => r.method !== 'GET' && r.path.endsWith('.parquet') });
   const env = {
     ...process.env,
@@ -138,7 +152,6 @@ async function stopDuring(phase: Phase, signal: keyof typeof EXIT, out: string) 
     stdio: ['ignore', 'ignore', 'pipe'],
     env,
   });
-  let err = '';
   child.stderr.on('data', (chunk: Buffer) => {
     err += chunk.toString();
   });

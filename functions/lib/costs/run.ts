@@ -18,7 +18,7 @@ import { type CostRunRequest, planCostExport } from './planning/plan-export.ts';
 
 export type { CostRunRequest } from './planning/plan-export.ts';
 import { listDataSources, selectDataSources } from './sources/data-sources.ts';
-import { silentLogger } from '../log.ts';
+import { type Logger, silentLogger } from '../log.ts';
 import { errorCode, errorMessage } from '../errors.ts';
 import type { PlannedUnit } from './planning/plan-units.ts';
 import { jobMarksOf, warnAboutSources } from './planning/plan-reports.ts';
@@ -31,7 +31,8 @@ import { clampToRetention } from './planning/retention.ts';
 import { rollUp } from '../export/ledger-rollup.ts';
 import { exportFocus, type FocusPassSummary } from '../focus/pass.ts';
 import { type CompactionSummary, compactConfirmedMonths } from '../compaction/compact.ts';
-import { verifyDestination } from '../storage/verify-destination.ts';
+import { type VerifyReport, verifyDestination } from '../storage/verify-destination.ts';
+import type { Sink } from '../storage/sink.ts';
 import { archiveCostReports, type ReportArchiveDeps } from './reports/archive.ts';
 import {
   changedDaysByMonth,
@@ -162,10 +163,9 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
       ? undefined
       : await compactionOrFailure({ ...deps, runId, log });
   // --verify: after the run's own repairs, the whole destination, every table (storage/verify-destination.ts).
-  const verify =
-    req.verify && notStarted.length === 0
-      ? await verifyDestination(deps.sink, { checksums: true })
-      : undefined;
+  const verifying = req.verify === true && notStarted.length === 0 && !deps.signal?.aborted;
+  if (verifying) phase('check of every object against its manifest');
+  const verify = verifying ? await verifyOrStopped(deps.sink, deps.signal, log) : undefined;
   // Stopped (the deadline, a signal): the next run rolls this one's lines up.
   if (!deps.signal?.aborted) await rollUp(deps.sink, deps.now?.() ?? new Date(), log);
   const summary = costRunSummary({
@@ -245,6 +245,23 @@ async function focusOrFailure(
     if (stopped) deps.log?.warn('focus pass stopped', { ...failure });
     else deps.log?.error('focus pass failed', { ...failure });
     return { written: 0, removed: 0, current: 0, repaired: 0, rows: 0, failures: [failure], notStarted: 0 };
+  }
+}
+
+/** The verifier's walk; stopped by the run's signal, no report (the stop is the run's summary). */
+async function verifyOrStopped(
+  sink: Sink,
+  signal: AbortSignal | undefined,
+  log: Logger,
+): Promise<VerifyReport | undefined> {
+  try {
+    return await verifyDestination(sink, { checksums: true, signal });
+  } catch (error) {
+    if (!signal?.aborted) throw error;
+    log.warn('verification stopped (rerun costs --verify to check every object)', {
+      reason: errorMessage(signal.reason),
+    });
+    return undefined;
   }
 }
 

@@ -74,11 +74,12 @@ export function dirSink(root: string): Sink {
       }
       return objects;
     },
-    sha256: async (key) => {
+    sha256: async (key, { signal } = {}) => {
       const hash = createHash('sha256');
       try {
-        for await (const chunk of createReadStream(pathOf(key))) hash.update(chunk as Buffer);
+        for await (const chunk of createReadStream(pathOf(key), { signal })) hash.update(chunk as Buffer);
       } catch (error) {
+        if (signal?.aborted) throw signal.reason;
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
         throw sinkError('read', pathOf(key), error);
       }

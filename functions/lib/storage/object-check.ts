@@ -20,11 +20,12 @@ export async function objectDifference(
   key: string,
   object: StoredObject | undefined,
   verify: boolean,
+  signal?: AbortSignal,
 ): Promise<string | undefined> {
   if (!object) return 'missing';
   if (object.size !== m.bytes) return 'size';
   if (m.etag !== undefined && object.etag !== undefined && object.etag !== m.etag) return 'etag';
   const moved = m.mtimeMs !== undefined && object.mtimeMs !== undefined && object.mtimeMs !== m.mtimeMs;
   if (m.sha256 === undefined || !sink.sha256 || !(verify || moved)) return undefined;
-  return (await sink.sha256(key)) === m.sha256 ? undefined : 'checksum';
+  return (await sink.sha256(key, { signal })) === m.sha256 ? undefined : 'checksum';
 }

@@ -32,11 +32,15 @@ export function s3Sink(opts: S3SinkOptions): Sink {
   const { client, bucket, prefix } = opts;
   const keyOf = (key: string) => joinKey(prefix, key);
   const fail = (action: string, key: string, error: unknown) => s3Error(action, bucket, keyOf(key), error);
-  const readBytes = async (key: string): Promise<Uint8Array | undefined> => {
+  const readBytes = async (key: string, signal?: AbortSignal): Promise<Uint8Array | undefined> => {
     try {
-      const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(key) }));
+      const answer = await client.send(
+        new GetObjectCommand({ Bucket: bucket, Key: keyOf(key) }),
+        signal ? { abortSignal: signal } : {},
+      );
       return await answer.Body?.transformToByteArray();
     } catch (error) {
+      if (signal?.aborted) throw signal.reason;
       if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
       // S3 answers 403, not 404, for a missing key to a role whose s3:ListBucket is limited to a
       // prefix (the stack's roles): only a listing tells "not there" from "not allowed".
@@ -69,7 +73,7 @@ export function s3Sink(opts: S3SinkOptions): Sink {
       const bytes = await readBytes(key);
       return bytes === undefined ? undefined : Buffer.from(bytes).toString('utf8');
     },
-    readBytes,
+    readBytes: (key) => readBytes(key),
     remove: async (key) => {
       await client
         .send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(key) }))
@@ -78,8 +82,8 @@ export function s3Sink(opts: S3SinkOptions): Sink {
     list: async (under) => [...(await listKeys(opts, keyOf(under))).keys()],
     listObjects: (under) => listKeys(opts, keyOf(under)),
     // --verify only: every byte read back (an ETag of a multipart upload is no checksum of the bytes).
-    sha256: async (key) => {
-      const bytes = await readBytes(key);
+    sha256: async (key, { signal } = {}) => {
+      const bytes = await readBytes(key, signal);
       return bytes === undefined ? undefined : createHash('sha256').update(bytes).digest('hex');
     },
     checkWritable: async () => {

@@ -51,8 +51,11 @@ export interface Sink {
   list(prefix: string): Promise<string[]>;
   /** Data objects under a prefix with their size and ETag or mtime, from one listing (no request per object). */
   listObjects(prefix: string): Promise<ReadonlyMap<string, StoredObject>>;
-  /** The object's SHA-256, hex, read whole (streamed from a file; S3: the object's bytes read back). */
-  sha256?(key: string): Promise<string | undefined>;
+  /**
+   * The object's SHA-256, hex, read whole (streamed from a file; S3: the object's bytes read back).
+   * `signal` ends the read (the verifier's, on SIGINT): it rejects with the signal's reason.
+   */
+  sha256?(key: string, opts?: { readonly signal?: AbortSignal }): Promise<string | undefined>;
   /**
    * Proves, without writing, that the destination can be reached and written to as far as can be
    * told (S3: bucket, credentials and endpoint answer a listing; a directory: no file in the way,

@@ -51,10 +51,17 @@ interface Manifest {
  */
 const NOT_DATA = /^(_[^/]*|ledger|compaction_state)\//;
 
+/**
+ * `signal` stops the walk (SIGINT, SIGTERM, a Lambda's deadline): no object is started after it, the
+ * read in progress is ended, and the call rejects with the signal's reason. A stopped walk reports
+ * nothing: half a verification would read as "all as recorded".
+ */
 export async function verifyDestination(
   sink: Sink,
-  opts: { readonly checksums: boolean },
+  opts: { readonly checksums: boolean; readonly signal?: AbortSignal },
 ): Promise<VerifyReport> {
+  const { signal } = opts;
+  signal?.throwIfAborted();
   const [manifestKeys, objects] = await Promise.all([sink.list(`${MANIFESTS_DIR}/`), sink.listObjects('')]);
   const manifests = new Map<string, Manifest>();
   await forEachLimit(
@@ -73,9 +80,11 @@ export async function verifyDestination(
   const findings: Finding[] = [];
   const counts = { objects: 0, checksummed: 0, derived: 0, statementFiles: 0 };
   const named = new Set<string>();
+  signal?.throwIfAborted();
   await forEachLimit([...manifests], 8, async ([key, m]) => {
+    signal?.throwIfAborted();
     if (Array.isArray(m.files) && m.sha256 && typeof m.sha256 === 'object') {
-      await checkRecord(sink, key, m, objects, findings, counts, opts.checksums);
+      await checkRecord(sink, key, m, objects, findings, counts, opts.checksums, signal);
       for (const f of m.files) named.add(recordFileKey(key, f));
       return;
     }
@@ -84,7 +93,7 @@ export async function verifyDestination(
     counts.objects++;
     if (opts.checksums && typeof m.sha256 === 'string') counts.checksummed++;
     const described = { ...m, bytes: m.bytes, sha256: typeof m.sha256 === 'string' ? m.sha256 : undefined };
-    const why = await objectDifference(sink, described, m.key, objects.get(m.key), opts.checksums);
+    const why = await objectDifference(sink, described, m.key, objects.get(m.key), opts.checksums, signal);
     if (why) findings.push({ key: m.key, why });
     if (m.sourceKey !== undefined) checkDerived(key, m, manifests, findings, counts);
     if (Array.isArray(m.sources)) await checkCompacted(sink, key, m, manifests, findings, counts);
@@ -153,6 +162,7 @@ async function checkRecord(
   findings: Finding[],
   counts: { statementFiles: number },
   checksums: boolean,
+  signal?: AbortSignal,
 ): Promise<void> {
   const sums = m.sha256 as Readonly<Record<string, string>>;
   for (const file of m.files ?? []) {
@@ -163,7 +173,8 @@ async function checkRecord(
       continue;
     }
     if (!checksums || !sink.sha256 || !sums[file]) continue;
-    if ((await sink.sha256(fileKey)) !== sums[file]) findings.push({ key: fileKey, why: 'record-mismatch' });
+    if ((await sink.sha256(fileKey, { signal })) !== sums[file])
+      findings.push({ key: fileKey, why: 'record-mismatch' });
   }
 }
 
