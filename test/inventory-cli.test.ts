@@ -69,6 +69,25 @@ describe('cloudforet-export inventory', () => {
     expect((await readdir(join(out, '_manifests'))).sort()).toEqual(Object.keys(summary.tables).sort());
   });
 
+  it('claims the destination only after Cloudforet answered: a secret it refuses leaves the folder empty', async () => {
+    const refused = join(dir, 'refused.json');
+    await writeFile(refused, simulator.issueToken({ badSignature: true }));
+    const out = join(dir, 'refused-out');
+    const io = fakeIo();
+
+    const code = await main(
+      ['inventory', '--endpoint', simulator.url, '--secret-file', refused, '--out', out],
+      {},
+      io,
+    );
+
+    expect(code).toBe(2);
+    expect(io.err()).toMatch(/^cloudforet-export: cloudforet: 401 ERROR_AUTHENTICATE_FAILURE/m);
+    expect(await readdir(out).catch(() => [])).toEqual([]);
+    // The run that Cloudforet answered claimed its destination (the check above can fail).
+    expect(await readdir(join(dir, 'out'))).toContain('_destination.json');
+  });
+
   it('adds inactive cloud services with --include-inactive and says so', async () => {
     const io = fakeIo();
 

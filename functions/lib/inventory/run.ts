@@ -101,6 +101,8 @@ interface UnitDeps extends InventoryRunDeps {
   readonly scope: InventoryScope;
   readonly onRows: (rows: number) => void;
   readonly watch: EndpointWatch;
+  /** The destination's claim, taken once before anything is published. */
+  readonly claim: () => Promise<void>;
 }
 
 interface TableOutcome {
@@ -123,7 +125,9 @@ export async function runInventoryExport(
     owner: deps.credential,
     costs: false,
   });
-  await destination.claim();
+  // Claimed once Cloudforet has answered, before the first table publishes (as costs claims after
+  // its first answer): a wrong secret or endpoint leaves no claim naming a scope it never proved.
+  const claim = () => destination.claim();
   const outcomes = new Map<string, TableOutcome>();
   let rowsRead = 0;
   const progress = () =>
@@ -144,7 +148,7 @@ export async function runInventoryExport(
     report();
   };
   const signal = deps.signal ? AbortSignal.any([deps.signal, watch.signal]) : watch.signal;
-  const unitDeps: UnitDeps = { ...deps, signal, runId, log, scope, onRows, watch };
+  const unitDeps: UnitDeps = { ...deps, signal, runId, log, scope, onRows, watch, claim };
   await forEachLimit(sources, deps.concurrency ?? 4, async (source) => {
     const startable = deps.shouldStartUnit?.() !== false && !signal.aborted;
     outcomes.set(
@@ -162,6 +166,7 @@ export async function runInventoryExport(
   const failures = ordered.flatMap(([, o]) => (o.failure ? [o.failure] : []));
   // The names first: a few small reads, and a day left out would stay out. Stopped (the deadline,
   // a signal), the ledger's rollup is left to the next run.
+  if (watch.heard) await claim();
   await foldSnapshotDay(deps.sink, req.snapshotDate, log);
   if (!deps.signal?.aborted) await rollUp(deps.sink, deps.now?.() ?? new Date(), log);
   const summary: InventoryRunSummary = {
@@ -273,6 +278,7 @@ async function exportSnapshot(
     kvMetadata: { snapshot_date: req.snapshotDate, scope: deps.scope.label, run_id: deps.runId },
     rowGroupRows: deps.rowGroupRows ?? source.rowGroupRows,
     onPage: (page) => deps.onRows(page.length),
+    beforePublish: () => deps.claim(),
     manifest: (published): UnitManifest & { scope: string; includeInactive: boolean } => ({
       table: table.name,
       partition: req.snapshotDate,
