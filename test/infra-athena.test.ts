@@ -34,6 +34,7 @@ const QUERY_NAMES = [
   'create_view_3_month_status',
   'create_view_4_costs_named_converted',
   'daily_cost_by_provider',
+  'focus_cost_last_30_days',
   'freshness_by_data_source',
   'inventory_counts_by_type',
   'last_month_spend_usd_by_provider_project',

@@ -174,6 +174,24 @@ describe('views and saved queries over exported files (DuckDB)', () => {
     expect(Number(sums!.bad_tags)).toBe(0);
   });
 
+  it('focus_cost_last_30_days sums every FOCUS row of the window once, per provider, service and sub account', async () => {
+    const rows = await db.run(queries.find((q) => q.name === 'focus_cost_last_30_days')!.sql);
+    const [all] = await db.run(
+      'SELECT count(*) AS n, sum(BilledCost) AS billed, sum(EffectiveCost) AS effective, count(DISTINCT ProviderName) AS providers FROM focus',
+    );
+    const total = (column: string) => rows.reduce((s, r) => s + Number(r[column]), 0);
+
+    // The export is the last 5 days: the whole focus table is inside the window.
+    expect(Number(all!.n)).toBeGreaterThan(100);
+    expect(total('charges')).toBe(Number(all!.n));
+    expect(total('billed_cost')).toBeCloseTo(Number(all!.billed), 0);
+    expect(total('effective_cost')).toBeCloseTo(Number(all!.effective), 0);
+    expect(new Set(rows.map((r) => r.ProviderName)).size).toBe(Number(all!.providers));
+    expect(rows.map((r) => Number(r.billed_cost))).toEqual(
+      rows.map((r) => Number(r.billed_cost)).sort((a, b) => b - a),
+    );
+  });
+
   it('gives the column set of the FOCUS consolidation view of AWS, in its order', async () => {
     const columns = (await db.describe('focus_consolidation_cloudforet')).map((c) => c.name);
     const [counts] = await db.run(

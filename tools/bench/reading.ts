@@ -525,6 +525,7 @@ export const QUESTION_WINDOW: Readonly<Record<string, string>> = {
   cost_by_inventory_resource: '30 days',
   cost_by_tag: '30 days',
   daily_cost_by_provider: '30 days',
+  focus_cost_last_30_days: '30 days',
   top_resources_last_30_days: '30 days',
   cost_by_workspace_project_usd: 'last month',
   last_month_spend_usd_by_provider_project: 'last month',
