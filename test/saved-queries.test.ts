@@ -222,12 +222,15 @@ describe('saved queries over a hand-checkable export (Athena clock 2026-03-16)',
     ]);
   });
 
-  it('leaves no saved query without a result test, here, in ledger-queries.test.ts or (cost reports) cost-reports.test.ts', async () => {
+  it('leaves no saved query without a result test, here, in ledger-queries.test.ts, (cost reports) cost-reports.test.ts or (FOCUS) views-duckdb.test.ts', async () => {
     const tests = (
       await Promise.all(
-        ['saved-queries.test.ts', 'ledger-queries.test.ts', 'cost-reports.test.ts'].map((f) =>
-          readFile(new URL(f, import.meta.url), 'utf8'),
-        ),
+        [
+          'saved-queries.test.ts',
+          'ledger-queries.test.ts',
+          'cost-reports.test.ts',
+          'views-duckdb.test.ts',
+        ].map((f) => readFile(new URL(f, import.meta.url), 'utf8')),
       )
     ).join('\n');
 

@@ -47,6 +47,7 @@ describe('views and saved queries over exported files (DuckDB)', () => {
   let simulator: Simulator;
   let dir: string;
   let db: AthenaLike;
+  const run = (name: string) => db.run(queries.find((q) => q.name === name)!.sql);
 
   beforeAll(async () => {
     simulator = await startSimulator({ seed: 16, workspaces: 3, to: TO, rowsPerDay: 30, cloudServices: 60 });
@@ -175,7 +176,7 @@ describe('views and saved queries over exported files (DuckDB)', () => {
   });
 
   it('focus_cost_last_30_days sums every FOCUS row of the window once, per provider, service and sub account', async () => {
-    const rows = await db.run(queries.find((q) => q.name === 'focus_cost_last_30_days')!.sql);
+    const rows = await run('focus_cost_last_30_days');
     const [all] = await db.run(
       'SELECT count(*) AS n, sum(BilledCost) AS billed, sum(EffectiveCost) AS effective, count(DISTINCT ProviderName) AS providers FROM focus',
     );
