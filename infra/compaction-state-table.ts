@@ -5,7 +5,7 @@ import { CfnTable, type CfnDatabase } from 'aws-cdk-lib/aws-glue';
 import { Construct } from 'constructs';
 import { COMPACTION_STATE_DIR } from '../functions/lib/storage/layout.ts';
 import { compactionStateTable } from '../functions/lib/tables/compacted.ts';
-import { JSON_FORMAT } from './ledger-tables.ts';
+import { jsonLinesStorage } from './ledger-tables.ts';
 
 export interface CompactionStateTableProps {
   readonly database: CfnDatabase;
@@ -35,21 +35,6 @@ export function compactionStateTableInput(location: string): CfnTable.TableInput
     description: compactionStateTable.description,
     tableType: 'EXTERNAL_TABLE',
     parameters: { EXTERNAL: 'TRUE', classification: 'json' },
-    storageDescriptor: {
-      location,
-      inputFormat: JSON_FORMAT.inputFormat,
-      outputFormat: JSON_FORMAT.outputFormat,
-      serdeInfo: {
-        serializationLibrary: JSON_FORMAT.serde,
-        parameters: { 'ignore.malformed.json': 'false' },
-      },
-      compressed: false,
-      storedAsSubDirectories: false,
-      columns: compactionStateTable.columns.map((c) => ({
-        name: c.name,
-        type: c.type,
-        comment: c.description,
-      })),
-    },
+    storageDescriptor: jsonLinesStorage(location, compactionStateTable.columns),
   };
 }

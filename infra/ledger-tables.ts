@@ -9,11 +9,33 @@ import { Construct } from 'constructs';
 import { ledgerPrefix } from '../functions/lib/storage/layout.ts';
 import { type LedgerTableDef, ledgerTables } from '../functions/lib/tables/ledger.ts';
 
-export const JSON_FORMAT = {
+const JSON_FORMAT = {
   inputFormat: 'org.apache.hadoop.mapred.TextInputFormat',
   outputFormat: 'org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat',
   serde: 'org.openx.data.jsonserde.JsonSerDe',
 } as const;
+
+/**
+ * JSON lines at `location`, read with the OpenX JSON SerDe, strict: a malformed line fails the
+ * query rather than silently dropping a row. Glue keeps 255 characters of a column's comment.
+ */
+export function jsonLinesStorage(
+  location: string,
+  columns: ReadonlyArray<{ readonly name: string; readonly type: string; readonly description: string }>,
+): CfnTable.StorageDescriptorProperty {
+  return {
+    location,
+    inputFormat: JSON_FORMAT.inputFormat,
+    outputFormat: JSON_FORMAT.outputFormat,
+    serdeInfo: {
+      serializationLibrary: JSON_FORMAT.serde,
+      parameters: { 'ignore.malformed.json': 'false' },
+    },
+    compressed: false,
+    storedAsSubDirectories: false,
+    columns: columns.map((c) => ({ name: c.name, type: c.type, comment: c.description.slice(0, 255) })),
+  };
+}
 
 export interface LedgerTablesProps {
   readonly database: CfnDatabase;
@@ -79,22 +101,6 @@ export function ledgerTableInput(
           : 'YYYY-MM-DD, UTC (the Hive partition folder)',
       },
     ],
-    storageDescriptor: {
-      location,
-      inputFormat: JSON_FORMAT.inputFormat,
-      outputFormat: JSON_FORMAT.outputFormat,
-      // Strict: a malformed line fails the query rather than silently dropping a ledger row.
-      serdeInfo: {
-        serializationLibrary: JSON_FORMAT.serde,
-        parameters: { 'ignore.malformed.json': 'false' },
-      },
-      compressed: false,
-      storedAsSubDirectories: false,
-      columns: table.columns.map((c) => ({
-        name: c.name,
-        type: c.type,
-        comment: c.description.slice(0, 255),
-      })),
-    },
+    storageDescriptor: jsonLinesStorage(location, table.columns),
   };
 }

@@ -37,8 +37,9 @@ SELECT
   m.billed_month IS NULL AS rate_is_latest_known,
   coalesce(m.rate_is_fallback, l.rate_is_fallback, false) AS rate_is_fallback
 FROM costs_named n
--- billed_month is the billed date's month; joined on the column too, a window on n.billed_month
--- (which the windowed saved queries name to prune compacted months) also bounds the rates read.
+-- billed_month is the billed date's month (cost-analysis manager/cost_manager.py create_cost sets
+-- both from billed_at); joined on the column too, a window on n.billed_month (which the windowed
+-- saved queries name to prune compacted months) also bounds the rates read.
 LEFT JOIN by_month m
   ON m.billed_month = n.billed_month AND m.billed_month = substr(n.billed_date, 1, 7)
   AND m.from_currency = n.currency

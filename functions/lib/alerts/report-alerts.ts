@@ -4,21 +4,9 @@
 import type { Sink } from '../storage/sink.ts';
 import { MANIFESTS_DIR, manifestPrefix } from '../storage/layout.ts';
 import { byFirstPass, type Fact, type Regeneration, regenerations } from '../tables/cost-report-facts.ts';
-import { costReportStatusTable } from '../tables/cost-reports.ts';
+import { costReportStatusTable, type Reconciliation } from '../tables/cost-reports.ts';
 import { fieldLines, money, snsSubject } from './alert-text.ts';
 import type { Alert } from './sent-ledger.ts';
-
-/** What a statement record keeps of its reconciliation (statements/reconcile.ts). */
-interface RecordReconciliation {
-  readonly costReportId: string;
-  readonly reportNumber: string;
-  readonly currency: string;
-  readonly reportTotal: number;
-  readonly statementTotal: number;
-  readonly difference: number;
-  readonly reconciled: boolean;
-  readonly explained: ReadonlyArray<{ readonly cause: string; readonly amount: number }>;
-}
 
 export async function reportAlerts(sink: Sink): Promise<Alert[]> {
   return [
@@ -81,7 +69,7 @@ interface Disagreement {
   readonly month: string;
   readonly name: string;
   readonly currency: string;
-  readonly reconciliation: RecordReconciliation;
+  readonly reconciliation: Reconciliation;
 }
 
 /** The newest revision of each archived statement whose reconciliation names a difference. */
@@ -100,7 +88,7 @@ export async function disagreeingStatements(sink: Sink): Promise<Disagreement[]>
       month?: string;
       name?: string;
       currency?: string;
-      reconciliation?: RecordReconciliation;
+      reconciliation?: Reconciliation;
     };
     const r = record.reconciliation;
     if (!r || r.reconciled || !record.month || !record.name) continue;

@@ -6,7 +6,7 @@
 import { readParquetFolder, type Row } from '../published/read-objects.ts';
 import { partitionManifestPrefix, partitionPrefix } from '../storage/layout.ts';
 import type { Sink } from '../storage/sink.ts';
-import { costReportDataTable, costReportStatusTable } from '../tables/cost-reports.ts';
+import { costReportDataTable, costReportStatusTable, type Reconciliation } from '../tables/cost-reports.ts';
 import { currencyColumnName } from '../tables/unified-costs.ts';
 
 /** Totals differing by at most this, in the report's currency, reconcile. */
@@ -24,19 +24,7 @@ export interface DoneReport {
   readonly currencyDate?: string;
 }
 
-export interface Reconciliation {
-  readonly costReportId: string;
-  readonly reportNumber: string;
-  /** The report's currency: the one both totals are compared in. */
-  readonly currency: string;
-  readonly reportTotal: number;
-  /** The statement's rows summed in the report's currency. */
-  readonly statementTotal: number;
-  readonly difference: number;
-  readonly reconciled: boolean;
-  /** What the difference is made of, each in the report's currency; empty when reconciled. */
-  readonly explained: ReadonlyArray<{ readonly cause: string; readonly amount: number }>;
-}
+export type { Reconciliation } from '../tables/cost-reports.ts';
 
 interface FactLike {
   cost_report_id: string;

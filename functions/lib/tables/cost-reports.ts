@@ -224,3 +224,21 @@ export const reportAdjustmentTable: TableDef<ApiRecord, ReportContext> = {
     exportedAtColumn<ReportContext>(),
   ],
 };
+
+/**
+ * A statement's reconciliation with its workspace's DONE cost report, as the statement record keeps
+ * it (statements/reconcile.ts computes it; alerts/report-alerts.ts reads it back).
+ */
+export interface Reconciliation {
+  readonly costReportId: string;
+  readonly reportNumber: string;
+  /** The report's currency: the one both totals are compared in. */
+  readonly currency: string;
+  readonly reportTotal: number;
+  /** The statement's rows summed in the report's currency. */
+  readonly statementTotal: number;
+  readonly difference: number;
+  readonly reconciled: boolean;
+  /** What the difference is made of, each in the report's currency; empty when reconciled. */
+  readonly explained: ReadonlyArray<{ readonly cause: string; readonly amount: number }>;
+}
