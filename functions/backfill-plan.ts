@@ -1,42 +1,37 @@
-// Step Functions, first state: plan a cost backfill and write its units for the Distributed Map.
-import { planBackfill } from './lib/costs/backfill/backfill.ts';
-import { refuseWhollyBeyondRetention } from './lib/costs/beyond-retention.ts';
-import { parseCostEvent } from './lib/costs/event.ts';
+// Step Functions, state Plan: the cost job's first steps (costs/job/states.ts), its units written
+// for the Distributed Map and its state saved for the states after it. Its event is the cost
+// function's, read by the same face with the same settings (STALE_JOB_HOURS, the window), up to 400 days.
+import { planState } from './lib/costs/job/scheduled.ts';
+import { costs } from './lib/faces/costs.ts';
+import { lambdaSettings } from './lib/faces/face.ts';
+import { exportRunDeps } from './lib/lambda/connect-cloudforet.ts';
 import { connectCloudforet } from './lib/lambda/connect-cloudforet.ts';
 import { lambdaEntry } from './lib/lambda/entry.ts';
 import { joinKey } from './lib/storage/sink.ts';
 
+/** The longest range one execution exports. */
+export const BACKFILL_MAX_DAYS = 400;
+
 export const handler = lambdaEntry('backfill-plan', {
   connect: connectCloudforet,
-  parse: (event, config, now) => {
-    const request = parseCostEvent(event, now, { maxDays: 400, windowMonths: config.windowMonths });
-    // As the cost function and the CLI do: a failed execution, not a plan of nothing.
-    refuseWhollyBeyondRetention(request, now);
-    return request;
+  parse: (event, config, now) =>
+    costs.parse(event, { ...lambdaSettings(config), maxDays: BACKFILL_MAX_DAYS }, now),
+  run: async (entry, request) => {
+    const { config } = entry;
+    const env = { ...exportRunDeps(entry), runId: entry.runId ?? crypto.randomUUID() };
+    const { job, ...ref } = await planState(env, request, {
+      name: config.bucket,
+      key: (relative) => joinKey(config.prefix, relative),
+    });
+    return { ...ref, from: job.request.from, to: job.request.to, unchanged: sumOf(job.plan?.unchanged) };
   },
-  run: async ({ session, sink, config, runId, log }, request) => {
-    const plan = await planBackfill(
-      {
-        client: session.client,
-        sink,
-        runId: runId ?? crypto.randomUUID(),
-        log,
-        credential: session.credential,
-        compression: config.compression,
-      },
-      request,
-    );
-    return { ...plan, bucket: config.bucket, unitsObjectKey: joinKey(config.prefix, plan.unitsKey) };
-  },
-  figures: (plan, { session }) => {
-    const months = plan.unifiedCosts?.months ?? [];
-    return {
-      rows: months.reduce((n, m) => n + m.rows, 0),
-      exported: months.length,
-      unchanged: plan.unchanged,
-      failed:
-        (plan.unifiedCosts?.failures.length ?? 0) + (plan.costReports && 'error' in plan.costReports ? 1 : 0),
-      apiRetries: session.client.retries,
-    };
-  },
+  figures: (ref, { session }) => ({
+    exported: 0,
+    unchanged: ref.unchanged,
+    apiRetries: session.client.retries,
+  }),
 });
+
+function sumOf(counts: Readonly<Record<string, number>> | undefined): number {
+  return Object.values(counts ?? {}).reduce((a, b) => a + b, 0);
+}

@@ -1,23 +1,17 @@
-// Step Functions, Distributed Map item: export one (data source, billed date) unit.
-import { parseBackfillItem, runBackfillUnit } from './lib/costs/backfill/backfill.ts';
+// Step Functions, Distributed Map item: the cost job's `units` step for one (data source, day),
+// with the inline run's executor; it leaves a report for the Finish state (costs/job/fan-out.ts).
+import { parseUnitItem, runUnitItem } from './lib/costs/job/fan-out.ts';
+import { exportRunDeps } from './lib/lambda/connect-cloudforet.ts';
 import { connectCloudforet } from './lib/lambda/connect-cloudforet.ts';
 import { lambdaEntry } from './lib/lambda/entry.ts';
 
 export const handler = lambdaEntry('backfill-unit', {
   connect: connectCloudforet,
-  parse: parseBackfillItem,
-  run: ({ session, sink, config, log, signal }, item) =>
-    runBackfillUnit(
-      {
-        client: session.client,
-        sink,
-        runId: item.runId,
-        log: log.child({ runId: item.runId }),
-        compression: config.compression,
-        signal,
-      },
-      item,
-    ),
+  parse: parseUnitItem,
+  run: (entry, item) => {
+    const env = exportRunDeps(entry);
+    return runUnitItem({ ...env, log: env.log.child({ runId: item.runId }) }, item);
+  },
   figures: (r, { session }) => ({
     rows: r.rows,
     bytes: r.bytes,

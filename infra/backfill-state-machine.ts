@@ -1,6 +1,8 @@
-// The cost backfill on Step Functions: Plan writes the units to S3, a Distributed Map exports each
-// in its own invocation (at most backfillMaxConcurrency at once, to spare the Cloudforet API), and
-// Summary fails the execution when any unit did not export.
+// The cost job on Step Functions (the daily schedule and backfills), generated from the job's one
+// declaration of its states (functions/lib/costs/job/states.ts): Plan writes the units and the job's
+// state to S3, a Distributed Map exports each unit in its own invocation (at most
+// backfillMaxConcurrency at once, to spare the Cloudforet API), Finish runs every step after the
+// units, and Summary fails the execution on any failure or work left.
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -11,6 +13,7 @@ import {
   DefinitionBody,
   DistributedMap,
   JitterType,
+  type INextable,
   JsonPath,
   LogLevel,
   ResultWriterV2,
@@ -21,13 +24,9 @@ import {
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2 } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
-import { JOB_MARKS_PREFIX, RUNS_DIR } from '../functions/lib/storage/layout.ts';
-import {
-  bucketKeyStatements,
-  type ExportAccess,
-  ExportFunction,
-  type ExportFunctionProps,
-} from './export-function.ts';
+import { COST_JOB_STATES, type CostJobState } from '../functions/lib/costs/job/states.ts';
+import { RUNS_DIR } from '../functions/lib/storage/layout.ts';
+import { bucketKeyStatements, ExportFunction, type ExportFunctionProps } from './export-function.ts';
 
 const RUN_TIMEOUT = Duration.hours(24);
 const THROTTLE_INTERVAL_SECONDS = 10;
@@ -40,67 +39,39 @@ export type BackfillStateMachineProps = Omit<
 
 export class BackfillStateMachine extends Construct {
   readonly stateMachine: StateMachine;
-  readonly functions: {
-    readonly plan: ExportFunction;
-    readonly unit: ExportFunction;
-    readonly summary: ExportFunction;
-    readonly focus: ExportFunction;
-  };
+  /** One function per state of the cost job, by state name (Plan, ExportUnits, Finish, Summary). */
+  readonly functions: Readonly<Record<string, ExportFunction>>;
 
   constructor(scope: Construct, id: string, props: BackfillStateMachineProps) {
     super(scope, id);
     // Without this flag the map silently ignores resultWriterV2.
     this.node.setContext(STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2, true);
     const { settings, bucket } = props;
-    const fn = (
-      name: string,
-      entry: string,
-      description: string,
-      reservedConcurrency?: number,
-      access?: ExportAccess,
-    ) => new ExportFunction(this, name, { ...props, entry, description, reservedConcurrency, access });
-    this.functions = {
-      plan: fn(
-        'Plan',
-        'functions/backfill-plan.ts',
-        'Backfill step 1: plan the cost units, write them to S3',
-      ),
-      // Reserving exactly the map's concurrency caps the API load even when two executions overlap.
-      unit: fn(
-        'Unit',
-        'functions/backfill-unit.ts',
-        'Backfill step 2 (Distributed Map item): export one data source and day',
-        settings.reservedConcurrency === undefined ? undefined : settings.backfillMaxConcurrency,
-      ),
-      focus: fn(
-        'Focus',
-        'functions/focus-export.ts',
-        'Backfill step 3: derive the focus table (FOCUS 1.3) from the exported cost days',
-      ),
-      summary: fn(
-        'Summary',
-        'functions/backfill-summary.ts',
-        'Backfill step 4: summarise; fail if a unit did not',
-        undefined,
-        // It reads the units' manifests and writes job marks only; it has no use for the secret.
-        'read',
-      ),
-    };
-    // The job-history marks of data sources whose units all exported (functions/lib/costs/planning/job-marks.ts).
-    const marks = bucket.arnForObjects(`${settings.prefix}/${JOB_MARKS_PREFIX}*`);
-    this.functions.summary.role.addToPrincipalPolicy(
-      new PolicyStatement({ sid: 'WriteJobMarks', actions: ['s3:PutObject'], resources: [marks] }),
-    );
-    const region = Stack.of(this).region;
-    for (const statement of bucketKeyStatements(
-      settings.bucketKmsKeyArn,
-      true,
-      region,
-      'WriteJobMarksWithKey',
-    )) {
-      this.functions.summary.role.addToPrincipalPolicy(statement);
+    const fns: Record<string, ExportFunction> = {};
+    for (const state of COST_JOB_STATES) {
+      fns[state.state] = new ExportFunction(this, state.state, {
+        ...props,
+        entry: `functions/${state.entry}.ts`,
+        description: `Cost job, state ${state.state}: ${state.steps.join(', ')}`,
+        // Reserving exactly the map's concurrency caps the API load even when two executions overlap.
+        reservedConcurrency:
+          state.map && settings.reservedConcurrency !== undefined
+            ? settings.backfillMaxConcurrency
+            : undefined,
+        // The Summary reads the job's state and removes it; it has no use for the secret.
+        access: state.state === 'Summary' ? 'read' : undefined,
+      });
     }
+    this.functions = fns;
     const runs = `${settings.prefix}/${RUNS_DIR}`;
+    // The Summary removes the job's folder (its state, units and unit reports) once it has reported.
+    this.stateFunction('Summary').role.addToPrincipalPolicy(
+      new PolicyStatement({
+        sid: 'RemoveFinishedJob',
+        actions: ['s3:DeleteObject'],
+        resources: [bucket.arnForObjects(`${runs}/costs/*`)],
+      }),
+    );
     const mapResults = `${runs}/costs/map-results`;
     const logs = new LogGroup(this, 'Logs', {
       retention: RetentionDays.THREE_MONTHS,
@@ -139,71 +110,99 @@ export class BackfillStateMachine extends Construct {
     );
   }
 
+  /** The function of a state of COST_JOB_STATES. */
+  stateFunction(state: string): ExportFunction {
+    const fn = this.functions[state];
+    if (!fn) throw new Error(`the cost job has no state ${state}`);
+    return fn;
+  }
+
+  /**
+   * The definition, state for state from COST_JOB_STATES: each task gets the job's reference (keys
+   * and a count) and hands it on unchanged, so the execution's state stays small whatever the
+   * number of units or failures. The Map is skipped when nothing is planned; a failed Finish
+   * still reaches the Summary, which reports it and fails the execution.
+   */
   private definition(props: BackfillStateMachineProps, mapResultsPrefix: string) {
-    const { plan, unit, focus, summary } = this.functions;
     // States have their own scope: their ids are the state names, and Plan/Summary are taken.
     const scope = new Construct(this, 'Definition');
-    const planTask = new LambdaInvoke(scope, 'Plan', {
-      lambdaFunction: plan.function,
-      outputPath: '$.Payload',
-    });
-    const unitTask = new LambdaInvoke(scope, 'ExportUnit', {
-      lambdaFunction: unit.function,
-      outputPath: '$.Payload',
-    })
-      .addRetry({
-        // UnitFailedError (auth, bad request) is not listed: a retry cannot fix it.
-        errors: ['UnitRetryableError'],
-        interval: Duration.seconds(30),
-        backoffRate: 2,
-        maxAttempts: 3,
-        jitterStrategy: JitterType.FULL,
-      })
-      .addRetry({
-        // Throttled: another execution holds the unit function's reserved concurrency. Waiting
-        // is all that helps, and that execution may run as long as the state machine's timeout.
-        errors: ['Lambda.TooManyRequestsException'],
-        interval: Duration.seconds(THROTTLE_INTERVAL_SECONDS),
-        backoffRate: 2,
-        maxDelay: Duration.seconds(THROTTLE_MAX_DELAY_SECONDS),
-        // Five of the waits ramp up from 10 s to the 300 s cap: the rest cover the whole timeout.
-        maxAttempts: Math.ceil(RUN_TIMEOUT.toSeconds() / THROTTLE_MAX_DELAY_SECONDS) + 5,
+    const tasks = COST_JOB_STATES.map((state) => this.task(scope, state, props, mapResultsPrefix));
+    const summary = tasks.at(-1)!;
+    let last = tasks[0] as INextable;
+    for (let i = 1; i < tasks.length; i++) {
+      const task = tasks[i]!;
+      if (COST_JOB_STATES[i]!.map) {
+        // Nothing planned: straight to the state after the Map.
+        last.next(
+          new Choice(scope, 'AnyUnits')
+            .when(Condition.numberEquals('$.units', 0), tasks[i + 1]!)
+            .otherwise(task),
+        );
+      } else {
+        if (task !== summary) (task as LambdaInvoke).addCatch(summary, { resultPath: '$.finishError' });
+        // The Map's next: the state after it, which the Choice reaches directly too.
+        last.next(task);
+      }
+      last = task as INextable;
+    }
+    return tasks[0]!;
+  }
+
+  private task(
+    scope: Construct,
+    state: CostJobState,
+    props: BackfillStateMachineProps,
+    mapResultsPrefix: string,
+  ): LambdaInvoke | DistributedMap {
+    const lambdaFunction = this.stateFunction(state.state).function;
+    if (state.map) {
+      const unitTask = new LambdaInvoke(scope, 'ExportUnit', { lambdaFunction, outputPath: '$.Payload' })
+        .addRetry({
+          // UnitFailedError (auth, bad request) is not listed: a retry cannot fix it.
+          errors: ['UnitRetryableError'],
+          interval: Duration.seconds(30),
+          backoffRate: 2,
+          maxAttempts: 3,
+          jitterStrategy: JitterType.FULL,
+        })
+        .addRetry({
+          // Throttled: another execution holds the unit function's reserved concurrency. Waiting
+          // is all that helps, and that execution may run as long as the state machine's timeout.
+          errors: ['Lambda.TooManyRequestsException'],
+          interval: Duration.seconds(THROTTLE_INTERVAL_SECONDS),
+          backoffRate: 2,
+          maxDelay: Duration.seconds(THROTTLE_MAX_DELAY_SECONDS),
+          // Five of the waits ramp up from 10 s to the 300 s cap: the rest cover the whole timeout.
+          maxAttempts: Math.ceil(RUN_TIMEOUT.toSeconds() / THROTTLE_MAX_DELAY_SECONDS) + 5,
+        });
+      const map = new DistributedMap(scope, state.state, {
+        itemReader: new S3JsonItemReader({
+          bucketNamePath: JsonPath.stringAt('$.bucket'),
+          key: JsonPath.stringAt('$.unitsObjectKey'),
+        }),
+        maxConcurrency: props.settings.backfillMaxConcurrency,
+        // Failed units are the Finish state's to gather and the Summary's to report: the map never fails on them.
+        toleratedFailurePercentage: 100,
+        resultWriterV2: new PrefixResultWriter(props.bucket, mapResultsPrefix),
+        resultPath: JsonPath.DISCARD,
       });
-    const exportUnits = new DistributedMap(scope, 'ExportUnits', {
-      itemReader: new S3JsonItemReader({
-        bucketNamePath: JsonPath.stringAt('$.bucket'),
-        key: JsonPath.stringAt('$.unitsObjectKey'),
-      }),
-      maxConcurrency: props.settings.backfillMaxConcurrency,
-      // Failed units are the summary's to report, so the map itself never fails on them.
-      toleratedFailurePercentage: 100,
-      resultWriterV2: new PrefixResultWriter(props.bucket, mapResultsPrefix),
+      map.itemProcessor(unitTask);
+      return map;
+    }
+    if (state === COST_JOB_STATES[0])
+      return new LambdaInvoke(scope, state.state, { lambdaFunction, outputPath: '$.Payload' });
+    if (state === COST_JOB_STATES.at(-1))
+      return new LambdaInvoke(scope, state.state, {
+        lambdaFunction,
+        payload: TaskInput.fromJsonPathAt('$'),
+        outputPath: '$.Payload',
+      });
+    // The reference passes on unchanged: the state's own output is its figures, in its logs.
+    return new LambdaInvoke(scope, state.state, {
+      lambdaFunction,
+      payload: TaskInput.fromJsonPathAt('$'),
       resultPath: JsonPath.DISCARD,
     });
-    exportUnits.itemProcessor(unitTask);
-    const summaryTask = new LambdaInvoke(scope, 'Summary', {
-      lambdaFunction: summary.function,
-      payload: TaskInput.fromObject({ plan: JsonPath.entirePayload }),
-      outputPath: '$.Payload',
-    });
-    // The FOCUS rows of the window's cost days (and of any day that has none). Its failures, or its
-    // own error, go to the Summary, which fails the execution on them after writing the job marks.
-    const focusTask = new LambdaInvoke(scope, 'Focus', {
-      lambdaFunction: focus.function,
-      payload: TaskInput.fromObject({ from: JsonPath.stringAt('$.from'), to: JsonPath.stringAt('$.to') }),
-      resultSelector: {
-        'written.$': '$.Payload.written',
-        'removed.$': '$.Payload.removed',
-        'failures.$': '$.Payload.failures',
-        'notStarted.$': '$.Payload.notStarted',
-      },
-      resultPath: '$.focus',
-    }).addCatch(summaryTask, { resultPath: '$.focusError' });
-    focusTask.next(summaryTask);
-    const anyUnits = new Choice(scope, 'AnyUnits')
-      .when(Condition.numberEquals('$.units', 0), focusTask)
-      .otherwise(exportUnits.next(focusTask));
-    return planTask.next(anyUnits);
   }
 }
 

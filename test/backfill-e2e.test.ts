@@ -1,16 +1,15 @@
-// The Step Functions backfill's three functions, driven as the state machine drives them:
-// plan -> one invocation per unit read from the plan's S3 object -> summary. Every test has its own
-// simulator, bucket and secret, and runs the first backfill it builds on itself.
+// The Step Functions cost job's functions, driven as the state machine drives them
+// (test/support/state-machine.ts): Plan -> one invocation per unit read from the plan's S3 object
+// -> Finish -> Summary. Every test has its own simulator, bucket and secret, and runs the first
+// backfill it builds on itself.
 import type { Context } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { handler as plan } from '../functions/backfill-plan.ts';
-import { handler as summarize } from '../functions/backfill-summary.ts';
-import { handler as deriveFocus } from '../functions/focus-export.ts';
 import { handler as runUnit } from '../functions/backfill-unit.ts';
-import type { BackfillItem } from '../functions/lib/costs/backfill/backfill.ts';
+import type { UnitItem } from '../functions/lib/costs/job/fan-out.ts';
 import { BUCKET, type LocalAws, PREFIX, startLocalAws } from '../harness/local-aws.ts';
-import { getObjectBytes } from '../harness/s3-server.ts';
+import { getObjectBytes, listKeys } from '../harness/s3-server.ts';
 import { monthBack } from './support/months.ts';
+import { runStateMachine } from './support/state-machine.ts';
 
 const MONTH_4 = monthBack(4);
 
@@ -32,24 +31,14 @@ describe('backfill on Step Functions', () => {
   });
 
   async function execute(runId: string, event: object) {
-    const planned = await plan(event, ctx(runId));
-    const items = JSON.parse(
-      Buffer.from(await getObjectBytes(local.s3.client, planned.bucket, planned.unitsObjectKey)).toString(),
-    ) as BackfillItem[];
-    const outcomes = await Promise.allSettled(items.map((item, i) => runUnit(item, ctx(`${runId}-${i}`))));
-    // As the Focus state does: the window in, four figures out beside the plan, or the error caught.
-    const focus = await deriveFocus({ from: planned.from, to: planned.to }, ctx(`${runId}-focus`)).then(
-      ({ written, removed, failures, notStarted }) => ({ focus: { written, removed, failures, notStarted } }),
-      (e: Error) => ({ focusError: { Error: e.name, Cause: e.message } }),
-    );
-    const summary = await summarize({ plan: { ...planned, ...focus } }, ctx(`${runId}-summary`)).catch(
-      (e: Error) => e,
-    );
-    return { planned, items, outcomes, summary };
+    const run = await runStateMachine(local.s3.client, event, { runId });
+    const planned = run.states[0]!.output as { bucket: string; units: number; unchanged: number; unitsObjectKey: string };
+    const outcomes = run.states.filter((s) => s.state === 'ExportUnits');
+    return { planned, items: run.items as UnitItem[], outcomes, summary: run.result, failed: run.failed };
   }
 
   it('plans every unit of a first backfill, exports each, and summarises them as exported', async () => {
-    const { planned, items, summary } = await execute('run-1', { from: FROM, to: TO });
+    const { planned, items, summary, failed } = await execute('run-1', { from: FROM, to: TO });
 
     expect(planned).toMatchObject({ bucket: BUCKET, units: 40, unchanged: 0 });
     expect(items[0]).toMatchObject({ runId: 'run-1', reason: 'no-manifest' });
@@ -68,21 +57,21 @@ describe('backfill on Step Functions', () => {
       ).toString(),
     );
     expect(manifest).toMatchObject({ analyzeRows: items[0]!.analyzed!.rows });
-    expect(summary).toMatchObject({ units: 40, exported: 40, failed: 0 });
-    // The Focus step derived the FOCUS rows of every exported day.
+    expect(failed).toBe(false);
+    expect(summary).toMatchObject({ units: 40, written: 40, failed: 0, notStarted: 0 });
+    // The Finish state derived the FOCUS rows of every exported day.
     expect(summary).toMatchObject({ focus: { written: 40, removed: 0, failures: [] } });
     const focusKey = `${PREFIX}/focus/x_billing_period=${MONTH_4}/x_charge_day=05/${items[0]!.dataSourceId}.parquet`;
     await expect(getObjectBytes(local.s3.client, BUCKET, focusKey)).resolves.toBeInstanceOf(Uint8Array);
-    expect(planned.unifiedCosts).toMatchObject({
-      scope: 'domain',
-      months: [{ month: MONTH_4 }],
-      failures: [],
-    });
-    expect(planned.unifiedCosts!.months[0]!.rows).toBe(
+    const unified = (summary as { unifiedCosts: { months: { rows: number }[] } }).unifiedCosts;
+    expect(unified).toMatchObject({ scope: 'domain', months: [{ month: MONTH_4 }], failures: [] });
+    expect(unified.months[0]!.rows).toBe(
       local.simulator.unifiedCostRecords().filter((r) => r.billed_month === MONTH_4).length,
     );
     const unifiedKey = `${PREFIX}/unified_costs/billed_month=${MONTH_4}/domain.parquet`;
     await expect(getObjectBytes(local.s3.client, BUCKET, unifiedKey)).resolves.toBeInstanceOf(Uint8Array);
+    // The Summary removed the job's folder (state, units, unit reports) once it had reported.
+    expect(await listKeys(local.s3.client, BUCKET, `${PREFIX}/_runs/costs/run-1/`)).toEqual([]);
   });
 
   it('plans nothing on a rerun', async () => {
@@ -91,7 +80,7 @@ describe('backfill on Step Functions', () => {
     const { planned, summary } = await execute('run-2', { from: FROM, to: TO });
 
     expect(planned).toMatchObject({ units: 0, unchanged: 40 });
-    expect(summary).toMatchObject({ units: 0, failed: 0, focus: { written: 0, failures: [] } });
+    expect(summary).toMatchObject({ units: 0, failed: 0, unchanged: 40, focus: { written: 0, failures: [] } });
   });
 
   it('fails a unit for good on 401, and the summary fails naming it', async () => {
@@ -103,7 +92,7 @@ describe('backfill on Step Functions', () => {
     const { outcomes, summary } = await execute('run-3', { from: FROM, to: TO });
 
     expect(outcomes).toHaveLength(1);
-    expect(outcomes[0]).toMatchObject({ status: 'rejected', reason: { name: 'UnitFailedError' } });
+    expect(outcomes[0]!.error).toMatchObject({ name: 'UnitFailedError' });
     expect(summary).toMatchObject({ name: 'RunFailedError', code: 'RUN_FAILED' });
     expect(String((summary as Error).message)).toContain(`"dataSourceId":"${ds}","date":"${MONTH_4}-05"`);
   });

@@ -4,9 +4,7 @@
 import type { Context } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { handler as plan } from '../functions/backfill-plan.ts';
-import { handler as summarize } from '../functions/backfill-summary.ts';
-import { handler as runUnit } from '../functions/backfill-unit.ts';
-import type { BackfillItem } from '../functions/lib/costs/backfill/backfill.ts';
+import type { CostRunSummary } from '../functions/lib/costs/run.ts';
 import { retentionStart } from '../functions/lib/costs/planning/job-history.ts';
 import { jobMarkKey } from '../functions/lib/storage/layout.ts';
 import { addDays, daysBetween, utcDay } from '../functions/lib/dates.ts';
@@ -15,6 +13,7 @@ import { BUCKET, type LocalAws, PREFIX, startLocalAws } from '../harness/local-a
 import { monthsBack } from './support/months.ts';
 import { getObjectBytes } from '../harness/s3-server.ts';
 import { consoleAppJson } from '../harness/tokens.ts';
+import { runStateMachine } from './support/state-machine.ts';
 
 const ctx = (id: string) => ({ awsRequestId: id }) as Context;
 
@@ -34,13 +33,10 @@ describe('backfill edges', () => {
   });
 
   async function execute(aws: LocalAws, runId: string, event: object) {
-    const planned = await plan(event, ctx(runId));
-    const items = JSON.parse(
-      Buffer.from(await getObjectBytes(aws.s3.client, planned.bucket, planned.unitsObjectKey)).toString(),
-    ) as BackfillItem[];
-    const outcomes = await Promise.allSettled(items.map((item, i) => runUnit(item, ctx(`${runId}-${i}`))));
-    const summary = await summarize({ plan: planned }, ctx(`${runId}-summary`));
-    return { planned, outcomes, summary };
+    const run = await runStateMachine(aws.s3.client, event, { runId });
+    const planned = run.states[0]!.output as { units: number; bucket: string };
+    const outcomes = run.states.filter((s) => s.state === 'ExportUnits');
+    return { planned, outcomes, summary: run.result as CostRunSummary, failed: run.failed };
   }
 
   it('plans only the days Cloudforet keeps of a range from 13 months back, reports the rest, and succeeds', async () => {
@@ -53,9 +49,15 @@ describe('backfill edges', () => {
     const first = retentionStart(new Date());
     const inside = daysBetween(first, to).length;
     const beyond = daysBetween(from, addDays(first, -1)).length;
-    expect(outcomes.every((o) => o.status === 'fulfilled')).toBe(true);
-    expect(planned).toMatchObject({ units: 2 * inside, beyondRetention: 2 * beyond, retainedFrom: first });
-    expect(summary).toMatchObject({ exported: 2 * inside, failed: 0, beyondRetention: 2 * beyond });
+    expect(outcomes.every((o) => o.error === undefined)).toBe(true);
+    expect(planned).toMatchObject({ units: 2 * inside });
+    expect(summary).toMatchObject({
+      units: 2 * inside,
+      written: 2 * inside,
+      failed: 0,
+      beyondRetention: 2 * beyond,
+      retainedFrom: first,
+    });
     const errors = aws.simulator.requests.filter((r) => r.status >= 400);
     expect(errors).toEqual([]);
   });
@@ -92,14 +94,15 @@ describe('backfill edges', () => {
     const third = await execute(aws, 'daily-2', {});
 
     // Without marks yet, the first daily backfill follows the whole job history, ds's sync among it.
-    expect(second.planned.reexamined?.find((r) => r.dataSourceId === ds)?.months).toContain(month);
+    expect(second.summary.reexamined.find((r) => r.dataSourceId === ds)?.months).toContain(month);
     expect(second.summary).toMatchObject({ failed: 0, jobMarksWritten: 2 });
     expect(second.outcomes.length).toBeGreaterThan(0);
     const mark = JSON.parse(
       Buffer.from(await getObjectBytes(aws.s3.client, BUCKET, `${PREFIX}/${jobMarkKey(ds)}`)).toString(),
     );
     expect(mark).toMatchObject({ dataSourceId: ds });
-    expect(third.planned).toMatchObject({ reexamined: [], units: 0 });
+    expect(third.planned).toMatchObject({ units: 0 });
+    expect(third.summary).toMatchObject({ reexamined: [] });
     const analyzed = aws.simulator.requests
       .filter((r) => r.path === '/cost-analysis/cost/analyze')
       .map((r) => String((r.body as { query?: { start?: string } }).query?.start).slice(0, 7));

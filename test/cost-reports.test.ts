@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
-import { planBackfill } from '../functions/lib/costs/backfill/backfill.ts';
+import { jobOptions, newJob } from '../functions/lib/costs/job/job.ts';
+import { runSteps } from '../functions/lib/costs/job/steps.ts';
 import { archiveCostReports } from '../functions/lib/costs/reports/archive.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
 import { runAlerts } from '../functions/lib/alerts/run.ts';
@@ -405,24 +406,25 @@ describe('cost reports archived from the cost run', () => {
     expect(again.alreadySent).toBeGreaterThanOrEqual(regen.length + statements.length);
   });
 
-  it('the daily backfill plan (the schedule) archives the reports too; an explicit range does not', async () => {
+  it('the daily job (the schedule, on every path) archives the reports too; an explicit range does not', async () => {
     const fresh = await mkdtemp(join(tmpdir(), 'reports-plan-'));
     try {
-      const deps = { client, sink: dirSink(fresh), runId: 'plan-0001', log: silentLogger };
-      const ranged = await planBackfill(deps, { from: `${M2}-01`, to: `${M2}-02` });
-      expect(ranged.costReports).toBeUndefined();
-      const daily = await planBackfill(
-        { ...deps, runId: 'plan-0002' },
-        { from: `${M2}-01`, to: `${M2}-02`, followJobs: true },
-      );
+      const env = { client, sink: dirSink(fresh), runId: 'plan-0001', log: silentLogger };
+      const ranged = { from: `${M2}-01`, to: `${M2}-02` };
+      const rangedJob = newJob('plan-0001', ranged, jobOptions(ranged), fresh, Date.now());
+      await runSteps(env, rangedJob, ['costReports']);
+      expect(rangedJob.costReports).toBeUndefined();
+      expect(rangedJob.skipped).toEqual([{ step: 'costReports', why: 'cost reports not asked', left: false }]);
+      const daily = { ...ranged, followJobs: true };
+      const dailyJob = newJob('plan-0002', daily, jobOptions(daily), fresh, Date.now());
+      await runSteps({ ...env, runId: 'plan-0002' }, dailyJob, ['costReports']);
       const finals = sim
         .costReportTruth()
         .reports.filter((r) => r.status === 'DONE' || r.status === 'EXPIRED');
-      expect(daily.costReports).toMatchObject({
-        archived: finals.length,
-        draftsWritten: 0,
-        dataUnanswered: 0,
-      });
+      expect(dailyJob.costReports).toMatchObject({ draftsWritten: 0 });
+      expect(dailyJob.costReports && 'archived' in dailyJob.costReports && dailyJob.costReports.archived.length).toBe(
+        finals.length,
+      );
     } finally {
       await rm(fresh, { recursive: true, force: true });
     }

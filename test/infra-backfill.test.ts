@@ -1,8 +1,10 @@
-// The cost backfill state machine: Plan -> Distributed Map over the planned units -> Summary,
-// read from the synthesized definition (its Fn::Join resolved with placeholders for tokens).
+// The cost job's state machine: Plan -> Distributed Map over the planned units -> Finish ->
+// Summary, generated from COST_JOB_STATES and read from the synthesized definition (its Fn::Join
+// resolved with placeholders for tokens).
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { unitsKey } from '../functions/lib/costs/backfill/backfill.ts';
+import { COST_JOB_STATES, COST_JOB_STEPS } from '../functions/lib/costs/job/states.ts';
+import { backfillUnitsKey as unitsKey } from '../functions/lib/storage/layout.ts';
 import { joinKey } from '../functions/lib/storage/sink.ts';
 import { idOf, synth } from './support/synth-stack.ts';
 
@@ -68,29 +70,41 @@ describe('the backfill state machine with defaults', () => {
     machine = idOf(t, 'AWS::StepFunctions::StateMachine');
   });
 
-  it('runs Plan, skips to Focus when nothing is planned, else exports the units, then Focus, then Summary', () => {
+  it('has one state per state of the cost job, in its order, whose slices cover every step once', () => {
+    const names = Object.keys(definition.States).filter((n) => n !== 'AnyUnits');
+    expect(names).toEqual(COST_JOB_STATES.map((s) => s.state));
+    expect(COST_JOB_STATES.flatMap((s) => s.steps)).toEqual([...COST_JOB_STEPS]);
+    for (const s of COST_JOB_STATES) {
+      const fnId = functionId(t, s.state);
+      const resource = t.findResources('AWS::Lambda::Function')[fnId]!;
+      expect(resource.Properties.Description).toBe(`Cost job, state ${s.state}: ${s.steps.join(', ')}`);
+    }
+  });
+
+  it('runs Plan, skips to Finish when nothing is planned, else exports the units, then Finish, then Summary', () => {
     expect(definition.StartAt).toBe('Plan');
-    expect(Object.keys(definition.States)).toEqual(['Plan', 'AnyUnits', 'ExportUnits', 'Focus', 'Summary']);
+    expect(Object.keys(definition.States)).toEqual(['Plan', 'AnyUnits', 'ExportUnits', 'Finish', 'Summary']);
     expect(state('Plan').Next).toBe('AnyUnits');
     expect(state('AnyUnits')).toEqual({
       Type: 'Choice',
-      Choices: [{ Variable: '$.units', NumericEquals: 0, Next: 'Focus' }],
+      Choices: [{ Variable: '$.units', NumericEquals: 0, Next: 'Finish' }],
       Default: 'ExportUnits',
     });
-    expect(state('ExportUnits').Next).toBe('Focus');
-    expect(state('Focus').Next).toBe('Summary');
+    expect(state('ExportUnits').Next).toBe('Finish');
+    expect(state('Finish').Next).toBe('Summary');
     expect(state('Summary').End).toBe(true);
     expect(definition.TimeoutSeconds).toBe(86_400);
   });
 
-  it('hands Focus the window, keeps its figures beside the plan, and reaches Summary even when it fails', () => {
-    expect(state('Focus')).toMatchObject({
+  it('hands Finish the job reference, keeps it as the state, and reaches Summary even when Finish fails', () => {
+    expect(state('Finish')).toMatchObject({
       Resource: 'arn:aws:states:::lambda:invoke',
-      Parameters: { FunctionName: fn(t, 'Focus'), Payload: { 'from.$': '$.from', 'to.$': '$.to' } },
-      ResultSelector: { 'failures.$': '$.Payload.failures' },
-      ResultPath: '$.focus',
-      Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.focusError', Next: 'Summary' }],
+      Parameters: { FunctionName: fn(t, 'Finish'), 'Payload.$': '$' },
+      ResultPath: null,
+      Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.finishError', Next: 'Summary' }],
     });
+    // Nothing but keys and a count travels: no selector copies a list into the execution's state.
+    expect(JSON.stringify(definition)).not.toContain('ResultSelector');
   });
 
   it('keeps the plan as the state through the map and hands all of it to Summary', () => {
@@ -102,7 +116,7 @@ describe('the backfill state machine with defaults', () => {
     expect(state('ExportUnits').ResultPath).toBeNull();
     expect(state('Summary')).toMatchObject({
       Resource: 'arn:aws:states:::lambda:invoke',
-      Parameters: { FunctionName: fn(t, 'Summary'), Payload: { 'plan.$': '$' } },
+      Parameters: { FunctionName: fn(t, 'Summary'), 'Payload.$': '$' },
       OutputPath: '$.Payload',
     });
   });
@@ -154,7 +168,7 @@ describe('the backfill state machine with defaults', () => {
     expect(unit()).toMatchObject({
       Type: 'Task',
       Resource: 'arn:aws:states:::lambda:invoke',
-      Parameters: { FunctionName: fn(t, 'Unit'), 'Payload.$': '$' },
+      Parameters: { FunctionName: fn(t, 'ExportUnits'), 'Payload.$': '$' },
       End: true,
     });
   });
@@ -216,9 +230,9 @@ describe('the backfill state machine with defaults', () => {
 
     expect(statements).toEqual([
       invoke('Plan'),
-      invoke('Focus'),
+      invoke('Finish'),
       invoke('Summary'),
-      invoke('Unit'),
+      invoke('ExportUnits'),
       expect.objectContaining({ Action: expect.arrayContaining(['logs:CreateLogDelivery']), Resource: '*' }),
       {
         Sid: 'ReadBackfillUnits',

@@ -123,8 +123,8 @@ const LEVELS = [
   ],
   [
     {
-      name: 'costs',
-      path: `${lib}costs/[^/]+[.]ts$`,
+      name: 'costs/job',
+      path: `${lib}costs/job/`,
       uses: [
         'costs/days',
         'costs/planning',
@@ -133,25 +133,19 @@ const LEVELS = [
         'costs/reports',
         'focus',
         'compaction',
-        'export',
-        'storage',
-      ],
-      why: 'the cost run; it does not use the Step Functions backfill',
-    },
-    {
-      name: 'costs/backfill',
-      path: `${lib}costs/backfill/`,
-      uses: [
-        'costs/days',
-        'costs/planning',
-        'costs/sources',
-        'costs/unified',
-        'costs/reports',
         'cloudforet',
         'export',
         'storage',
       ],
-      why: 'the Step Functions backfill',
+      why: 'the cost job declared once: its steps, its state, its slices for the state machine',
+    },
+  ],
+  [
+    {
+      name: 'costs',
+      path: `${lib}costs/[^/]+[.]ts$`,
+      uses: ['costs/job', 'costs/planning', 'costs/sources', 'export', 'storage'],
+      why: 'the cost run in one process and the cost event: loops over the job steps',
     },
   ],
   [
@@ -187,8 +181,8 @@ const LEVELS = [
     {
       name: 'infra',
       path: '^infra/',
-      uses: ['parquet', 'storage', 'tables', 'lambda'],
-      why: 'the stack takes names and column lists from the lib, never its logic',
+      uses: ['parquet', 'storage', 'tables', 'lambda', 'costs/job'],
+      why: 'the stack takes names, column lists and the cost job\'s states (costs/job/states.ts) from the lib, never its logic',
     },
   ],
   [{ name: 'bin', path: '^bin/', uses: ['cli'], why: 'the CLI launcher' }],
@@ -220,7 +214,7 @@ const LEVELS = [
         'alerts',
         'costs/days',
         'costs',
-        'costs/backfill',
+        'costs/job',
         'lambda',
       ],
       why: 'the stand-ins for the outside world, for tests, the bench and the demo',

@@ -10,6 +10,7 @@ import { monthEnd, monthsBack } from './months.ts';
 type Handler = (event: unknown) => Promise<unknown>;
 export const FUNCTIONS = [
   'alerts',
+  'backfill-finish',
   'backfill-plan',
   'backfill-summary',
   'backfill-unit',
@@ -62,7 +63,8 @@ const PAST_RETENTION_TO = monthEnd(14);
 export function eventRows(): Row[] {
   const rows: Array<[FunctionName, string, unknown, string, RegExp]> = [];
   for (const name of FUNCTIONS) {
-    if (name === 'backfill-summary' || name === 'backfill-unit') continue; // the state machine's shapes, below
+    // The state machine's shapes, below.
+    if (name === 'backfill-summary' || name === 'backfill-unit' || name === 'backfill-finish') continue;
     rows.push([name, 'a number', 42, 'EVENT_NOT_OBJECT', /^event must be a JSON object such as \{\}/]);
     rows.push([name, 'an array', [], 'EVENT_NOT_OBJECT', /^event must be a JSON object such as \{\}/]);
     rows.push([
@@ -254,16 +256,12 @@ export function eventRows(): Row[] {
     'EVENT_UNKNOWN_KEYS',
     /^event has unknown key\(s\): date; allowed: none \(give \{\}\)$/,
   ]);
-  const plan = /^the backfill summary takes \{"plan": <the plan step's output>\}/;
-  rows.push(['backfill-summary', 'no event', null, 'EVENT_BAD_PLAN', plan]);
-  rows.push(['backfill-summary', 'a plan without unitsKey', { plan: {} }, 'EVENT_BAD_PLAN', plan]);
-  rows.push([
-    'backfill-summary',
-    "the plan step's event instead",
-    { date: YESTERDAY },
-    'EVENT_BAD_PLAN',
-    plan,
-  ]);
+  const plan = /^the cost job's states take the Plan state's output \(\{"runId", "bucket", "jobObjectKey", "unitsObjectKey", "units"\}\)/;
+  for (const state of ['backfill-summary', 'backfill-finish'] as const) {
+    rows.push([state, 'no event', null, 'EVENT_BAD_PLAN', plan]);
+    rows.push([state, 'a reference without unitsObjectKey', { runId: 'r' }, 'EVENT_BAD_PLAN', plan]);
+    rows.push([state, "the plan step's event instead", { date: YESTERDAY }, 'EVENT_BAD_PLAN', plan]);
+  }
   const unit = /^a backfill unit is \{"runId", "dataSourceId", "date": "YYYY-MM-DD"\}/;
   rows.push(['backfill-unit', 'no event', null, 'EVENT_BAD_UNIT', unit]);
   rows.push([

@@ -22,17 +22,9 @@ export const costs: Face<CloudforetConnection, CostRunRequest, CostRunSummary> =
       ? request
       : { ...request, staleJobAfterMs: settings.staleJobAfterMs };
   },
-  // The scheduled run (the default window) also archives Cloudforet's cost reports.
+  // The scheduled run (the default window) also archives Cloudforet's cost reports (job/job.ts jobOptions).
   run: ({ session, ...env }, request) =>
-    runCostExport(
-      {
-        ...env,
-        client: session.client,
-        credential: session.credential,
-        costReports: request.costReports ?? request.followJobs === true,
-      },
-      request,
-    ),
+    runCostExport({ ...env, client: session.client, credential: session.credential }, request),
   describe: (s, { session }) => describeCosts({ ...s, scope: session.scope }),
   json: (s, { session }) => ({ ...s, scope: session.scope }),
   figures: (s) => ({

@@ -6,7 +6,9 @@
 //   focus_monthly/x_billing_period=M/<data source>.parquet  its focus rows), manifests as above
 //   compaction_state/<daily table>.json                     through which month views read them
 //   _manifests/cost-jobs/<data source>.json                 the job history a run saw
-//   _runs/costs/<run id>/units.json                         a backfill's units (Step Functions)
+//   _runs/costs/<run id>/units.json                         a scheduled cost job's units (Step Functions)
+//   _runs/costs/<run id>/job.json                           its state between the states
+//   _runs/costs/<run id>/reports/<data source>/<day>.json   what each of its units did
 //   ledger/<table>/<day key>=YYYY-MM-DD/<unit>~<ms>-<tag>.json  append-only ledgers
 //   ledger/export_units_latest/table_name=<t>/<source>.json      the ledger's rollup (latest per unit)
 //   _ledger-rollup/export_units_latest.json                        how far the rollup has read the lines
@@ -112,7 +114,26 @@ export function jobMarkKey(dataSourceId: string): string {
 
 /** A backfill's units, relative to the destination: the plan step writes, the Distributed Map reads. */
 export function backfillUnitsKey(runId: string): string {
-  return `${RUNS_DIR}/costs/${runId}/units.json`;
+  return `${costJobPrefix(runId)}units.json`;
+}
+
+/** Everything one scheduled cost job keeps between its states (costs/job/): removed at its end. */
+export function costJobPrefix(runId: string): string {
+  return `${RUNS_DIR}/costs/${runId}/`;
+}
+
+/** The scheduled cost job's state between its states. */
+export function costJobStateKey(runId: string): string {
+  return `${costJobPrefix(runId)}job.json`;
+}
+
+/** What one unit of a scheduled cost job did (its result or its failure), for the states after the Map. */
+export function costJobReportKey(runId: string, dataSourceId: string, date: string): string {
+  return `${costJobReportsPrefix(runId)}${dataSourceId}/${date}.json`;
+}
+
+export function costJobReportsPrefix(runId: string): string {
+  return `${costJobPrefix(runId)}reports/`;
 }
 
 /** Where a ledger table's lines live, relative to the destination. */

@@ -7,7 +7,7 @@ import type { CostExportPlan } from './plan-export.ts';
 import type { NotSyncedDay } from './plan-units.ts';
 
 export function skipReason(
-  plan: CostExportPlan,
+  plan: Pick<CostExportPlan, 'skippedWarehouse' | 'skippedSyncing'>,
   dataSourceId: string,
 ): { skipped?: 'sync-in-progress' | 'warehouse' } {
   if (plan.skippedWarehouse.includes(dataSourceId)) return { skipped: 'warehouse' };

@@ -1,0 +1,59 @@
+// The cost job's step names in their one order, and how the scheduled state machine slices them
+// into states. Plain data: the stack (infra/backfill-state-machine.ts) builds its definition from
+// it, the local runner (harness/state-machine.ts) walks it, and steps.ts implements exactly these
+// names in this order (test/cost-job.test.ts holds all three to it).
+
+/** Every step of a cost job, in the order every path runs them. */
+export const COST_JOB_STEPS = [
+  'prepare',
+  'plan',
+  'units',
+  'jobMarks',
+  'unified',
+  'costReports',
+  'focus',
+  'compaction',
+  'verify',
+  'rollup',
+  'summary',
+] as const;
+
+export type CostStepName = (typeof COST_JOB_STEPS)[number];
+
+export interface CostJobState {
+  /** The state's name in the definition. */
+  readonly state: string;
+  /** The Lambda entry (functions/<entry>.ts) the state invokes. */
+  readonly entry: string;
+  readonly steps: readonly CostStepName[];
+  /** One invocation per planned unit (a Distributed Map over the units the plan wrote). */
+  readonly map?: true;
+}
+
+/**
+ * The scheduled job: Plan writes the units and the job's state to S3, a Distributed Map runs each
+ * unit in its own invocation, Finish runs every step after the units on the state as Plan left it,
+ * and Summary reports and fails the execution on any failure or work left.
+ */
+export const COST_JOB_STATES: readonly CostJobState[] = [
+  { state: 'Plan', entry: 'backfill-plan', steps: ['prepare', 'plan'] },
+  { state: 'ExportUnits', entry: 'backfill-unit', steps: ['units'], map: true },
+  {
+    state: 'Finish',
+    entry: 'backfill-finish',
+    steps: ['jobMarks', 'unified', 'costReports', 'focus', 'compaction', 'verify', 'rollup'],
+  },
+  { state: 'Summary', entry: 'backfill-summary', steps: ['summary'] },
+];
+
+/** What every state but the Map passes to the next: the job's keys, never its state. */
+export interface CostJobRef {
+  readonly runId: string;
+  readonly bucket: string;
+  /** The state's key in the bucket (job-store.ts). */
+  readonly jobObjectKey: string;
+  /** The Map's items (the planned units), for its ItemReader. */
+  readonly unitsObjectKey: string;
+  /** Units planned: the Map is skipped when 0. */
+  readonly units: number;
+}

@@ -1,0 +1,329 @@
+// The cost job, declared once: its steps in order, each with what it does, when it is left out
+// (and whether that leaves work for the next run), and how it runs. The CLI and the cost-export
+// Lambda run them all in one process (run.ts); the scheduled state machine runs slices of the
+// same list in its states (states.ts, functions/backfill-*.ts). Nothing composes the job elsewhere.
+import { type CompactionSummary, compactConfirmedMonths } from '../../compaction/compact.ts';
+import { rollUp } from '../../export/ledger-rollup.ts';
+import { prepareDestination } from '../../export/prepare-destination.ts';
+import { UNIT_INTERRUPTED } from '../../export/unit-attempts.ts';
+import { errorCode, errorMessage } from '../../errors.ts';
+import { exportFocus, type FocusPassSummary } from '../../focus/pass.ts';
+import { forEachLimit, Gate } from '../../pool.ts';
+import { verifyDestination } from '../../storage/verify-destination.ts';
+import { unitExecutor } from '../days/day-runner.ts';
+import { retentionStart } from '../planning/job-history.ts';
+import { writeJobMarks } from '../planning/job-marks.ts';
+import { planCostExport } from '../planning/plan-export.ts';
+import { jobMarksOf, warnAboutSources } from '../planning/plan-reports.ts';
+import type { PlannedUnit } from '../planning/plan-units.ts';
+import { clampToRetention } from '../planning/retention.ts';
+import { archiveCostReports } from '../reports/archive.ts';
+import { listDataSources, selectDataSources } from '../sources/data-sources.ts';
+import {
+  changedDaysByMonth,
+  exportUnifiedMonths,
+  retainedMonths,
+  scopeObjectName,
+} from '../unified/export-months.ts';
+import { type CostJob, type CostJobEnv, plannedUnits, type SkippedStep, unitRecord } from './job.ts';
+import type { CostStepName } from './states.ts';
+
+export interface CostJobStep {
+  readonly name: Exclude<CostStepName, 'summary'>;
+  /** What the CLI's progress line says while it runs, if anything. */
+  readonly phase?: string;
+  /** Why the step is left out of this job, if it is; undefined: it runs. */
+  skip(env: CostJobEnv, job: CostJob): Omit<SkippedStep, 'step'> | undefined;
+  run(env: CostJobEnv, job: CostJob): Promise<void>;
+}
+
+/** The run was stopped by its signal (SIGINT, SIGTERM, the deadline). */
+const stopped = (env: CostJobEnv) => env.signal?.aborted === true;
+
+/** Work the next run must finish before the steps that read it: units or FOCUS units not started. */
+function waiting(env: CostJobEnv, job: CostJob, focusToo: boolean): Omit<SkippedStep, 'step'> | undefined {
+  if (stopped(env)) return { why: `the run was stopped (${errorMessage(env.signal?.reason)})`, left: true };
+  if (job.notStarted.length > 0)
+    return { why: `${job.notStarted.length} units were not started for lack of time`, left: true };
+  if (focusToo && (job.focus?.notStarted ?? 0) > 0)
+    return { why: `${job.focus!.notStarted} FOCUS units were not started for lack of time`, left: true };
+  return undefined;
+}
+
+const notAsked = (why: string) => ({ why, left: false });
+
+export const COST_JOB: readonly CostJobStep[] = [
+  {
+    name: 'prepare',
+    skip: () => undefined,
+    // Sweep, check writable and refuse another scope's destination first; claimed once Cloudforet
+    // has answered and before planning: of two scopes racing, one plans.
+    run: async (env, job) => {
+      const destination = await prepareDestination(env.sink, {
+        startedAt: new Date(job.startedAt),
+        owner: env.credential,
+        costs: true,
+      });
+      job.staleTemporariesRemoved = destination.staleTemporariesRemoved;
+      job.dataSources = selectDataSources(await listDataSources(env.client), job.request.dataSourceIds);
+      await destination.claim();
+    },
+  },
+  {
+    name: 'plan',
+    skip: () => undefined,
+    run: async (env, job) => {
+      const now = env.now?.() ?? new Date();
+      const window = clampToRetention(job.request, now);
+      const plan = await planCostExport(env.client, env.sink, job.dataSources, {
+        ...job.request,
+        ...window,
+        now,
+      });
+      env.log.info('cost run planned', {
+        units: plan.units.length,
+        skippedSyncInProgress: plan.skippedSyncing,
+      });
+      warnAboutSources(env.log, plan);
+      job.window = window;
+      job.plan = {
+        units: plan.units,
+        unchanged: Object.fromEntries(plan.unchanged),
+        skippedSyncing: plan.skippedSyncing,
+        skippedWarehouse: plan.skippedWarehouse,
+        mixed: plan.mixed,
+        notSynced: plan.notSynced,
+        staleJobs: plan.staleJobs,
+        reexamined: [...plan.reexamined].map(([dataSourceId, months]) => ({ dataSourceId, months })),
+        jobMarks: job.request.followJobs ? jobMarksOf(plan, job.dataSources) : [],
+      };
+    },
+  },
+  {
+    name: 'units',
+    skip: () => undefined,
+    // The inline form; the state machine runs the same executor once per item (units.ts).
+    run: async (env, job) => {
+      const units = job.plan?.units ?? [];
+      // `concurrency` units page at once, each holding a place from its start to its last page; one
+      // more may be publishing meanwhile (its last checks, commit, ledger and manifest), so no place
+      // waits for that. A unit waiting for a place has not started. A unit retried after its pages
+      // came (a failed commit) pages again without a place: rare, and bounded by the units running.
+      const concurrency = env.concurrency ?? 4;
+      const paging = new Gate(concurrency);
+      const exec = await unitExecutor(env, job.dataSources);
+      let rows = 0;
+      await forEachLimit(units, concurrency + 1, async (unit) => {
+        const leave = await paging.enter();
+        try {
+          if (job.notStarted.length > 0 || env.shouldStartUnit?.() === false || stopped(env)) {
+            job.notStarted.push(unit);
+            return;
+          }
+          const outcome = await exec.run(unit, leave);
+          if ('code' in outcome) job.failures.push(outcome);
+          else {
+            job.results.push(unitRecord(outcome));
+            rows += outcome.rows;
+          }
+        } finally {
+          leave();
+        }
+        const unitsDone = job.results.length + job.failures.length;
+        env.onProgress?.({
+          unitsDone,
+          unitsTotal: units.length,
+          rows,
+          elapsedMs: Date.now() - job.startedAt,
+        });
+      });
+      job.unitRetries += exec.retries();
+    },
+  },
+  {
+    name: 'jobMarks',
+    // Marks say "these sync jobs are handled": only for data sources all of whose units ran.
+    skip: (_, job) =>
+      job.request.followJobs ? undefined : notAsked('an explicit range does not follow the job history'),
+    run: async (env, job) => {
+      const unhandled = [...job.failures, ...job.notStarted];
+      job.jobMarksWritten = await writeJobMarks(env.sink, job.plan?.jobMarks ?? [], unhandled);
+      const waitingSources = [...new Set(job.notStarted.map((u) => u.dataSourceId))];
+      if (waitingSources.length > 0)
+        env.log.warn('job history left unmarked for data sources with units not started', {
+          dataSourceIds: waitingSources,
+        });
+    },
+  },
+  {
+    name: 'unified',
+    phase: 'unified costs of the months',
+    skip: (env, job) =>
+      job.options.unifiedCosts ? waiting(env, job, false) : notAsked('unified costs not asked'),
+    run: async (env, job) => {
+      const now = env.now?.() ?? new Date();
+      job.unifiedCosts = await exportUnifiedMonths(
+        { ...env, scope: scopeObjectName(env.credential) },
+        unifiedMonthsOf(job, now),
+        changedDaysByMonth(plannedUnits(job), job.results),
+      );
+    },
+  },
+  {
+    name: 'costReports',
+    phase: 'cost reports',
+    skip: (env, job) =>
+      job.options.costReports ? waiting(env, job, false) : notAsked('cost reports not asked'),
+    run: async (env, job) => {
+      try {
+        job.costReports = await archiveCostReports(env);
+      } catch (error) {
+        const code = errorCode(error);
+        env.log.error('cost reports failed', { code, error: errorMessage(error) });
+        job.costReports = { error: errorMessage(error), code };
+      }
+    },
+  },
+  {
+    name: 'focus',
+    phase: 'FOCUS rows of the days',
+    skip: (env, job) => (job.options.focus ? waiting(env, job, false) : notAsked('FOCUS rows not asked')),
+    // After the days: it derives FOCUS rows from the costs objects this run (or any before)
+    // published. A costs object that is not what its manifest says (FOCUS_SOURCE_DAMAGED) is
+    // re-exported from Cloudforet at once and its FOCUS rows derived again, rather than failing
+    // every run until someone runs --verify.
+    run: async (env, job) => {
+      const window = job.window ?? job.request;
+      job.focus = await focusOrFailure(env, job, window);
+      const retained = retentionStart(env.now?.() ?? new Date());
+      const repairs: PlannedUnit[] = job.focus.failures
+        .filter((f) => f.code === 'FOCUS_SOURCE_DAMAGED' && f.date >= retained)
+        .map((f) => ({ dataSourceId: f.dataSourceId, date: f.date, reason: 'repair' }));
+      if (repairs.length === 0 || stopped(env)) return;
+      env.log.warn('costs objects unlike their manifests; re-exporting them', { units: repairs.length });
+      const exec = await unitExecutor(env, job.dataSources);
+      for (const unit of repairs) {
+        const outcome = await exec.run(unit, () => undefined);
+        if ('code' in outcome) job.failures.push(outcome);
+        else job.results.push(unitRecord(outcome));
+      }
+      job.unitRetries += exec.retries();
+      job.repairs.push(...repairs);
+      job.focus = await focusOrFailure(env, job, window);
+    },
+  },
+  {
+    name: 'compaction',
+    phase: 'compaction of confirmed months',
+    // Only after a whole run: a month is compacted from all of its days and their FOCUS rows.
+    skip: (env, job) =>
+      job.options.focus ? waiting(env, job, true) : notAsked('compaction follows the FOCUS rows, not asked'),
+    run: async (env, job) => {
+      job.compaction = await compactionOrFailure(env);
+    },
+  },
+  {
+    name: 'verify',
+    phase: 'check of every object against its manifest',
+    // After the run's own repairs, the whole destination, every table (storage/verify-destination.ts).
+    skip: (env, job) =>
+      job.request.verify === true ? waiting(env, job, true) : notAsked('--verify not asked'),
+    run: async (env, job) => {
+      try {
+        job.verify = await verifyDestination(env.sink, { checksums: true, signal: env.signal });
+      } catch (error) {
+        if (!stopped(env)) throw error;
+        env.log.warn('verification stopped (rerun costs --verify to check every object)', {
+          reason: errorMessage(env.signal?.reason),
+        });
+        job.skipped.push({ step: 'verify', why: 'stopped before it finished', left: true });
+      }
+    },
+  },
+  {
+    name: 'rollup',
+    // Stopped (the deadline, a signal): the next run rolls this one's lines up.
+    skip: (env) =>
+      stopped(env) ? { why: 'the run was stopped; the next run rolls its lines up', left: true } : undefined,
+    run: (env) => rollUp(env.sink, env.now?.() ?? new Date(), env.log),
+  },
+];
+
+/** Runs the named steps of the job in the list's order (all of them when `names` is absent). */
+export async function runSteps(
+  env: CostJobEnv,
+  job: CostJob,
+  names?: readonly CostStepName[],
+): Promise<void> {
+  for (const step of COST_JOB) {
+    if (names && !names.includes(step.name)) continue;
+    const skipped = step.skip(env, job);
+    if (skipped) {
+      job.skipped.push({ step: step.name, ...skipped });
+      continue;
+    }
+    if (step.phase) {
+      const done = job.results.length + job.failures.length;
+      env.onProgress?.({
+        unitsDone: done,
+        unitsTotal: job.plan?.units.length ?? 0,
+        rows: job.results.reduce((n, r) => n + r.rows, 0),
+        elapsedMs: Date.now() - job.startedAt,
+        phase: step.phase,
+      });
+    }
+    await step.run(env, job);
+  }
+  if (stopped(env)) job.interrupted = true;
+}
+
+/**
+ * The window's months, and every month a day of which this run re-exported outside the window (a
+ * restatement the job history found, a repair): the unified costs follow their days everywhere.
+ */
+function unifiedMonthsOf(job: CostJob, now: Date): string[] {
+  const months = new Set(job.window ? retainedMonths(job.window, job.request.to) : []);
+  const retained = retentionStart(now);
+  for (const r of job.results) if (r.outcome !== 'kept' && r.date >= retained) months.add(r.date.slice(0, 7));
+  return [...months].sort();
+}
+
+/** The focus pass, or its failure as a summary (an S3 outage in it must not hide the run's summary). */
+async function focusOrFailure(
+  env: CostJobEnv,
+  job: CostJob,
+  window: { readonly from: string; readonly to: string },
+): Promise<FocusPassSummary> {
+  try {
+    return await exportFocus({ ...env, verify: job.request.verify === true }, window);
+  } catch (error) {
+    // Stopped by the run's signal (SIGINT, SIGTERM, the deadline): said as such, not as a failure.
+    const aborted = stopped(env);
+    const failure = {
+      dataSourceId: '*',
+      date: `${window.from}..${window.to}`,
+      code: aborted ? UNIT_INTERRUPTED : errorCode(error),
+      message: aborted
+        ? `stopped before it finished (${errorMessage(env.signal?.reason)}); rerun to derive the FOCUS rows`
+        : errorMessage(error),
+    };
+    if (aborted) env.log.warn('focus pass stopped', { ...failure });
+    else env.log.error('focus pass failed', { ...failure });
+    return { written: 0, removed: 0, current: 0, repaired: 0, rows: 0, failures: [failure], notStarted: 0 };
+  }
+}
+
+/** The compaction step, or its failure as a summary: the views keep reading the days meanwhile. */
+async function compactionOrFailure(env: CostJobEnv): Promise<CompactionSummary> {
+  try {
+    return await compactConfirmedMonths(env);
+  } catch (error) {
+    const failure = { dataSourceId: '*', month: '*', code: errorCode(error), message: errorMessage(error) };
+    env.log.error('compaction failed', { ...failure });
+    return {
+      tables: [
+        { table: '*', written: 0, removed: 0, current: 0, rows: 0, failures: [failure], notStarted: 0 },
+      ],
+    };
+  }
+}
