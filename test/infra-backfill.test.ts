@@ -209,7 +209,7 @@ describe('the backfill state machine with defaults', () => {
 
   it('reserves the map’s concurrency for the unit function', () => {
     t.hasResourceProperties('AWS::Lambda::Function', {
-      Description: 'Backfill step 2 (Distributed Map item): export one data source and day',
+      Description: 'Cost job, state ExportUnits: units',
       ReservedConcurrentExecutions: 4,
     });
   });
@@ -316,7 +316,7 @@ describe('the backfill state machine with -c backfillMaxConcurrency=7', () => {
 
     expect(stateOf(definitionOf(t), 'ExportUnits').MaxConcurrency).toBe(7);
     t.hasResourceProperties('AWS::Lambda::Function', {
-      Description: 'Backfill step 2 (Distributed Map item): export one data source and day',
+      Description: 'Cost job, state ExportUnits: units',
       ReservedConcurrentExecutions: 7,
     });
   });
