@@ -32,7 +32,12 @@ describe('backfill on Step Functions', () => {
 
   async function execute(runId: string, event: object) {
     const run = await runStateMachine(local.s3.client, event, { runId });
-    const planned = run.states[0]!.output as { bucket: string; units: number; unchanged: number; unitsObjectKey: string };
+    const planned = run.states[0]!.output as {
+      bucket: string;
+      units: number;
+      unchanged: number;
+      unitsObjectKey: string;
+    };
     const outcomes = run.states.filter((s) => s.state === 'ExportUnits');
     return { planned, items: run.items as UnitItem[], outcomes, summary: run.result, failed: run.failed };
   }
@@ -80,7 +85,12 @@ describe('backfill on Step Functions', () => {
     const { planned, summary } = await execute('run-2', { from: FROM, to: TO });
 
     expect(planned).toMatchObject({ units: 0, unchanged: 40 });
-    expect(summary).toMatchObject({ units: 0, failed: 0, unchanged: 40, focus: { written: 0, failures: [] } });
+    expect(summary).toMatchObject({
+      units: 0,
+      failed: 0,
+      unchanged: 40,
+      focus: { written: 0, failures: [] },
+    });
   });
 
   it('fails a unit for good on 401, and the summary fails naming it', async () => {

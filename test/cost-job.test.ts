@@ -4,7 +4,6 @@
 // object; then a second day with each case where the paths once parted (a restatement outside the
 // window, a damaged manifest, a stuck sync job under STALE_JOB_HOURS, a deadline in the Finish
 // state) compared again. The step list itself is held to its one declaration.
-import { createHash } from 'node:crypto';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
@@ -36,7 +35,14 @@ let secretFile: string;
 let cliOut: string;
 
 beforeAll(async () => {
-  local = await startLocalAws({ seed: 46, dataSources: 2, workspaces: 2, from: FROM, to: YESTERDAY, rowsPerDay: 4 });
+  local = await startLocalAws({
+    seed: 46,
+    dataSources: 2,
+    workspaces: 2,
+    from: FROM,
+    to: YESTERDAY,
+    rowsPerDay: 4,
+  });
   local.simulator.runCostReportJob(FROM.slice(0, 7), 'DONE');
   ({ dir, secretFile } = await appFolder('cost-job', local.token));
   cliOut = join(dir, 'cli');
@@ -53,7 +59,17 @@ const ctx = (id: string) => ({ awsRequestId: id }) as Context;
 async function cli(args: string[]): Promise<{ code: number; summary: CostRunSummary }> {
   const io = fakeIo();
   const code = await main(
-    ['costs', '--endpoint', local.simulator.url, '--secret-file', secretFile, '--out', cliOut, '--json', ...args],
+    [
+      'costs',
+      '--endpoint',
+      local.simulator.url,
+      '--secret-file',
+      secretFile,
+      '--out',
+      cliOut,
+      '--json',
+      ...args,
+    ],
     {},
     io,
   );
@@ -82,22 +98,30 @@ async function scheduled(
   }
 }
 
-/** Bookkeeping that names a run, a time or a path, not what the tables hold. */
-const RUN_SPECIFIC = /^(_runs\/|_tmp\/|ledger\/(export_units|cost_restatements)\/|_ledger-rollup\/|_destination|_claim|_manifests\/cost-jobs\/|_alerts\/)/;
+/**
+ * Bookkeeping that names a run, a time or a path, not what the tables hold; and the cost-report
+ * status facts, named by the time they were taken.
+ */
+const RUN_SPECIFIC =
+  /^(_runs\/|_tmp\/|ledger\/(export_units|cost_restatements)\/|_ledger-rollup\/|_destination|_claim|_manifests\/cost-jobs\/|_alerts\/|(_manifests\/)?cost_report_status\/|ledger\/export_units_latest\/table_name=cost_report_status\/)/;
 
-/** Every object of a destination but the run-specific ones: data objects by checksum, manifests by what they say. */
+/**
+ * Every object of a destination but the run-specific ones: each unit's manifest by what it
+ * publishes (its object, rows, cost, why it shrank or went, whether its month is confirmed), each
+ * data object by its presence. Not by bytes: two exports of the same rows differ in their Parquet
+ * bytes (run-specific metadata), so a manifest's SHA-256 names its own object, not the rows.
+ */
 async function tables(root: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const key = join(entry.parentPath, entry.name).slice(root.length + 1);
     if (RUN_SPECIFIC.test(key)) continue;
-    const bytes = await readFile(join(root, key));
+    const body = await readFile(join(root, key));
     if (key.endsWith('.json') && key.startsWith('_manifests/')) {
-      const m = JSON.parse(bytes.toString()) as Record<string, unknown>;
-      out.set(key, JSON.stringify([m.key, m.rows, m.sha256, m.removedBecause ?? null, m.isConfirmed ?? null]));
-    } else if (key.endsWith('.parquet')) {
-      out.set(key, createHash('sha256').update(bytes).digest('hex'));
+      const m = JSON.parse(body.toString()) as Record<string, unknown>;
+      const cost = typeof m.costSum === 'number' ? Number(m.costSum.toPrecision(10)) : null;
+      out.set(key, JSON.stringify([m.key, m.rows, cost, m.removedBecause ?? null, m.isConfirmed ?? null]));
     } else out.set(key, 'present');
   }
   return out;

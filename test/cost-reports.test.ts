@@ -414,7 +414,9 @@ describe('cost reports archived from the cost run', () => {
       const rangedJob = newJob('plan-0001', ranged, jobOptions(ranged), fresh, Date.now());
       await runSteps(env, rangedJob, ['costReports']);
       expect(rangedJob.costReports).toBeUndefined();
-      expect(rangedJob.skipped).toEqual([{ step: 'costReports', why: 'cost reports not asked', left: false }]);
+      expect(rangedJob.skipped).toEqual([
+        { step: 'costReports', why: 'cost reports not asked', left: false },
+      ]);
       const daily = { ...ranged, followJobs: true };
       const dailyJob = newJob('plan-0002', daily, jobOptions(daily), fresh, Date.now());
       await runSteps({ ...env, runId: 'plan-0002' }, dailyJob, ['costReports']);
@@ -422,9 +424,9 @@ describe('cost reports archived from the cost run', () => {
         .costReportTruth()
         .reports.filter((r) => r.status === 'DONE' || r.status === 'EXPIRED');
       expect(dailyJob.costReports).toMatchObject({ draftsWritten: 0 });
-      expect(dailyJob.costReports && 'archived' in dailyJob.costReports && dailyJob.costReports.archived.length).toBe(
-        finals.length,
-      );
+      expect(
+        dailyJob.costReports && 'archived' in dailyJob.costReports && dailyJob.costReports.archived.length,
+      ).toBe(finals.length);
     } finally {
       await rm(fresh, { recursive: true, force: true });
     }

@@ -75,7 +75,10 @@ export async function runStateMachine(
     } catch (error) {
       states.push({ state: state.state, input: payload, error: error as Error });
       if (state === last || i === 0) return { states, items, result: error, failed: true };
-      payload = { ...payload, finishError: { Error: (error as Error).name, Cause: (error as Error).message } };
+      payload = {
+        ...payload,
+        finishError: { Error: (error as Error).name, Cause: (error as Error).message },
+      };
       const summaryOut = await HANDLERS[last.entry]!(payload, ctx(`${options.runId}-${last.state}`)).then(
         (o) => ({ o, failed: false }),
         (e: Error) => ({ o: e, failed: true }),
