@@ -192,3 +192,59 @@ describe('a month whose cost/analyze answer spans pages', () => {
     expect((await restatements(out)).filter((l) => l.outcome === 'removed')).toEqual([]);
   });
 });
+
+describe('DONE cost reports whose data rows answer {}', () => {
+  const M = monthBack(1);
+  let sim: Simulator;
+  let dir: string;
+  let secretFile: string;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 46, dataSources: 2, from: `${M}-01`, to: monthEnd(1), rowsPerDay: 6 });
+    ({ dir, secretFile } = await appFolder('absence-reports', sim.issueToken()));
+  }, 60_000);
+  afterAll(async () => {
+    await sim?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function costReports(out: string, json: boolean) {
+    const io = fakeIo();
+    const argv = ['costs', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out];
+    const code = await main(
+      [...argv, '--date', `${M}-01`, '--cost-reports', ...(json ? ['--json'] : [])],
+      {},
+      io,
+    );
+    return { code, out: io.out(), err: io.err() };
+  }
+
+  it('fail the run, naming the reports, and are archived by the next run that is answered', async () => {
+    const done = sim.runCostReportJob(M, 'DONE') as Array<Record<string, unknown>>;
+    const ids = done.map((r) => String(r.cost_report_id)).sort();
+    expect(ids.length).toBeGreaterThan(0);
+    const out = join(dir, 'reports');
+    sim.injectFault({
+      path: '/cost-analysis/cost-report-data/list',
+      kind: 'empty',
+      times: Number.POSITIVE_INFINITY,
+    });
+
+    const unanswered = await costReports(out, true);
+    const lines = await costReports(join(dir, 'reports-lines'), false);
+    sim.clearFaults();
+
+    expect(unanswered.code).toBe(1);
+    const summary = JSON.parse(unanswered.out);
+    expect(summary.failed).toBe(ids.length);
+    expect([...summary.costReports.dataUnanswered].sort()).toEqual(ids);
+    expect(summary.costReports.archived).toEqual([]);
+    expect(lines.code).toBe(1);
+    for (const id of ids) expect(lines.out).toContain(id);
+    expect(lines.out).toContain('[COST_REPORT_DATA_UNANSWERED]');
+
+    const answered = await costReports(out, true);
+    expect(answered.code).toBe(0);
+    expect([...JSON.parse(answered.out).costReports.archived].sort()).toEqual(ids);
+  });
+});

@@ -119,6 +119,16 @@ export interface CostRunParts {
 /** The cost-report pass's summary, or why it failed (the rest of the run stands). */
 export type CostReportsOutcome = ReportArchiveSummary | { readonly error: string; readonly code: string };
 
+/**
+ * What the cost-report pass adds to `failed`: 1 when it failed whole, else one per report whose data
+ * rows answered none (COST_REPORT_DATA_UNANSWERED): a report not archived because its rows never
+ * came is a failure of the run, not a success to ask about again tomorrow.
+ */
+export function reportFailures(r: CostReportsOutcome | undefined): number {
+  if (!r) return 0;
+  return 'error' in r ? 1 : r.dataUnanswered.length;
+}
+
 export function costRunSummary(r: CostRunParts): CostRunSummary {
   const count = (o: CostUnitResult['outcome']) => r.results.filter((x) => x.outcome === o).length;
   return {
@@ -139,7 +149,7 @@ export function costRunSummary(r: CostRunParts): CostRunSummary {
       r.failures.length +
       r.unifiedCosts.failures.length +
       (r.focus?.failures.length ?? 0) +
-      (r.costReports && 'error' in r.costReports ? 1 : 0) +
+      reportFailures(r.costReports) +
       (r.compaction?.tables.reduce((n, t) => n + t.failures.length, 0) ?? 0) +
       (r.verify?.findings.length ?? 0),
     notStarted: r.notStarted.length,

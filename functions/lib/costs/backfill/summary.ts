@@ -64,7 +64,7 @@ export async function summarizeBackfill(sink: Sink, plan: BackfillPlan): Promise
       failures.length +
       (plan.unifiedCosts?.failures.length ?? 0) +
       (focus ? focus.failures.length + (focus.error ? 1 : 0) : 0) +
-      (plan.costReports && 'error' in plan.costReports ? 1 : 0),
+      (plan.costReports ? ('error' in plan.costReports ? 1 : plan.costReports.dataUnanswered) : 0),
     skippedSyncInProgress: plan.skippedSyncInProgress,
     perDataSource: ids.map((dataSourceId) => ({
       dataSourceId,
