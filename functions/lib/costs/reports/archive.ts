@@ -33,7 +33,8 @@ export interface ReportArchiveSummary {
   readonly draftsWritten: number;
   /**
    * Reports whose data rows answered none: nothing was written for them (a report of Cloudforet has
-   * at least one row, its workspace's costs; an empty answer proves nothing), and the next run asks again. Each counts as a failure of the run (COST_REPORT_DATA_UNANSWERED).
+   * at least one row, its workspace's costs; an empty answer proves nothing), and the next run asks
+   * again. Each is a failure of the run (COST_REPORT_DATA_UNANSWERED), never a quiet success.
    */
   readonly dataUnanswered: readonly string[];
   readonly facts: number;
