@@ -2,7 +2,8 @@
 // missing, short or empty is "not known", never "none" (issue 45). A gateway answering `{}` for
 // the second page of a month's cost/analyze must not end the month there, and a run that could
 // not read what it archives must not exit 0.
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readdir, readFile, rm, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -246,5 +247,29 @@ describe('DONE cost reports whose data rows answer {}', () => {
     const answered = await costReports(out, true);
     expect(answered.code).toBe(0);
     expect([...JSON.parse(answered.out).costReports.archived].sort()).toEqual(ids);
+  });
+
+  it("take today's adjustments snapshot again when its object was cut in half", async () => {
+    const out = join(dir, 'adjustments');
+    const first = await costReports(out, true);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.out).costReports.adjustments).toBe('written');
+    const day = new Date().toISOString().slice(0, 10);
+    const object = join(out, 'report_adjustments', `snapshot_date=${day}`, 'domain.parquet');
+    const manifest = join(out, '_manifests', 'report_adjustments', `snapshot_date=${day}`, 'domain.json');
+    const whole = await readFile(object);
+    await truncate(object, Math.floor(whole.length / 2));
+
+    const next = await costReports(out, true);
+
+    expect(next.code).toBe(0);
+    expect(JSON.parse(next.out).costReports.adjustments).toBe('written');
+    const taken = await readFile(object);
+    expect(taken.length).toBe(whole.length);
+    expect(createHash('sha256').update(taken).digest('hex')).toBe(
+      JSON.parse(await readFile(manifest, 'utf8')).sha256,
+    );
+    // Whole again, the same listing is no change.
+    expect(JSON.parse((await costReports(out, true)).out).costReports.adjustments).toBe('unchanged');
   });
 });
