@@ -58,9 +58,10 @@ describe('the one gate', () => {
   });
 
   it("a cost day is proven empty only by an analyze answer that shows the month's other days and not it", () => {
-    const codeOf = (month: Array<{ date: string; rows: number }>) => {
+    const codeOf = (days: Array<{ date: string; rows: number }>, complete = true) => {
       try {
-        return proveDayEmpty({ what: 'ds-a 2026-08-02', date: '2026-08-02', month }).evidence;
+        return proveDayEmpty({ what: 'ds-a 2026-08-02', date: '2026-08-02', month: { complete, days } })
+          .evidence;
       } catch (error) {
         return (error as { code: string }).code;
       }
@@ -79,5 +80,15 @@ describe('the one gate', () => {
         { date: '2026-08-03', rows: 4 },
       ]),
     ).toMatch(/rows on 2 other day\(s\) of the month/);
+    // The same days from an answer cut at a page (its later pages not known) prove nothing.
+    expect(
+      codeOf(
+        [
+          { date: '2026-08-01', rows: 9 },
+          { date: '2026-08-03', rows: 4 },
+        ],
+        false,
+      ),
+    ).toBe('REMOVAL_UNPROVEN');
   });
 });

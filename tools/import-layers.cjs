@@ -182,7 +182,7 @@ const LEVELS = [
       name: 'infra',
       path: '^infra/',
       uses: ['parquet', 'storage', 'tables', 'lambda', 'costs/job'],
-      why: 'the stack takes names, column lists and the cost job\'s states (costs/job/states.ts) from the lib, never its logic',
+      why: "the stack takes names, column lists and the cost job's states (costs/job/states.ts) from the lib, never its logic",
     },
   ],
   [{ name: 'bin', path: '^bin/', uses: ['cli'], why: 'the CLI launcher' }],

@@ -123,6 +123,11 @@ const UNITS: readonly ErrorCode[] = [
     'a listing answered empty where another verb counts rows: the published object is kept',
   ),
   code(
+    'COST_REPORT_DATA_UNANSWERED',
+    'no',
+    "a cost report's data rows answered none (a report has at least one): the report is not archived this run, its published files are kept, and the next run asks again",
+  ),
+  code(
     'REMOVAL_UNPROVEN',
     'no',
     'a listing answered empty and nothing proves the day empty: the published object is kept',

@@ -93,8 +93,11 @@ export function analyzeCosts(
   if (groupBy.includes('workspace_id')) linkedWorkspaces(ds, results);
   const sorted = query.sort.length > 0 ? sortRecords(results, query.sort) : results;
   const end = query.limit ? query.start - 1 + query.limit : undefined;
+  // python-core's MongoModel.analyze: `more` whenever a page is asked (it fetches limit + 1).
+  // A range without any group is `{}` here, where Cloudforet's Struct keeps `"results": []`.
+  if (sorted.length === 0) return '{}';
   const page = sorted.slice(query.start - 1, end);
-  return page.length === 0 ? '{}' : JSON.stringify({ results: page });
+  return JSON.stringify(end === undefined ? { results: page } : { results: page, more: sorted.length > end });
 }
 
 /**

@@ -256,7 +256,8 @@ export function eventRows(): Row[] {
     'EVENT_UNKNOWN_KEYS',
     /^event has unknown key\(s\): date; allowed: none \(give \{\}\)$/,
   ]);
-  const plan = /^the cost job's states take the Plan state's output \(\{"runId", "bucket", "jobObjectKey", "unitsObjectKey", "units"\}\)/;
+  const plan =
+    /^the cost job's states take the Plan state's output \(\{"runId", "bucket", "jobObjectKey", "unitsObjectKey", "units"\}\)/;
   for (const state of ['backfill-summary', 'backfill-finish'] as const) {
     rows.push([state, 'no event', null, 'EVENT_BAD_PLAN', plan]);
     rows.push([state, 'a reference without unitsObjectKey', { runId: 'r' }, 'EVENT_BAD_PLAN', plan]);

@@ -3,6 +3,7 @@
 // (rows moved while paging) aborts the unit, as for list verbs.
 import type { CloudforetClient } from './client.ts';
 import { PagingDriftError } from '../errors.ts';
+import type { AnswerCheck } from './parse-answer.ts';
 import { type ApiRecord, PAGE_LIMIT } from './pager.ts';
 
 export interface AnalyzeRequest {
@@ -43,8 +44,7 @@ export async function* analyzePages(
   for (let start = 1; ; ) {
     const answer: AnalyzeAnswer = await client.call(req.path, analyzeBody(req, start, limit), {
       signal,
-      check: ({ results, more }) =>
-        results === undefined && more === true ? '"more": true and no "results"' : undefined,
+      check: laterPage(start),
     });
     const rows = answer.results ?? [];
     for (const row of rows) {
@@ -57,4 +57,16 @@ export async function* analyzePages(
     if (rows.length === 0) throw new PagingDriftError(`${req.path}: an empty page at row ${start} said more`);
     start += rows.length;
   }
+}
+
+/**
+ * `{}` is an empty answer only on the first page: a later one is asked because the page before
+ * said `more`, so an answer without results there is no answer, never the listing's end.
+ */
+function laterPage(start: number): AnswerCheck {
+  return ({ results, more }) => {
+    if (results !== undefined) return undefined;
+    if (more === true) return '"more": true and no "results"';
+    return start > 1 ? `no "results" for the rows from ${start}, after a page that said "more"` : undefined;
+  };
 }

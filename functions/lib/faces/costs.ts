@@ -39,7 +39,10 @@ export const costs: Face<CloudforetConnection, CostRunRequest, CostRunSummary> =
     s.failed > 0
       ? `${s.failures.length} of ${s.units} cost units failed: ${JSON.stringify(s.failures.slice(0, 5))}` +
         (s.focus?.failures.length ? `; ${s.focus.failures.length} focus units failed` : '') +
-        (s.costReports && 'error' in s.costReports ? `; cost reports failed: ${s.costReports.error}` : '')
+        (s.costReports && 'error' in s.costReports ? `; cost reports failed: ${s.costReports.error}` : '') +
+        (s.costReports && !('error' in s.costReports) && s.costReports.dataUnanswered.length > 0
+          ? `; ${unansweredReports(s.costReports.dataUnanswered)}`
+          : '')
       : undefined,
 };
 
@@ -112,8 +115,14 @@ function describeReports(r: NonNullable<CostRunSummary['costReports']>): string 
     (r.regeneratedBeforeFirstPass.length > 0
       ? ` (${r.regeneratedBeforeFirstPass.length} more already past at the first pass, not alerted)`
       : '') +
-    (r.dataUnanswered.length > 0
-      ? `; ${r.dataUnanswered.length} whose data answered no rows, not archived this run (asked again next run)`
-      : '')
+    (r.dataUnanswered.length > 0 ? `\n  FAILED ${unansweredReports(r.dataUnanswered)}` : '')
+  );
+}
+
+/** The reports a run could not archive because their data rows never came, named. */
+function unansweredReports(ids: readonly string[]): string {
+  return (
+    `${ids.length} cost reports not archived, their data (cost-report-data/list) answered no rows: ` +
+    `${ids.join(', ')} [COST_REPORT_DATA_UNANSWERED]; published files kept, asked again next run`
   );
 }

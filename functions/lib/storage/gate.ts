@@ -24,20 +24,40 @@ export interface AnalyzeDay {
   readonly rows: number;
 }
 
+/** A month's `cost/analyze` DAILY answer, read page by page. */
+export interface AnalyzeMonth {
+  /**
+   * Every page was a well-formed answer (a results list) and the last one ended the answer (`more`
+   * false, or a short page nothing said was short). A month cut at a page proves nothing.
+   */
+  readonly complete: boolean;
+  readonly days: readonly AnalyzeDay[];
+}
+
 /**
  * A published cost day may go only when Cloudforet positively shows it empty: the month's
- * `cost/analyze` answer holds rows of the data source's other days (so it is an answer about this
- * data source, not `{}` from a gateway) and none of this day. `{}` for the month (no row at all)
- * proves nothing. The caller has already seen the day's listing empty twice (confirmEmpty throws
- * otherwise) inside retention (past it, the archive is kept and no proof is asked).
+ * `cost/analyze` answer, complete, holds rows of the data source's other days (so it is an answer
+ * about this data source, not `{}` from a gateway) and none of this day. `{}` for the month (no
+ * row at all) or an answer cut short proves nothing. The caller has already seen the day's listing
+ * empty twice (confirmEmpty throws otherwise) inside retention (past it, the archive is kept and
+ * no proof is asked).
  */
 export function proveDayEmpty(e: {
   readonly what: string;
   readonly date: string;
   /** The month's analyze answer, asked at removal time. */
-  readonly month: readonly AnalyzeDay[];
+  readonly month: AnalyzeMonth;
 }): Proof {
-  const today = e.month.filter((d) => d.date === e.date).reduce((n, d) => n + d.rows, 0);
+  if (!e.month.complete) {
+    throw new UnprovenRemovalError(
+      'REMOVAL_UNPROVEN',
+      `cost/list answered no rows for ${e.what}, and cost/analyze gave no complete answer for the data source's ` +
+        'month (a page without results proves nothing): the published day is kept. Rerun; if it persists, check ' +
+        'what stands before the API (a proxy or cache answering {})',
+    );
+  }
+  const days = e.month.days;
+  const today = days.filter((d) => d.date === e.date).reduce((n, d) => n + d.rows, 0);
   if (today > 0) {
     throw new UnprovenRemovalError(
       'EMPTY_ANSWER_CONTRADICTED',
@@ -45,7 +65,7 @@ export function proveDayEmpty(e: {
         'rerun, and check what stands before the API (a proxy answering {}?) if it persists',
     );
   }
-  const otherDays = new Set(e.month.filter((d) => d.rows > 0).map((d) => d.date)).size;
+  const otherDays = new Set(days.filter((d) => d.rows > 0).map((d) => d.date)).size;
   if (otherDays === 0) {
     throw new UnprovenRemovalError(
       'REMOVAL_UNPROVEN',

@@ -13,7 +13,7 @@ import type { Sink } from '../../storage/sink.ts';
 import { type CostContext, costTable } from '../../tables/costs.ts';
 import { type DataSourceInfo, expectLinksFor } from '../sources/data-sources.ts';
 import { FingerprintBuilder, type GroupStat } from '../sources/fingerprint.ts';
-import { dayStats } from '../sources/source-state.ts';
+import { analyzeMonth } from '../sources/source-state.ts';
 import { costManifestKey, costObjectKey } from '../sources/day-keys.ts';
 import type { AnalyzeTotals } from '../planning/plan-units.ts';
 
@@ -142,7 +142,9 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
       },
       whenFewer: async (signal, before, written) => {
         if (unit.jobId) return proveJobRows(unit.jobId, written, before);
-        const counted = (await dayStats(deps.client, ds.id, [date.slice(0, 7)], signal)).get(date)?.rows ?? 0;
+        const analyzed = await analyzeMonth(deps.client, ds.id, date.slice(0, 7), signal);
+        // A month not known (no results at all) counts nothing: no count, so no proof.
+        const counted = analyzed.complete ? (analyzed.days.get(date)?.rows ?? 0) : undefined;
         return proveFewerRows({
           what: `${ds.id} ${date}`,
           published: before,
@@ -206,10 +208,10 @@ async function proveEmptyDay(
   signal: AbortSignal,
 ): Promise<Proof> {
   const what = `${unit.dataSource.id} ${unit.date}`;
-  const stats = await dayStats(deps.client, unit.dataSource.id, [unit.date.slice(0, 7)], signal);
-  const month = [...stats].map(([date, d]) => ({ date, rows: d.rows }));
+  const analyzed = await analyzeMonth(deps.client, unit.dataSource.id, unit.date.slice(0, 7), signal);
+  const days = [...analyzed.days].map(([date, d]) => ({ date, rows: d.rows }));
   await confirmEmpty(deps.client, list, what, signal); // throws unless the second look is empty too
-  return proveDayEmpty({ what, date: unit.date, month });
+  return proveDayEmpty({ what, date: unit.date, month: { complete: analyzed.complete, days } });
 }
 
 /**

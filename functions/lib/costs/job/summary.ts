@@ -126,7 +126,7 @@ export function costRunSummary(
       job.failures.length +
       (job.unifiedCosts?.failures.length ?? 0) +
       (job.focus?.failures.length ?? 0) +
-      (job.costReports && 'error' in job.costReports ? 1 : 0) +
+      reportFailures(job.costReports) +
       (job.compaction?.tables.reduce((n, t) => n + t.failures.length, 0) ?? 0) +
       (job.verify?.findings.length ?? 0),
     notStarted: job.notStarted.length,
@@ -177,6 +177,16 @@ export function costRunSummary(
     ...(job.compaction && { compaction: job.compaction }),
     ...(job.verify && { verify: job.verify }),
   };
+}
+
+/**
+ * What the cost-report pass adds to `failed`: 1 when it failed whole, else one per report whose data
+ * rows answered none (COST_REPORT_DATA_UNANSWERED): a report not archived because its rows never
+ * came is a failure of the run, not a success to ask about again tomorrow.
+ */
+export function reportFailures(r: CostReportsOutcome | undefined): number {
+  if (!r) return 0;
+  return 'error' in r ? 1 : r.dataUnanswered.length;
 }
 
 const EMPTY_PLAN: JobPlan = {

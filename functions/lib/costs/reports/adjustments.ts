@@ -36,8 +36,17 @@ export async function snapshotAdjustments(deps: ReportArchiveDeps, now: Date): P
   const day = utcDay(now);
   const digest = createHash('sha256').update(JSON.stringify(records)).digest('hex');
   const key = manifestKey(reportAdjustmentTable, day, 'domain');
-  const previous = JSON.parse((await deps.sink.read(key)) ?? '{}') as { listingSha256?: string };
-  if (previous.listingSha256 === digest) return 'unchanged';
+  const objectAt = objectKey(reportAdjustmentTable, day, 'domain');
+  const previous = JSON.parse((await deps.sink.read(key)) ?? '{}') as {
+    listingSha256?: string;
+    sha256?: string;
+  };
+  if (previous.listingSha256 === digest) {
+    // The same listing is no change only if the day's object is still what its manifest says: one
+    // missing, cut short or replaced is taken again, not declared unchanged.
+    if (await objectAsRecorded(deps, objectAt, previous.sha256)) return 'unchanged';
+    deps.log.warn('report adjustments snapshot unlike its manifest: taken again', { key: objectAt });
+  }
   await exportListing(deps, {
     list: { path: '/cost-analysis/report-adjustment/list', idKey: 'report_adjustment_id' },
     pages: async function* () {
@@ -45,7 +54,7 @@ export async function snapshotAdjustments(deps: ReportArchiveDeps, now: Date): P
     },
     table: reportAdjustmentTable,
     context: { exportedAtMs: now.getTime() },
-    key: objectKey(reportAdjustmentTable, day, 'domain'),
+    key: objectAt,
     manifestKey: key,
     kvMetadata: { snapshot_date: day, run_id: deps.runId },
     manifest: (published) => ({
@@ -60,4 +69,15 @@ export async function snapshotAdjustments(deps: ReportArchiveDeps, now: Date): P
     }),
   });
   return 'written';
+}
+
+/** The object is there and its SHA-256 is the manifest's (a manifest without one proves nothing). */
+async function objectAsRecorded(
+  deps: ReportArchiveDeps,
+  key: string,
+  sha256: string | undefined,
+): Promise<boolean> {
+  if (sha256 === undefined) return false;
+  const bytes = await deps.sink.readBytes(key);
+  return bytes !== undefined && createHash('sha256').update(bytes).digest('hex') === sha256;
 }

@@ -33,7 +33,8 @@ export interface ReportArchiveSummary {
   readonly draftsWritten: number;
   /**
    * Reports whose data rows answered none: nothing was written for them (a report of Cloudforet has
-   * at least one row, its workspace's costs; an empty answer proves nothing), and the next run asks again.
+   * at least one row, its workspace's costs; an empty answer proves nothing), and the next run asks
+   * again. Each is a failure of the run (COST_REPORT_DATA_UNANSWERED), never a quiet success.
    */
   readonly dataUnanswered: readonly string[];
   readonly facts: number;
@@ -131,7 +132,8 @@ export async function archiveCostReports(deps: ReportArchiveDeps): Promise<Repor
         whenEmpty: async () => 'keep',
       });
       if (data.outcome === 'kept') {
-        deps.log.warn('cost report data answered no rows: report not archived this run', {
+        deps.log.error('cost report data answered no rows: report not archived this run', {
+          code: 'COST_REPORT_DATA_UNANSWERED',
           costReportId: String(report.cost_report_id),
           status: String(report.status),
         });

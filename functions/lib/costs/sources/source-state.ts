@@ -1,6 +1,7 @@
 // What Cloudforet says about a data source right now: per day, row count, cost sum and job_ids
 // per attribution (cost/analyze, DAILY, one calendar month a call), and its sync jobs (job/list).
 import type { CloudforetClient } from '../../cloudforet/client.ts';
+import type { AnswerCheck } from '../../cloudforet/parse-answer.ts';
 import { type ApiRecord, listPages } from '../../cloudforet/pager.ts';
 import { ATTRIBUTION_KEYS, attributionKey, type GroupStat, sortGroups } from './fingerprint.ts';
 
@@ -15,11 +16,31 @@ export interface DayStat {
 
 /** Results per analyze page; a full page means there may be more. */
 const ANALYZE_PAGE = 1000;
+const ANALYZE_PATH = '/cost-analysis/cost/analyze';
+
+/** One month of a data source's cost/analyze answer, read page by page to its end. */
+export interface AnalyzedMonth {
+  /** date -> stats, for the days with rows. */
+  readonly days: Map<string, DayStat>;
+  /**
+   * Every page held a results list and the last one ended the answer. False only when the first
+   * page held no results at all (`{}`, what the simulator answers for a month without rows and a
+   * gateway may answer for anything): the month is not known, which is never "no rows".
+   */
+  readonly complete: boolean;
+}
+
+interface AnalyzeAnswer {
+  results?: ApiRecord[];
+  more?: boolean;
+  total_count?: number;
+}
 
 /**
  * date -> stats for the days of the given months (YYYY-MM) that have rows. One request per
  * calendar month (and page), built the same way every time: Cloudforet caches analyze answers and
  * re-runs recent bodies after each sync to warm that cache, so the bodies must stay byte-stable.
+ * A month whose first page held no results counts no day (see AnalyzedMonth.complete).
  */
 export async function dayStats(
   client: CloudforetClient,
@@ -27,20 +48,57 @@ export async function dayStats(
   months: readonly string[],
   signal?: AbortSignal,
 ): Promise<Map<string, DayStat>> {
-  const rows: ApiRecord[] = [];
+  const stats = new Map<string, DayStat>();
   for (const month of months) {
-    for (let start = 1; ; start += ANALYZE_PAGE) {
-      const answer = await client.call<{ results?: ApiRecord[] }>(
-        '/cost-analysis/cost/analyze',
-        analyzeBody(dataSourceId, month, start),
-        { signal },
-      );
-      const results = answer.results ?? [];
-      rows.push(...results);
-      if (results.length < ANALYZE_PAGE) break;
-    }
+    for (const [date, day] of (await analyzeMonth(client, dataSourceId, month, signal)).days)
+      stats.set(date, day);
   }
-  return statsByDay(rows);
+  return stats;
+}
+
+/**
+ * One month's answer, every page of it. A page after the first is asked only because the one
+ * before was full (or said `more`): one without a results list, or shorter than a page while
+ * `more` or `total_count` says more groups exist, is no answer (CLOUDFORET_NOT_AN_ANSWER, retried,
+ * then failed), never the month's end: the days it would hold are not known, not empty.
+ */
+export async function analyzeMonth(
+  client: CloudforetClient,
+  dataSourceId: string,
+  month: string,
+  signal?: AbortSignal,
+): Promise<AnalyzedMonth> {
+  const rows: ApiRecord[] = [];
+  for (let start = 1; ; start += ANALYZE_PAGE) {
+    const answer = await client.call<AnalyzeAnswer>(ANALYZE_PATH, analyzeBody(dataSourceId, month, start), {
+      signal,
+      check: analyzePage(start),
+    });
+    // Only a first page gets here without results (analyzePage refuses it on later pages).
+    if (answer.results === undefined) return { days: statsByDay(rows), complete: false };
+    rows.push(...answer.results);
+    const more = answer.more ?? answer.results.length >= ANALYZE_PAGE;
+    if (!more) return { days: statsByDay(rows), complete: true };
+  }
+}
+
+/** What a page of a month's analyze answer from row `start` must be to count as one. */
+export function analyzePage(start: number): AnswerCheck {
+  return ({ results, more, total_count: total }) => {
+    if (more !== undefined && typeof more !== 'boolean') return `"more": ${typeof more}, not a boolean`;
+    if (results === undefined) {
+      if (start > 1) return `no "results" for the groups from ${start}, after a full page`;
+      if (more === true) return '"more": true and no "results"';
+      if (typeof total === 'number' && total > 0) return `"total_count": ${total} and no "results"`;
+      return undefined;
+    }
+    const got = (results as unknown[]).length;
+    if (got >= ANALYZE_PAGE) return undefined;
+    if (more === true) return `${got} groups from ${start} (a page is ${ANALYZE_PAGE}) and "more": true`;
+    if (typeof total === 'number' && start - 1 + got < total)
+      return `${got} groups from ${start} (a page is ${ANALYZE_PAGE}) and "total_count": ${total}`;
+    return undefined;
+  };
 }
 
 export function analyzeBody(dataSourceId: string, month: string, start: number): Record<string, unknown> {
