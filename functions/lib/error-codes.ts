@@ -118,6 +118,11 @@ const UNITS: readonly ErrorCode[] = [
     'the run stopped the unit (deadline or signal); its previous object is untouched',
   ),
   code(
+    'UNIT_UNREPORTED',
+    'yes',
+    'a scheduled unit left no report (its invocation died, or the Map never ran it): the next run exports it again',
+  ),
+  code(
     'EMPTY_ANSWER_CONTRADICTED',
     'yes',
     'a listing answered empty where another verb counts rows: the published object is kept',
