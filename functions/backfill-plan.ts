@@ -10,7 +10,7 @@ import { lambdaEntry } from './lib/lambda/entry.ts';
 import { joinKey } from './lib/storage/sink.ts';
 
 /** The longest range one execution exports. */
-export const BACKFILL_MAX_DAYS = 400;
+const BACKFILL_MAX_DAYS = 400;
 
 export const handler = lambdaEntry('backfill-plan', {
   connect: connectCloudforet,

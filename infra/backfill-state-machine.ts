@@ -49,7 +49,7 @@ export class BackfillStateMachine extends Construct {
     const { settings, bucket } = props;
     const fns: Record<string, ExportFunction> = {};
     for (const state of COST_JOB_STATES) {
-      fns[state.state] = new ExportFunction(this, state.state, {
+      fns[state.state] = new ExportFunction(this, state.functionId, {
         ...props,
         entry: `functions/${state.entry}.ts`,
         description: `Cost job, state ${state.state}: ${state.steps.join(', ')}`,

@@ -75,7 +75,7 @@ describe('the backfill state machine with defaults', () => {
     expect(names).toEqual(COST_JOB_STATES.map((s) => s.state));
     expect(COST_JOB_STATES.flatMap((s) => s.steps)).toEqual([...COST_JOB_STEPS]);
     for (const s of COST_JOB_STATES) {
-      const fnId = functionId(t, s.state);
+      const fnId = functionId(t, s.functionId);
       const resource = t.findResources('AWS::Lambda::Function')[fnId]!;
       expect(resource.Properties.Description).toBe(`Cost job, state ${s.state}: ${s.steps.join(', ')}`);
     }
@@ -168,7 +168,7 @@ describe('the backfill state machine with defaults', () => {
     expect(unit()).toMatchObject({
       Type: 'Task',
       Resource: 'arn:aws:states:::lambda:invoke',
-      Parameters: { FunctionName: fn(t, 'ExportUnits'), 'Payload.$': '$' },
+      Parameters: { FunctionName: fn(t, 'Unit'), 'Payload.$': '$' },
       End: true,
     });
   });
@@ -232,7 +232,7 @@ describe('the backfill state machine with defaults', () => {
       invoke('Plan'),
       invoke('Finish'),
       invoke('Summary'),
-      invoke('ExportUnits'),
+      invoke('Unit'),
       expect.objectContaining({ Action: expect.arrayContaining(['logs:CreateLogDelivery']), Resource: '*' }),
       {
         Sid: 'ReadBackfillUnits',

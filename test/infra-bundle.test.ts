@@ -15,7 +15,7 @@ import { readSettings } from '../infra/settings.ts';
 
 const run = promisify(execFile);
 const NAMES = [
-  'BackfillFocus',
+  'BackfillFinish',
   'BackfillPlan',
   'BackfillSummary',
   'BackfillUnit',

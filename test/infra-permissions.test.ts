@@ -4,7 +4,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Json, arnOf, idOf, statementsOfRole, synth } from './support/synth-stack.ts';
 
-const EXPORTERS = ['CostExport', 'InventoryExport', 'BackfillPlan', 'BackfillUnit'];
+const EXPORTERS = ['CostExport', 'InventoryExport', 'BackfillPlan', 'BackfillUnit', 'BackfillFinish'];
 const KEY = 'arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 
 const roleStatements = (t: Template, prefix: string) =>
@@ -54,7 +54,7 @@ describe('function roles with the stack’s own bucket and secret', () => {
     }
   });
 
-  it('lets the backfill summary read the prefix and write job marks only: no secret, no other write', () => {
+  it('lets the cost job\'s summary read the prefix and remove its finished job only: no secret, no write', () => {
     const statements = roleStatements(t, 'BackfillSummary');
 
     expect(sids(statements)).toEqual([
@@ -62,12 +62,12 @@ describe('function roles with the stack’s own bucket and secret', () => {
       ['logs:CreateLogStream', 'logs:PutLogEvents'],
       'ReadExportObjects',
       'ListExportPrefix',
-      'WriteJobMarks',
+      'RemoveFinishedJob',
     ]);
     expect(statements[2]!.Action).toBe('s3:GetObject');
     expect(statements[4]).toMatchObject({
-      Action: 's3:PutObject',
-      Resource: { 'Fn::Join': ['', [expect.anything(), '/cloudforet/_manifests/cost-jobs/*']] },
+      Action: 's3:DeleteObject',
+      Resource: { 'Fn::Join': ['', [expect.anything(), '/cloudforet/_runs/costs/*']] },
     });
   });
 
@@ -104,10 +104,9 @@ describe('function roles with -c bucketKmsKeyArn and -c secretKmsKeyArn', () => 
     }
   });
 
-  it('lets the summary decrypt objects, and encrypt only for the job marks it writes', () => {
+  it('lets the summary decrypt objects, and encrypt nothing: it writes no object', () => {
     expect(keyUse(roleStatements(t, 'BackfillSummary'))).toEqual([
       { Sid: 'UseExportBucketKey', Action: 'kms:Decrypt', Resource: KEY },
-      { Sid: 'WriteJobMarksWithKey', Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Resource: KEY },
     ]);
   });
 

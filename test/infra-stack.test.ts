@@ -41,7 +41,7 @@ describe('CloudforetExportStack with defaults', () => {
       'CostExport',
       'InventoryExport',
       'BackfillPlan',
-      'BackfillFocus',
+      'BackfillFinish',
       'BackfillSummary',
     ]) {
       t.hasResourceProperties('AWS::Lambda::Function', {

@@ -25,6 +25,8 @@ export interface CostJobState {
   readonly state: string;
   /** The Lambda entry (functions/<entry>.ts) the state invokes. */
   readonly entry: string;
+  /** The function's construct id in the stack (Backfill<id>Function): kept across releases. */
+  readonly functionId: string;
   readonly steps: readonly CostStepName[];
   /** One invocation per planned unit (a Distributed Map over the units the plan wrote). */
   readonly map?: true;
@@ -36,14 +38,15 @@ export interface CostJobState {
  * and Summary reports and fails the execution on any failure or work left.
  */
 export const COST_JOB_STATES: readonly CostJobState[] = [
-  { state: 'Plan', entry: 'backfill-plan', steps: ['prepare', 'plan'] },
-  { state: 'ExportUnits', entry: 'backfill-unit', steps: ['units'], map: true },
+  { state: 'Plan', entry: 'backfill-plan', functionId: 'Plan', steps: ['prepare', 'plan'] },
+  { state: 'ExportUnits', entry: 'backfill-unit', functionId: 'Unit', steps: ['units'], map: true },
   {
     state: 'Finish',
     entry: 'backfill-finish',
+    functionId: 'Finish',
     steps: ['jobMarks', 'unified', 'costReports', 'focus', 'compaction', 'verify', 'rollup'],
   },
-  { state: 'Summary', entry: 'backfill-summary', steps: ['summary'] },
+  { state: 'Summary', entry: 'backfill-summary', functionId: 'Summary', steps: ['summary'] },
 ];
 
 /** What every state but the Map passes to the next: the job's keys, never its state. */
