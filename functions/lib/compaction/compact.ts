@@ -10,7 +10,9 @@
 // truncated or replaced monthly object is rebuilt. Whether the list is unchanged is told from the
 // listing of the daily manifests when it can be: each source records its daily manifest as listed
 // when the month was built (size, ETag or mtime), and while every one lists the same (and no
-// manifest came or went) the daily manifests are not read; otherwise they are, as before. Then
+// manifest came or went) the daily manifests are not read; otherwise they are, as before. A day
+// the monthly manifest names leaves the month only when its own daily manifest records a proven
+// removal: a missing one fails the unit and keeps the monthly object (absence.ts). Then
 // the compaction state moves to the last
 // month up to which every month with daily objects is confirmed and compacted, so views read those
 // months compacted, the rest daily.
@@ -28,6 +30,7 @@ import { parseManifest, type UnitManifest } from '../storage/manifest.ts';
 import { objectDifference } from '../storage/object-check.ts';
 import type { Sink, StoredObject } from '../storage/sink.ts';
 import { type CompactedTable, compactedTables } from '../tables/compacted.ts';
+import { DAY_MISSING, dayMissing, monthlyUnits, unprovenDrops } from './absence.ts';
 
 export interface CompactionDeps {
   readonly client: CloudforetClient;
@@ -198,6 +201,13 @@ async function compactTable(
   confirmed: ReadonlySet<string>,
 ): Promise<CompactionTableSummary> {
   const byMonth = await dailyUnits(deps.sink, table, log);
+  // A month compacted before is looked at even when none of its days is listed any more.
+  for (const [month, dataSources] of await monthlyUnits(deps.sink, table)) {
+    const sources = byMonth.get(month) ?? new Map<string, DailyUnit[]>();
+    byMonth.set(month, sources);
+    for (const dataSourceId of dataSources) if (!sources.has(dataSourceId)) sources.set(dataSourceId, []);
+  }
+  const before = await compactedThrough(deps.sink, table.daily.name);
   let written = 0;
   let removed = 0;
   let current = 0;
@@ -214,9 +224,15 @@ async function compactTable(
   const months = [...byMonth.keys()].sort();
   /** Months whose every data source's monthly object is fresh after this pass. */
   const done = new Set<string>();
+  /**
+   * Months whose only failures are days missing from the daily side: their monthly objects, kept,
+   * still hold those days (the views keep reading them compacted if they did).
+   */
+  const held = new Set<string>();
   for (const month of months) {
     if (!confirmed.has(month)) continue;
     let whole = true;
+    let missing = false;
     for (const [dataSourceId, units] of [...byMonth.get(month)!.entries()].sort()) {
       if (deps.shouldStartUnit?.() === false || deps.signal?.aborted) {
         notStarted++;
@@ -230,24 +246,29 @@ async function compactTable(
         else written++;
         rows += outcome.rows;
       } catch (error) {
-        whole = false;
+        if (errorCode(error) === DAY_MISSING) missing = true;
+        else whole = false;
         const failure = { dataSourceId, month, code: errorCode(error), message: errorMessage(error) };
-        log.warn('compaction unit failed; the month stays read from its days', {
-          table: table.name,
-          ...failure,
-        });
+        log.warn(
+          failure.code === DAY_MISSING
+            ? 'compaction unit failed: a day its monthly object holds is missing; the monthly object is kept'
+            : 'compaction unit failed; the month stays read from its days',
+          { table: table.name, ...failure },
+        );
         failures.push(failure);
       }
     }
-    if (whole) done.add(month);
+    if (whole && !missing) done.add(month);
+    else if (whole) held.add(month);
   }
-  // The views' line: every month with daily units up to it is confirmed and compacted.
+  // The views' line: every month with daily units up to it is confirmed and compacted (or, at or
+  // below the line already drawn, kept whole in its monthly objects while days are missing).
   let through: string | undefined;
   for (const month of months) {
-    if (!done.has(month)) break;
+    const kept = held.has(month) && before !== undefined && month <= before;
+    if (!done.has(month) && !kept) break;
     through = month;
   }
-  const before = await compactedThrough(deps.sink, table.daily.name);
   if (before !== through) {
     await writeCompactionState(deps.sink, table.daily.name, through);
   }
@@ -336,6 +357,8 @@ async function compactUnit(
   listed: () => Promise<ReadonlyMap<string, StoredObject>>,
 ): Promise<{ outcome: 'current' | 'written' | 'removed' | 'empty' | 'kept'; rows: number }> {
   const units = [...dailyUnits].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  /** Each day's proven removal, as its daily manifest records it (read with the sources). */
+  const removed = new Map<string, string>();
   /** The month's daily manifests, read 16 at a time (a year of 20 data sources is ~7,300 of them). */
   const readSources = async (): Promise<CompactedSource[]> => {
     const dailies: Array<UnitManifest | undefined> = new Array(units.length);
@@ -345,6 +368,7 @@ async function compactUnit(
     return units.map((unit, i) => {
       const daily = dailies[i];
       if (!daily) throw new ExportError('COMPACTION_SOURCE_DAMAGED', `${unit.key} is not a manifest`);
+      if (daily.removedBecause) removed.set(dayOf(daily, table), daily.removedBecause);
       return {
         key: daily.key,
         ...(daily.sha256 && { sha256: daily.sha256 }),
@@ -381,6 +405,21 @@ async function compactUnit(
     }
   }
   sources ??= await readSources();
+  // Only a day's own proven removal takes it out of the month; a missing one keeps the month as is.
+  const drops = unprovenDrops(
+    monthly?.sources,
+    sources.map((s) => ({ day: s.day, key: s.key, removedBecause: removed.get(s.day) })),
+  );
+  if (drops.length > 0) throw dayMissing(what, drops);
+  if (sources.length === 0) {
+    throw new ExportError(
+      'COMPACTION_SOURCE_DAMAGED',
+      `${monthlyManifestKey} is not a monthly manifest, and no daily unit of the month is listed: nothing is changed`,
+    );
+  }
+  const held = new Set(
+    (Array.isArray(monthly?.sources) ? monthly.sources : []).map((s) => `${s.key} ${s.sha256}`),
+  );
   const expected = sources.reduce((n, s) => n + s.rows, 0);
   let read = 0;
   const now = deps.now?.() ?? new Date();
@@ -394,6 +433,9 @@ async function compactUnit(
           if (source.key === null) continue;
           const bytes = await sink.readBytes(source.key);
           const sha = bytes && createHash('sha256').update(bytes).digest('hex');
+          if (!bytes && held.has(`${source.key} ${source.sha256}`)) {
+            throw dayMissing(what, [{ day: source.day, why: `its daily object ${source.key} is missing` }]);
+          }
           if (!bytes || !source.sha256 || sha !== source.sha256) {
             throw new ExportError(
               'COMPACTION_SOURCE_DAMAGED',

@@ -1,0 +1,147 @@
+// Absence is never evidence, for compaction too (issue 45): a day a compacted month was built from
+// whose daily manifest (and object) went missing fails that (table, data source, month) unit of
+// compaction, names the day, keeps the monthly object and manifest byte for byte, and keeps the
+// views reading the month from it; the verifier names such a day, a monthly manifest that names
+// fewer days than the month has, and a ledger or compaction_state file that does not parse; a
+// garbled compaction_state is rebuilt by the next run with a warning instead of failing it.
+import { cp, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../cli/main.ts';
+import { unprovenDrops } from '../functions/lib/compaction/absence.ts';
+import { addDays, utcDay } from '../functions/lib/dates.ts';
+import { type AthenaLike, athenaOver } from '../harness/duckdb-athena.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { appFolder } from '../harness/tokens.ts';
+import { loadNamedQueries } from '../infra/named-queries.ts';
+import { fakeIo } from './support/fake-io.ts';
+import { monthBack } from './support/months.ts';
+
+/** The month before last: always confirmed (from day 15 of the next), so compacted by the first run. */
+const MONTH = monthBack(2);
+const FROM = `${MONTH}-01`;
+const TO = addDays(utcDay(new Date()), -1);
+const DAY = `${MONTH}-20`;
+
+let sim: Simulator;
+let dir: string;
+let secretFile: string;
+let base: string;
+let ds: string;
+
+beforeAll(async () => {
+  sim = await startSimulator({ seed: 45, dataSources: 2, from: FROM, to: TO, rowsPerDay: 3 });
+  ({ dir, secretFile } = await appFolder('compaction-absence', sim.issueToken()));
+  base = join(dir, 'base');
+  const first = await costs(base, '--from', FROM, '--to', TO);
+  expect(first.code).toBe(0);
+  [ds] = sim.dataSourceIds() as [string];
+}, 120_000);
+afterAll(async () => {
+  await sim.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The CLI's costs command (its default window unless told), its exit code, summary and warnings. */
+async function costs(out: string, ...extra: string[]) {
+  const io = fakeIo();
+  const argv = ['costs', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out, '--json'];
+  const code = await main([...argv, ...extra], {}, io);
+  return { code, summary: JSON.parse(io.out()), err: io.err() };
+}
+
+/** A fresh copy of the first run's destination. */
+async function copyOfBase(name: string): Promise<string> {
+  const out = join(dir, name);
+  await rm(out, { recursive: true, force: true });
+  await cp(base, out, { recursive: true });
+  return out;
+}
+
+const dailyManifest = (day: string) => `_manifests/costs/billed_date=${day}/${ds}.json`;
+const dailyObject = (day: string) => `costs/billed_date=${day}/${ds}.parquet`;
+const monthly = () => `costs_monthly/billed_month=${MONTH}/${ds}.parquet`;
+const monthlyManifest = () => `_manifests/costs_monthly/billed_month=${MONTH}/${ds}.json`;
+
+/** Rows the views read for one data source's day (costs_combined: compacted months from costs_monthly). */
+async function viewRows(out: string, day: string): Promise<number> {
+  const db: AthenaLike = await athenaOver(out);
+  try {
+    for (const q of loadNamedQueries().filter((q) => /VIEW costs_combined AS/.test(q.sql)))
+      await db.run(q.sql);
+    const rows = await db.run(
+      `SELECT count(*) AS n FROM costs_combined WHERE billed_date = '${day}' AND data_source_id = '${ds}'`,
+    );
+    return Number(rows[0]!['n']);
+  } finally {
+    db.close();
+  }
+}
+
+type Failure = { dataSourceId: string; month: string; code: string; message: string };
+const failuresOf = (summary: { compaction: { tables: Array<{ table: string; failures: Failure[] }> } }) =>
+  summary.compaction.tables.flatMap((t) => t.failures.map((f) => ({ table: t.table, ...f })));
+
+describe('compaction takes no missing daily unit as proof', () => {
+  for (const variant of ['manifest', 'manifest and object'] as const) {
+    it(`the day's ${variant} deleted: the unit fails naming the day, the monthly object is kept and still read`, async () => {
+      const out = await copyOfBase(`missing-${variant.replace(/ /g, '-')}`);
+      const before = {
+        object: await readFile(join(out, monthly())),
+        manifest: await readFile(join(out, monthlyManifest()), 'utf8'),
+        rows: await viewRows(out, DAY),
+      };
+      expect(before.rows).toBeGreaterThan(0);
+      await rm(join(out, dailyManifest(DAY)));
+      if (variant === 'manifest and object') await rm(join(out, dailyObject(DAY)));
+
+      const run = await costs(out);
+
+      expect(run.code).not.toBe(0);
+      const failures = failuresOf(run.summary).filter((f) => f.table === 'costs_monthly');
+      expect(failures).toEqual([
+        expect.objectContaining({ dataSourceId: ds, month: MONTH, code: 'COMPACTION_DAY_MISSING' }),
+      ]);
+      expect(failures[0]!.message).toContain(DAY);
+      // Untouched, byte for byte, and the views still read the day from it.
+      expect(await readFile(join(out, monthly()))).toEqual(before.object);
+      expect(await readFile(join(out, monthlyManifest()), 'utf8')).toBe(before.manifest);
+      expect(await viewRows(out, DAY)).toBe(before.rows);
+      // And the next run says it again: nothing was taken as proof meanwhile.
+      const again = await costs(out);
+      expect(again.code).not.toBe(0);
+      expect(failuresOf(again.summary).filter((f) => f.table === 'costs_monthly')).toHaveLength(1);
+      expect(await readFile(join(out, monthly()))).toEqual(before.object);
+    }, 120_000);
+  }
+});
+
+describe('a day leaves a compacted month only by its own proven removal', () => {
+  const held = [
+    { day: '2026-01-19', key: 'costs/billed_date=2026-01-19/ds.parquet', rows: 4 },
+    { day: '2026-01-20', key: 'costs/billed_date=2026-01-20/ds.parquet', rows: 3 },
+    { day: '2026-01-21', key: null, rows: 0 },
+  ];
+  it('a missing daily manifest, or one naming no object without removedBecause, is an unproven drop', () => {
+    expect(
+      unprovenDrops(held, [
+        { day: '2026-01-19', key: 'costs/billed_date=2026-01-19/ds.parquet' },
+        { day: '2026-01-20', key: null },
+      ]),
+    ).toEqual([
+      { day: '2026-01-20', why: 'its daily manifest names no object and records no proven removal' },
+      { day: '2026-01-21', why: 'its daily manifest is missing' },
+    ]);
+  });
+  it("a removal the day's manifest records with the gate's proof, a restated day and a new day drop nothing", () => {
+    expect(
+      unprovenDrops(held, [
+        { day: '2026-01-19', key: 'costs/billed_date=2026-01-19/ds.parquet' },
+        { day: '2026-01-20', key: null, removedBecause: 'cost/list empty twice; cost/analyze counts 0 rows' },
+        { day: '2026-01-21', key: 'costs/billed_date=2026-01-21/ds.parquet' },
+        { day: '2026-01-22', key: null },
+      ]),
+    ).toEqual([]);
+    expect(unprovenDrops(undefined, [])).toEqual([]);
+  });
+});
