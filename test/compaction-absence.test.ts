@@ -4,7 +4,7 @@
 // views reading the month from it; the verifier names such a day, a monthly manifest that names
 // fewer days than the month has, and a ledger or compaction_state file that does not parse; a
 // garbled compaction_state is rebuilt by the next run with a warning instead of failing it.
-import { cp, readFile, rm } from 'node:fs/promises';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
@@ -48,6 +48,14 @@ async function costs(out: string, ...extra: string[]) {
   const argv = ['costs', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out, '--json'];
   const code = await main([...argv, ...extra], {}, io);
   return { code, summary: JSON.parse(io.out()), err: io.err() };
+}
+
+/** The same, as people read it (no --json). */
+async function costsText(out: string, ...extra: string[]) {
+  const io = fakeIo();
+  const argv = ['costs', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out];
+  const code = await main([...argv, ...extra], {}, io);
+  return { code, out: io.out(), err: io.err() };
 }
 
 /** A fresh copy of the first run's destination. */
@@ -143,5 +151,39 @@ describe('a day leaves a compacted month only by its own proven removal', () => 
       ]),
     ).toEqual([]);
     expect(unprovenDrops(undefined, [])).toEqual([]);
+  });
+});
+
+describe('compaction_state is derived: rebuilt, never fatal, never corrected silently', () => {
+  const stateFile = (out: string) => join(out, 'compaction_state', 'costs.json');
+
+  it('a garbled state is rebuilt by the next run with a warning, --verify included', async () => {
+    const out = await copyOfBase('state-garbled');
+    const good = await readFile(stateFile(out), 'utf8');
+    await writeFile(stateFile(out), '{"table_name":"costs","through_month":');
+
+    const run = await costs(out, '--verify');
+
+    expect(run.code).toBe(0);
+    const line = run.summary.compaction.tables.find((t: { table: string }) => t.table === 'costs_monthly');
+    expect(line.stateCorrected).toMatch(/^unreadable \(not JSON/);
+    expect(await readFile(stateFile(out), 'utf8')).toBe(good);
+    expect(run.summary.verify.findings).toEqual([]);
+    expect(run.err).toContain('compaction_state corrected');
+  });
+
+  it('a state raised by hand is lowered back, and the run says so', async () => {
+    const out = await copyOfBase('state-raised');
+    const good = await readFile(stateFile(out), 'utf8');
+    const raised = { table_name: 'costs', through_month: '2099-12', through_date: '2099-12-31' };
+    await writeFile(stateFile(out), `${JSON.stringify(raised)}\n`);
+
+    const run = await costsText(out);
+
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(
+      /WARNING costs_monthly: compaction_state said through 2099-12, .* lowered to \d{4}-\d\d/,
+    );
+    expect(await readFile(stateFile(out), 'utf8')).toBe(good);
   });
 });

@@ -23,7 +23,7 @@ import { type Compression, exportListing } from '../export/listing-export.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { forEachLimit } from '../pool.ts';
 import { parquetRowGroups } from '../published/read-objects.ts';
-import { compactedThrough, writeCompactionState } from '../storage/compaction-state.ts';
+import { readCompactionState, writeCompactionState } from '../storage/compaction-state.ts';
 import { proveCompactedFrom } from '../storage/gate.ts';
 import { MANIFESTS_DIR, manifestKey, objectKey } from '../storage/layout.ts';
 import { parseManifest, type UnitManifest } from '../storage/manifest.ts';
@@ -87,6 +87,12 @@ export interface CompactionTableSummary {
   readonly failures: ReadonlyArray<{ dataSourceId: string; month: string; code: string; message: string }>;
   /** Units left for the next run: the run's time ran short. */
   readonly notStarted: number;
+  /**
+   * Set when the compaction step found compaction_state unreadable, or saying more months were
+   * read compacted than it could keep (raised by hand, or a month no longer compacted and
+   * current): what it said and what it holds now. Never corrected silently.
+   */
+  readonly stateCorrected?: string;
 }
 
 export interface CompactionSummary {
@@ -207,7 +213,8 @@ async function compactTable(
     byMonth.set(month, sources);
     for (const dataSourceId of dataSources) if (!sources.has(dataSourceId)) sources.set(dataSourceId, []);
   }
-  const before = await compactedThrough(deps.sink, table.daily.name);
+  // Derived, so never fatal: an unreadable state is computed again below (and said to be).
+  const state = await readCompactionState(deps.sink, table.daily.name);
   let written = 0;
   let removed = 0;
   let current = 0;
@@ -265,11 +272,15 @@ async function compactTable(
   // below the line already drawn, kept whole in its monthly objects while days are missing).
   let through: string | undefined;
   for (const month of months) {
-    const kept = held.has(month) && before !== undefined && month <= before;
+    const kept = held.has(month) && state.through !== undefined && month <= state.through;
     if (!done.has(month) && !kept) break;
     through = month;
   }
-  if (before !== through) {
+  const stateCorrected = correction(state, through);
+  if (stateCorrected !== undefined) {
+    log.warn('compaction_state corrected', { table: table.daily.name, stateCorrected });
+  }
+  if (state.unreadable !== undefined || state.through !== through) {
     await writeCompactionState(deps.sink, table.daily.name, through);
   }
   return {
@@ -281,7 +292,23 @@ async function compactTable(
     rows,
     failures,
     notStarted,
+    ...(stateCorrected !== undefined && { stateCorrected }),
   };
+}
+
+/** What to say when the state file was unreadable or read more months compacted than it now may. */
+function correction(
+  state: { readonly through: string | undefined; readonly unreadable?: string },
+  through: string | undefined,
+): string | undefined {
+  if (state.unreadable !== undefined) {
+    return `unreadable (${state.unreadable}); rewritten: through ${through ?? 'none'}`;
+  }
+  if (state.through === undefined || (through !== undefined && through >= state.through)) return undefined;
+  return (
+    `said through ${state.through}, but the months compacted and current reach ${through ?? 'none'} ` +
+    `(raised by hand, or a month failed or was left for the next run): lowered to ${through ?? 'none'}`
+  );
 }
 
 /** The day of a daily unit's manifest (its partition value, YYYY-MM-DD). */

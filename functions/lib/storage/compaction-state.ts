@@ -29,12 +29,55 @@ export function lastDayOf(month: string): string {
   return `${month}-${String(days).padStart(2, '0')}`;
 }
 
-/** The month views read compacted up to, if any. */
-export async function compactedThrough(sink: Sink, dailyTable: string): Promise<string | undefined> {
+/**
+ * What the state file says: the month views read compacted up to (none: undefined), or why it
+ * cannot be read (`unreadable`). The file is derived (the compaction step computes it from the
+ * monthly manifests), so a garbled one is never fatal: it is rebuilt, and said to be.
+ */
+export interface CompactionStateRead {
+  readonly through: string | undefined;
+  readonly unreadable?: string;
+}
+
+/** Parses a state file's text: a line the views can use (a YYYY-MM month and its last day, or nulls). */
+export function parseCompactionState(text: string): CompactionStateRead {
+  let state: Partial<Record<keyof CompactionState, unknown>>;
+  try {
+    state = JSON.parse(text) as Partial<Record<keyof CompactionState, unknown>>;
+  } catch (error) {
+    return { through: undefined, unreadable: `not JSON (${(error as Error).message})` };
+  }
+  if (!state || typeof state !== 'object' || Array.isArray(state)) {
+    return { through: undefined, unreadable: 'not a JSON object' };
+  }
+  const month = state.through_month;
+  if (month === null && state.through_date === null) return { through: undefined };
+  if (typeof month !== 'string' || !/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) {
+    return {
+      through: undefined,
+      unreadable: `through_month is ${JSON.stringify(month)}, not YYYY-MM or null`,
+    };
+  }
+  // The views read days after through_date from the daily table: a date that is not the month's
+  // last day would read some days twice or not at all.
+  if (state.through_date !== lastDayOf(month)) {
+    return {
+      through: undefined,
+      unreadable: `through_date is ${JSON.stringify(state.through_date)}, not ${lastDayOf(month)}`,
+    };
+  }
+  return { through: month };
+}
+
+/** The state of a daily table's compaction as its file says (absent: no month read compacted). */
+export async function readCompactionState(sink: Sink, dailyTable: string): Promise<CompactionStateRead> {
   const text = await sink.read(compactionStateKey(dailyTable));
-  if (text === undefined) return undefined;
-  const state = JSON.parse(text) as Partial<CompactionState>;
-  return typeof state.through_month === 'string' ? state.through_month : undefined;
+  return text === undefined ? { through: undefined } : parseCompactionState(text);
+}
+
+/** The month views read compacted up to, if any (an unreadable state: none can be relied on). */
+export async function compactedThrough(sink: Sink, dailyTable: string): Promise<string | undefined> {
+  return (await readCompactionState(sink, dailyTable)).through;
 }
 
 export async function writeCompactionState(
@@ -53,10 +96,23 @@ export async function writeCompactionState(
 /**
  * Before a daily object of `month` changes: when views read that month compacted, they read it
  * (and every later month) from the daily objects from now on, until the compaction step has made
- * its monthly objects fresh again.
+ * its monthly objects fresh again. An unreadable state is replaced by "none compacted" (every
+ * month read from its days, always right); `onUnreadable` hears why, and the compaction step
+ * computes it again at the end of the run.
  */
-export async function lowerCompactionBelow(sink: Sink, dailyTable: string, month: string): Promise<void> {
-  const through = await compactedThrough(sink, dailyTable);
+export async function lowerCompactionBelow(
+  sink: Sink,
+  dailyTable: string,
+  month: string,
+  onUnreadable?: (why: string) => void,
+): Promise<void> {
+  const state = await readCompactionState(sink, dailyTable);
+  if (state.unreadable !== undefined) {
+    onUnreadable?.(state.unreadable);
+    await writeCompactionState(sink, dailyTable, undefined);
+    return;
+  }
+  const through = state.through;
   if (through === undefined || month > through) return;
   const lowered = monthBefore(month);
   await writeCompactionState(sink, dailyTable, lowered < '0001-01' ? undefined : lowered);

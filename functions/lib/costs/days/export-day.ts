@@ -103,7 +103,13 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
     exportedAtMs: now.getTime(),
   };
   // A compacted month whose day is about to change is read from its days until compacted again.
-  const leaveCompaction = () => lowerCompactionBelow(deps.sink, costTable.name, date.slice(0, 7));
+  const leaveCompaction = () =>
+    lowerCompactionBelow(deps.sink, costTable.name, date.slice(0, 7), (why) =>
+      (deps.log ?? silentLogger).warn(
+        'compaction_state unreadable: every month read from its days until the compaction step rebuilds it',
+        { table: costTable.name, why },
+      ),
+    );
   let result: Awaited<ReturnType<typeof exportListing>>;
   try {
     result = await exportListing(deps, {
