@@ -4,12 +4,15 @@
 // views reading the month from it; the verifier names such a day, a monthly manifest that names
 // fewer days than the month has, and a ledger or compaction_state file that does not parse; a
 // garbled compaction_state is rebuilt by the next run with a warning instead of failing it.
-import { cp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { unprovenDrops } from '../functions/lib/compaction/absence.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
+import { dirSink } from '../functions/lib/storage/dir-sink.ts';
+import { verifyDestination } from '../functions/lib/storage/verify-destination.ts';
+import { compactedTables } from '../functions/lib/tables/compacted.ts';
 import { type AthenaLike, athenaOver } from '../harness/duckdb-athena.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { appFolder } from '../harness/tokens.ts';
@@ -153,6 +156,67 @@ describe('a day leaves a compacted month only by its own proven removal', () => 
     expect(unprovenDrops(undefined, [])).toEqual([]);
   });
 });
+
+describe('the verifier checks a compacted month against the days of its month', () => {
+  it('a fresh export is all as recorded, ledger and compaction_state files included', async () => {
+    const report = await verifyDestination(dirSink(await copyOfBase('verify-clean')), { checksums: true });
+    expect(report.findings).toEqual([]);
+    expect(report.bookkeeping).toBeGreaterThan(2);
+    // The verifier finds a monthly table's days under its name without _monthly.
+    expect(compactedTables.map((t) => t.name)).toEqual(compactedTables.map((t) => `${t.daily.name}_monthly`));
+  });
+
+  it('names a day the monthly manifest holds and the daily side lacks; costs --verify fails with it', async () => {
+    const out = await copyOfBase('verify-missing');
+    await rm(join(out, dailyManifest(DAY)));
+    await rm(join(out, dailyObject(DAY)));
+
+    const report = await verifyDestination(dirSink(out), { checksums: false });
+    const run = await costsText(out, '--verify');
+
+    expect(report.findings).toContainEqual({ key: dailyManifest(DAY), why: 'compacted-day-missing' });
+    expect(run.code).toBe(1);
+    expect(run.out).toContain(`DAMAGED ${dailyManifest(DAY)}: compacted-day-missing`);
+    expect(run.out).toContain(`FAILED costs_monthly ${ds} ${MONTH}:`);
+  });
+
+  it('names a monthly manifest that leaves out a day of its month', async () => {
+    const out = await copyOfBase('verify-incomplete');
+    const m = JSON.parse(await readFile(join(out, monthlyManifest()), 'utf8'));
+    const sources = m.sources.filter((s: { day: string }) => s.day !== `${MONTH}-21`);
+    expect(sources.length).toBe(m.sources.length - 1);
+    await writeFile(join(out, monthlyManifest()), JSON.stringify({ ...m, sources }, null, 2));
+
+    const report = await verifyDestination(dirSink(out), { checksums: false });
+
+    expect(report.findings).toEqual([{ key: monthly(), why: 'compaction-incomplete' }]);
+  });
+
+  it('names a ledger file and a compaction_state file that do not parse', async () => {
+    const out = await copyOfBase('verify-bookkeeping');
+    const ledger = await firstFile(join(out, 'ledger'));
+    await writeFile(ledger, '{"table_name": "costs", "row_count": 3\n');
+    await writeFile(join(out, 'compaction_state', 'focus.json'), 'garbled\n');
+
+    const report = await verifyDestination(dirSink(out), { checksums: false });
+
+    expect(report.findings).toEqual(
+      expect.arrayContaining([
+        { key: ledger.slice(out.length + 1), why: 'unparsable' },
+        { key: 'compaction_state/focus.json', why: 'unparsable' },
+      ]),
+    );
+  });
+});
+
+/** The first file under a folder, depth first. */
+async function firstFile(folder: string): Promise<string> {
+  const [entry] = (await readdir(folder, { withFileTypes: true })).sort((a, b) =>
+    a.name.localeCompare(b.name),
+  );
+  const path = join(folder, entry!.name);
+  return entry!.isDirectory() ? firstFile(path) : path;
+}
 
 describe('compaction_state is derived: rebuilt, never fatal, never corrected silently', () => {
   const stateFile = (out: string) => join(out, 'compaction_state', 'costs.json');
