@@ -3,14 +3,27 @@
 // compaction, names the day, keeps the monthly object and manifest byte for byte, and keeps the
 // views reading the month from it; the verifier names such a day, a monthly manifest that names
 // fewer days than the month has, and a ledger or compaction_state file that does not parse; a
-// garbled compaction_state is rebuilt by the next run with a warning instead of failing it.
+// garbled compaction_state is rebuilt by the next run with a warning instead of failing it; and
+// no unit writes compaction_state (two lowering it at once lost an update): units mark a month.
 import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
+import { Agent } from 'undici';
+import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { unprovenDrops } from '../functions/lib/compaction/absence.ts';
+import { runCostExport } from '../functions/lib/costs/run.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
+import {
+  COMPACTED_DAILY_TABLES,
+  dirtyMarks,
+  lastDayOf,
+  leaveCompactionFor,
+  markCompactionDirty,
+  monthBefore,
+} from '../functions/lib/storage/compaction-state.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
+import type { Sink } from '../functions/lib/storage/sink.ts';
 import { verifyDestination } from '../functions/lib/storage/verify-destination.ts';
 import { compactedTables } from '../functions/lib/tables/compacted.ts';
 import { type AthenaLike, athenaOver } from '../harness/duckdb-athena.ts';
@@ -251,3 +264,106 @@ describe('compaction_state is derived: rebuilt, never fatal, never corrected sil
     expect(await readFile(stateFile(out), 'utf8')).toBe(good);
   });
 });
+
+describe('units mark a month; only the run, before its units, and the compaction step write compaction_state', () => {
+  const later = monthBack(1);
+  const stateFile = (out: string) => join(out, 'compaction_state', 'costs.json');
+  const raise = (out: string, month: string) =>
+    writeFile(
+      stateFile(out),
+      `${JSON.stringify({ table_name: 'costs', through_month: month, through_date: lastDayOf(month) })}\n`,
+    );
+  const through = async (out: string) => JSON.parse(await readFile(stateFile(out), 'utf8')).through_month;
+
+  it('the daily tables with compacted months are the ones compaction-state.ts names', () => {
+    expect([...COMPACTED_DAILY_TABLES]).toEqual(compactedTables.map((t) => t.daily.name));
+  });
+
+  it('marks under keys of their own lose none; the next run lowers the state below the earliest', async () => {
+    const out = await copyOfBase('state-marks');
+    await raise(out, later);
+    const sink = dirSink(out);
+    await Promise.all([
+      markCompactionDirty(sink, 'costs', later, ds),
+      markCompactionDirty(sink, 'costs', MONTH, ds),
+      markCompactionDirty(sink, 'costs', MONTH, ds),
+    ]);
+    expect((await dirtyMarks(sink, 'costs')).map((m) => m.month).sort()).toEqual([MONTH, MONTH, later]);
+    expect(await through(out)).toBe(later); // a mark never writes the shared state
+
+    await leaveCompactionFor(sink, []);
+
+    expect(await through(out)).toBe(monthBefore(MONTH));
+  });
+
+  // Last: it restates two days in the simulator.
+  it('two units restating days of two compacted months at once: the state ends below both, and only the run wrote it', async () => {
+    const out = await copyOfBase('state-race');
+    await raise(out, later); // both months read compacted
+    sim.resync(ds, `${MONTH}-10`, { costFactor: 3 });
+    sim.resync(ds, `${later}-10`, { costFactor: 3 });
+    const events: string[] = [];
+    const sink = racing(dirSink(out), events);
+    const client = new CloudforetClient({
+      endpoint: sim.url,
+      token: sim.issueToken(),
+      dispatcher: new Agent(),
+    });
+
+    // No focus pass, so no compaction step: what is left is what the units and the run wrote.
+    const run = await runCostExport(
+      { client, sink, focus: false, unifiedCosts: false },
+      { from: `${MONTH}-10`, to: `${later}-10` },
+    );
+
+    expect(run.failed).toBe(0);
+    expect(run.written).toBe(2);
+    expect(await through(out)).toBe(monthBefore(MONTH));
+    const firstObject = events.findIndex((e) => e.startsWith('begin costs/'));
+    expect(firstObject).toBeGreaterThan(0);
+    expect(events.filter((e) => e.startsWith('put state')).length).toBe(1);
+    expect(events.findIndex((e) => e.startsWith('put state'))).toBeLessThan(firstObject);
+
+    // The next whole run compacts both months again and raises the state back.
+    const next = await costs(out);
+    expect(next.code).toBe(0);
+    expect(await through(out)).toBe(later);
+    expect(await dirtyMarks(dirSink(out), 'costs')).toEqual([]);
+  }, 60_000);
+});
+
+/**
+ * A sink on which two readers of the costs state both read it before either writes (a barrier of
+ * two, or 1.5 s), and a write lowering it to MONTH lands after the others: the interleaving that
+ * lost an update when units lowered the state by read-modify-write.
+ */
+function racing(sink: Sink, events: string[]): Sink {
+  const key = 'compaction_state/costs.json';
+  let waiting: Array<() => void> = [];
+  return {
+    ...sink,
+    read: async (k) => {
+      if (k === key) {
+        await new Promise<void>((resolve) => {
+          waiting.push(resolve);
+          if (waiting.length >= 2) {
+            for (const r of waiting) r();
+            waiting = [];
+          } else setTimeout(resolve, 1500);
+        });
+      }
+      return sink.read(k);
+    },
+    put: async (k, body, type) => {
+      if (k === key) {
+        events.push(`put state ${body.trim()}`);
+        if (body.includes(`"through_month":"${MONTH}"`)) await new Promise((r) => setTimeout(r, 300));
+      }
+      return sink.put(k, body, type);
+    },
+    begin: (k, type) => {
+      events.push(`begin ${k}`);
+      return sink.begin(k, type);
+    },
+  };
+}

@@ -23,8 +23,13 @@ import { type Compression, exportListing } from '../export/listing-export.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { forEachLimit } from '../pool.ts';
 import { parquetRowGroups } from '../published/read-objects.ts';
-import { readCompactionState, writeCompactionState } from '../storage/compaction-state.ts';
-import { proveCompactedFrom } from '../storage/gate.ts';
+import {
+  type CompactionStateRead,
+  dirtyMarks,
+  readCompactionState,
+  writeCompactionState,
+} from '../storage/compaction-state.ts';
+import { ownScratch, proveCompactedFrom, removeProven } from '../storage/gate.ts';
 import { MANIFESTS_DIR, manifestKey, objectKey } from '../storage/layout.ts';
 import { parseManifest, type UnitManifest } from '../storage/manifest.ts';
 import { objectDifference } from '../storage/object-check.ts';
@@ -42,6 +47,11 @@ export interface CompactionDeps {
   readonly rowGroupRows?: number;
   readonly signal?: AbortSignal;
   readonly shouldStartUnit?: () => boolean;
+  /**
+   * The state each daily table had when the run started, before it lowered it for its plan
+   * (storage/compaction-state.ts leaveCompactionFor): what a correction is said against.
+   */
+  readonly stateAtStart?: ReadonlyMap<string, CompactionStateRead>;
 }
 
 /** One daily unit a monthly object was built from. */
@@ -215,6 +225,10 @@ async function compactTable(
   }
   // Derived, so never fatal: an unreadable state is computed again below (and said to be).
   const state = await readCompactionState(deps.sink, table.daily.name);
+  // Months a unit changed a day of since they were compacted: listed before any daily manifest is
+  // read, so a mark removed below is one this pass has seen through.
+  const marks = await dirtyMarks(deps.sink, table.daily.name);
+  const dirty = new Set(marks.map((m) => m.month));
   let written = 0;
   let removed = 0;
   let current = 0;
@@ -272,17 +286,23 @@ async function compactTable(
   // below the line already drawn, kept whole in its monthly objects while days are missing).
   let through: string | undefined;
   for (const month of months) {
-    const kept = held.has(month) && state.through !== undefined && month <= state.through;
+    const kept =
+      held.has(month) && !dirty.has(month) && state.through !== undefined && month <= state.through;
     if (!done.has(month) && !kept) break;
     through = month;
   }
-  const stateCorrected = correction(state, through);
+  const stateCorrected = correction(deps.stateAtStart?.get(table.daily.name) ?? state, through);
   if (stateCorrected !== undefined) {
     log.warn('compaction_state corrected', { table: table.daily.name, stateCorrected });
   }
   if (state.unreadable !== undefined || state.through !== through) {
     await writeCompactionState(deps.sink, table.daily.name, through);
   }
+  // A marked month made fresh: its marks are done with (a later mark stays for the next pass).
+  const consumed = marks.filter((m) => done.has(m.month));
+  await forEachLimit(consumed, 16, async (m) => {
+    await removeProven(deps.sink, m.key, ownScratch('a compaction mark of a month compacted again'));
+  });
   return {
     table: table.name,
     ...(through !== undefined && { throughMonth: through }),

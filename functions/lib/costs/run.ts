@@ -25,6 +25,7 @@ import { jobMarksOf, warnAboutSources } from './planning/plan-reports.ts';
 import { writeJobMarks } from './planning/job-marks.ts';
 import { forEachLimit, Gate } from '../pool.ts';
 import { prepareDestination } from '../export/prepare-destination.ts';
+import { leaveCompactionFor } from '../storage/compaction-state.ts';
 import type { DestinationOwner } from '../storage/destination-claim.ts';
 import { retentionStart } from './planning/job-history.ts';
 import { clampToRetention } from './planning/retention.ts';
@@ -77,6 +78,18 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
   });
   log.info('cost run planned', { units: plan.units.length, skippedSyncInProgress: plan.skippedSyncing });
   warnAboutSources(log, plan);
+  // Before any unit: views read the months the plan changes from their days (one writer, no unit).
+  const leaveCompaction = (units: readonly PlannedUnit[]) =>
+    leaveCompactionFor(
+      deps.sink,
+      units.map((u) => u.date.slice(0, 7)),
+      (table, why) =>
+        log.warn('compaction_state unreadable: every month read from its days until the compaction step', {
+          table,
+          why,
+        }),
+    );
+  const stateAtStart = await leaveCompaction(plan.units);
   const results: CostUnitResult[] = [];
   const failures: UnitFailure[] = [];
   // `concurrency` units page at once, each holding a place from its start to its last page; one
@@ -148,6 +161,7 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
   }));
   if (repairs.length > 0 && !deps.signal?.aborted) {
     log.warn('costs objects unlike their manifests; re-exporting them', { units: repairs.length });
+    await leaveCompaction(repairs);
     for (const unit of repairs) {
       const outcome = await exec.run(unit, () => undefined);
       if ('code' in outcome) failures.push(outcome);
@@ -161,7 +175,7 @@ export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Pro
   const compaction =
     focus === undefined || deps.signal?.aborted
       ? undefined
-      : await compactionOrFailure({ ...deps, runId, log });
+      : await compactionOrFailure({ ...deps, runId, log, stateAtStart });
   // --verify: after the run's own repairs, the whole destination, every table (storage/verify-destination.ts).
   const verifying = req.verify === true && notStarted.length === 0 && !deps.signal?.aborted;
   if (verifying) phase('check of every object against its manifest');

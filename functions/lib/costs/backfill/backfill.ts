@@ -11,6 +11,7 @@ import { isIsoDate } from '../../dates.ts';
 import { errorCode, errorMessage, EventError, UnitFailedError, UnitRetryableError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { PlannedUnit } from '../planning/plan-units.ts';
+import { leaveCompactionFor } from '../../storage/compaction-state.ts';
 import { backfillUnitsKey } from '../../storage/layout.ts';
 import type { Sink } from '../../storage/sink.ts';
 import { prepareDestination } from '../../export/prepare-destination.ts';
@@ -123,6 +124,14 @@ export async function planBackfill(
   const window = clampToRetention(req, now);
   const plan = await planCostExport(deps.client, deps.sink, dataSources, { ...req, ...window, now });
   warnAboutSources(deps.log, plan);
+  // Before any unit: views read the months the backfill changes from their days until its final
+  // step compacts them again (units only mark; storage/compaction-state.ts).
+  await leaveCompactionFor(
+    deps.sink,
+    plan.units.map((u) => u.date.slice(0, 7)),
+    (table, why) =>
+      deps.log.warn('compaction_state unreadable: every month read from its days', { table, why }),
+  );
   const items: BackfillItem[] = plan.units.map((u) => ({ runId: deps.runId, ...u }));
   const key = unitsKey(deps.runId);
   await deps.sink.put(key, JSON.stringify(items), 'application/json');
