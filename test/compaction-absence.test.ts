@@ -5,13 +5,14 @@
 // fewer days than the month has, and a ledger or compaction_state file that does not parse; a
 // garbled compaction_state is rebuilt by the next run with a warning instead of failing it; and
 // no unit writes compaction_state (two lowering it at once lost an update): units mark a month.
-import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { Agent } from 'undici';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { unprovenDrops } from '../functions/lib/compaction/absence.ts';
+import { compactConfirmedMonths } from '../functions/lib/compaction/compact.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import {
@@ -73,6 +74,9 @@ async function costsText(out: string, ...extra: string[]) {
   const code = await main([...argv, ...extra], {}, io);
   return { code, out: io.out(), err: io.err() };
 }
+
+const clientOf = () =>
+  new CloudforetClient({ endpoint: sim.url, token: sim.issueToken(), dispatcher: new Agent() });
 
 /** A fresh copy of the first run's destination. */
 async function copyOfBase(name: string): Promise<string> {
@@ -136,6 +140,42 @@ describe('compaction takes no missing daily unit as proof', () => {
       expect(again.code).not.toBe(0);
       expect(failuresOf(again.summary).filter((f) => f.table === 'costs_monthly')).toHaveLength(1);
       expect(await readFile(join(out, monthly()))).toEqual(before.object);
+    }, 120_000);
+  }
+});
+
+describe('a missing day while the monthly object itself is damaged', () => {
+  /** The run (a missing daily manifest is no unit it repairs), or the compaction step alone (a cost run re-exports a missing object first). */
+  for (const variant of ['manifest', 'object'] as const) {
+    it(`the day's ${variant} deleted: the unit fails naming the day, nothing is rewritten, the month is read from its days`, async () => {
+      const out = await copyOfBase(`damaged-${variant}`);
+      await truncate(join(out, monthly()), 100);
+      const before = {
+        object: await readFile(join(out, monthly())),
+        manifest: await readFile(join(out, monthlyManifest()), 'utf8'),
+      };
+      await rm(join(out, variant === 'manifest' ? dailyManifest(DAY) : dailyObject(DAY)));
+
+      const failures =
+        variant === 'manifest'
+          ? await (async () => {
+              const run = await costs(out);
+              expect(run.code).not.toBe(0);
+              return failuresOf(run.summary);
+            })()
+          : (
+              await compactConfirmedMonths({ client: clientOf(), sink: dirSink(out), runId: 'absence' })
+            ).tables.flatMap((t) => t.failures.map((f) => ({ table: t.table, ...f })));
+
+      const [failure, ...more] = failures.filter((f) => f.table === 'costs_monthly');
+      expect(more).toEqual([]);
+      expect(failure).toMatchObject({ dataSourceId: ds, month: MONTH, code: 'COMPACTION_DAY_MISSING' });
+      expect(failure!.message).toContain(DAY);
+      expect(await readFile(join(out, monthly()))).toEqual(before.object);
+      expect(await readFile(join(out, monthlyManifest()), 'utf8')).toBe(before.manifest);
+      // A damaged monthly object is not read: the month is read from its days.
+      const state = JSON.parse(await readFile(join(out, 'compaction_state', 'costs.json'), 'utf8'));
+      expect(state.through_month === null || state.through_month < MONTH).toBe(true);
     }, 120_000);
   }
 });

@@ -48,16 +48,27 @@ export function unprovenDrops(
   return drops;
 }
 
-/** The unit's failure: which days, why, and what to do; nothing of the month is touched. */
-export function dayMissing(what: string, drops: readonly UnprovenDrop[]): ExportError {
-  const days = drops.map((d) => `${d.day} (${d.why})`).join(', ');
-  return new ExportError(
-    DAY_MISSING,
-    `${what}: the monthly object holds day(s) ${days}, and nothing proves them removed (absence is never ` +
-      'evidence): the monthly object and its manifest are kept as they are. Restore the daily manifest and ' +
-      'object (bucket versions: docs/operations.md), or re-export the day (costs --from DAY --to DAY) while ' +
-      'Cloudforet retains it',
-  );
+/**
+ * The unit's failure: which days, why, and what to do; nothing of the month is touched.
+ * `monthlyIntact`: the monthly object is still the one its manifest describes (so views reading
+ * the month compacted may go on reading it); false when it was being rebuilt anyway (damaged, or
+ * built from days that changed since).
+ */
+export class DayMissingError extends ExportError {
+  constructor(
+    what: string,
+    drops: readonly UnprovenDrop[],
+    readonly monthlyIntact: boolean,
+  ) {
+    const days = drops.map((d) => `${d.day} (${d.why})`).join(', ');
+    super(
+      DAY_MISSING,
+      `${what}: the monthly object holds day(s) ${days}, and nothing proves them removed (absence is never ` +
+        'evidence): the monthly object and its manifest are kept as they are. Restore the daily manifest and ' +
+        'object (bucket versions: docs/operations.md), or re-export the day (costs --from DAY --to DAY) while ' +
+        'Cloudforet retains it',
+    );
+  }
 }
 
 /**

@@ -35,7 +35,7 @@ import { parseManifest, type UnitManifest } from '../storage/manifest.ts';
 import { objectDifference } from '../storage/object-check.ts';
 import type { Sink, StoredObject } from '../storage/sink.ts';
 import { type CompactedTable, compactedTables } from '../tables/compacted.ts';
-import { DAY_MISSING, dayMissing, monthlyUnits, unprovenDrops } from './absence.ts';
+import { DAY_MISSING, DayMissingError, monthlyUnits, unprovenDrops } from './absence.ts';
 
 export interface CompactionDeps {
   readonly client: CloudforetClient;
@@ -267,7 +267,7 @@ async function compactTable(
         else written++;
         rows += outcome.rows;
       } catch (error) {
-        if (errorCode(error) === DAY_MISSING) missing = true;
+        if (error instanceof DayMissingError && error.monthlyIntact) missing = true;
         else whole = false;
         const failure = { dataSourceId, month, code: errorCode(error), message: errorMessage(error) };
         log.warn(
@@ -457,14 +457,20 @@ async function compactUnit(
     monthly?.sources,
     sources.map((s) => ({ day: s.day, key: s.key, removedBecause: removed.get(s.day) })),
   );
-  if (drops.length > 0) throw dayMissing(what, drops);
+  if (drops.length > 0) {
+    // Views may go on reading the month compacted only while its object is the one recorded.
+    const intact =
+      monthly !== undefined && (await monthlyDifference(deps.sink, log, monthly, listed)) === undefined;
+    throw new DayMissingError(what, drops, intact);
+  }
   if (sources.length === 0) {
     throw new ExportError(
       'COMPACTION_SOURCE_DAMAGED',
       `${monthlyManifestKey} is not a monthly manifest, and no daily unit of the month is listed: nothing is changed`,
     );
   }
-  const held = new Set(
+  /** The daily units the monthly object was built from (key and checksum). */
+  const builtFrom = new Set(
     (Array.isArray(monthly?.sources) ? monthly.sources : []).map((s) => `${s.key} ${s.sha256}`),
   );
   const expected = sources.reduce((n, s) => n + s.rows, 0);
@@ -480,8 +486,12 @@ async function compactUnit(
           if (source.key === null) continue;
           const bytes = await sink.readBytes(source.key);
           const sha = bytes && createHash('sha256').update(bytes).digest('hex');
-          if (!bytes && held.has(`${source.key} ${source.sha256}`)) {
-            throw dayMissing(what, [{ day: source.day, why: `its daily object ${source.key} is missing` }]);
+          if (!bytes && builtFrom.has(`${source.key} ${source.sha256}`)) {
+            throw new DayMissingError(
+              what,
+              [{ day: source.day, why: `its daily object ${source.key} is missing` }],
+              false,
+            );
           }
           if (!bytes || !source.sha256 || sha !== source.sha256) {
             throw new ExportError(
