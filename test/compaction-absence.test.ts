@@ -144,6 +144,24 @@ describe('compaction takes no missing daily unit as proof', () => {
   }
 });
 
+describe('the remedy the failure names', () => {
+  it('re-exporting the day (costs --from DAY --to DAY) brings its manifest back, and the month compacts again', async () => {
+    const out = await copyOfBase('remedy');
+    const rows = await viewRows(out, DAY);
+    await rm(join(out, dailyManifest(DAY)));
+    await rm(join(out, dailyObject(DAY)));
+    expect((await costs(out)).code).not.toBe(0);
+
+    const day = await costs(out, '--from', DAY, '--to', DAY);
+    const next = await costs(out);
+
+    expect(day.code).toBe(0);
+    expect(next.code).toBe(0);
+    expect(failuresOf(next.summary)).toEqual([]);
+    expect(await viewRows(out, DAY)).toBe(rows);
+  }, 120_000);
+});
+
 describe('a missing day while the monthly object itself is damaged', () => {
   /** The run (a missing daily manifest is no unit it repairs), or the compaction step alone (a cost run re-exports a missing object first). */
   for (const variant of ['manifest', 'object'] as const) {
