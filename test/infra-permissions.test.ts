@@ -54,7 +54,7 @@ describe('function roles with the stack’s own bucket and secret', () => {
     }
   });
 
-  it('lets the cost job\'s summary read the prefix and remove its finished job only: no secret, no write', () => {
+  it("lets the cost job's summary read the prefix and remove its finished job only: no secret, no write", () => {
     const statements = roleStatements(t, 'BackfillSummary');
 
     expect(sids(statements)).toEqual([

@@ -155,6 +155,11 @@ const UNITS: readonly ErrorCode[] = [
     "a daily object of a confirmed month does not match its manifest's checksum; the month stays read from its days",
   ),
   code(
+    'COMPACTION_DAY_MISSING',
+    'no',
+    'a compacted month holds a day whose daily manifest (or object) is missing, or names no object without a proven removal: the monthly object and manifest are kept as they are until the day is restored or re-exported',
+  ),
+  code(
     'COMPACTION_MONTH_DIFFERS',
     'no',
     "a cost row's billed_month is not the month of its billed_date; that month stays read from its days",

@@ -10,7 +10,9 @@
 // truncated or replaced monthly object is rebuilt. Whether the list is unchanged is told from the
 // listing of the daily manifests when it can be: each source records its daily manifest as listed
 // when the month was built (size, ETag or mtime), and while every one lists the same (and no
-// manifest came or went) the daily manifests are not read; otherwise they are, as before. Then
+// manifest came or went) the daily manifests are not read; otherwise they are, as before. A day
+// the monthly manifest names leaves the month only when its own daily manifest records a proven
+// removal: a missing one fails the unit and keeps the monthly object (absence.ts). Then
 // the compaction state moves to the last
 // month up to which every month with daily objects is confirmed and compacted, so views read those
 // months compacted, the rest daily.
@@ -21,13 +23,19 @@ import { type Compression, exportListing } from '../export/listing-export.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { forEachLimit } from '../pool.ts';
 import { parquetRowGroups } from '../published/read-objects.ts';
-import { compactedThrough, writeCompactionState } from '../storage/compaction-state.ts';
-import { proveCompactedFrom } from '../storage/gate.ts';
+import {
+  type CompactionStateRead,
+  dirtyMarks,
+  readCompactionState,
+  writeCompactionState,
+} from '../storage/compaction-state.ts';
+import { ownScratch, proveCompactedFrom, removeProven } from '../storage/gate.ts';
 import { MANIFESTS_DIR, manifestKey, objectKey } from '../storage/layout.ts';
 import { parseManifest, type UnitManifest } from '../storage/manifest.ts';
 import { objectDifference } from '../storage/object-check.ts';
 import type { Sink, StoredObject } from '../storage/sink.ts';
 import { type CompactedTable, compactedTables } from '../tables/compacted.ts';
+import { DAY_MISSING, DayMissingError, monthlyUnits, unprovenDrops } from './absence.ts';
 
 export interface CompactionDeps {
   readonly client: CloudforetClient;
@@ -39,6 +47,11 @@ export interface CompactionDeps {
   readonly rowGroupRows?: number;
   readonly signal?: AbortSignal;
   readonly shouldStartUnit?: () => boolean;
+  /**
+   * The state each daily table had when the run started, before it lowered it for its plan
+   * (storage/compaction-state.ts leaveCompactionFor): what a correction is said against.
+   */
+  readonly stateAtStart?: ReadonlyMap<string, CompactionStateRead>;
 }
 
 /** One daily unit a monthly object was built from. */
@@ -84,6 +97,12 @@ export interface CompactionTableSummary {
   readonly failures: ReadonlyArray<{ dataSourceId: string; month: string; code: string; message: string }>;
   /** Units left for the next run: the run's time ran short. */
   readonly notStarted: number;
+  /**
+   * Set when the compaction step found compaction_state unreadable, or saying more months were
+   * read compacted than it could keep (raised by hand, or a month no longer compacted and
+   * current): what it said and what it holds now. Never corrected silently.
+   */
+  readonly stateCorrected?: string;
 }
 
 export interface CompactionSummary {
@@ -198,6 +217,18 @@ async function compactTable(
   confirmed: ReadonlySet<string>,
 ): Promise<CompactionTableSummary> {
   const byMonth = await dailyUnits(deps.sink, table, log);
+  // A month compacted before is looked at even when none of its days is listed any more.
+  for (const [month, dataSources] of await monthlyUnits(deps.sink, table)) {
+    const sources = byMonth.get(month) ?? new Map<string, DailyUnit[]>();
+    byMonth.set(month, sources);
+    for (const dataSourceId of dataSources) if (!sources.has(dataSourceId)) sources.set(dataSourceId, []);
+  }
+  // Derived, so never fatal: an unreadable state is computed again below (and said to be).
+  const state = await readCompactionState(deps.sink, table.daily.name);
+  // Months a unit changed a day of since they were compacted: listed before any daily manifest is
+  // read, so a mark removed below is one this pass has seen through.
+  const marks = await dirtyMarks(deps.sink, table.daily.name);
+  const dirty = new Set(marks.map((m) => m.month));
   let written = 0;
   let removed = 0;
   let current = 0;
@@ -214,9 +245,15 @@ async function compactTable(
   const months = [...byMonth.keys()].sort();
   /** Months whose every data source's monthly object is fresh after this pass. */
   const done = new Set<string>();
+  /**
+   * Months whose only failures are days missing from the daily side: their monthly objects, kept,
+   * still hold those days (the views keep reading them compacted if they did).
+   */
+  const held = new Set<string>();
   for (const month of months) {
     if (!confirmed.has(month)) continue;
     let whole = true;
+    let missing = false;
     for (const [dataSourceId, units] of [...byMonth.get(month)!.entries()].sort()) {
       if (deps.shouldStartUnit?.() === false || deps.signal?.aborted) {
         notStarted++;
@@ -230,27 +267,42 @@ async function compactTable(
         else written++;
         rows += outcome.rows;
       } catch (error) {
-        whole = false;
+        if (error instanceof DayMissingError && error.monthlyIntact) missing = true;
+        else whole = false;
         const failure = { dataSourceId, month, code: errorCode(error), message: errorMessage(error) };
-        log.warn('compaction unit failed; the month stays read from its days', {
-          table: table.name,
-          ...failure,
-        });
+        log.warn(
+          failure.code === DAY_MISSING
+            ? 'compaction unit failed: a day its monthly object holds is missing; the monthly object is kept'
+            : 'compaction unit failed; the month stays read from its days',
+          { table: table.name, ...failure },
+        );
         failures.push(failure);
       }
     }
-    if (whole) done.add(month);
+    if (whole && !missing) done.add(month);
+    else if (whole) held.add(month);
   }
-  // The views' line: every month with daily units up to it is confirmed and compacted.
+  // The views' line: every month with daily units up to it is confirmed and compacted (or, at or
+  // below the line already drawn, kept whole in its monthly objects while days are missing).
   let through: string | undefined;
   for (const month of months) {
-    if (!done.has(month)) break;
+    const kept =
+      held.has(month) && !dirty.has(month) && state.through !== undefined && month <= state.through;
+    if (!done.has(month) && !kept) break;
     through = month;
   }
-  const before = await compactedThrough(deps.sink, table.daily.name);
-  if (before !== through) {
+  const stateCorrected = correction(deps.stateAtStart?.get(table.daily.name) ?? state, through);
+  if (stateCorrected !== undefined) {
+    log.warn('compaction_state corrected', { table: table.daily.name, stateCorrected });
+  }
+  if (state.unreadable !== undefined || state.through !== through) {
     await writeCompactionState(deps.sink, table.daily.name, through);
   }
+  // A marked month made fresh: its marks are done with (a later mark stays for the next pass).
+  const consumed = marks.filter((m) => done.has(m.month));
+  await forEachLimit(consumed, 16, async (m) => {
+    await removeProven(deps.sink, m.key, ownScratch('a compaction mark of a month compacted again'));
+  });
   return {
     table: table.name,
     ...(through !== undefined && { throughMonth: through }),
@@ -260,7 +312,23 @@ async function compactTable(
     rows,
     failures,
     notStarted,
+    ...(stateCorrected !== undefined && { stateCorrected }),
   };
+}
+
+/** What to say when the state file was unreadable or read more months compacted than it now may. */
+function correction(
+  state: { readonly through: string | undefined; readonly unreadable?: string },
+  through: string | undefined,
+): string | undefined {
+  if (state.unreadable !== undefined) {
+    return `unreadable (${state.unreadable}); rewritten: through ${through ?? 'none'}`;
+  }
+  if (state.through === undefined || (through !== undefined && through >= state.through)) return undefined;
+  return (
+    `said through ${state.through}, but the months compacted and current reach ${through ?? 'none'} ` +
+    `(raised by hand, or a month failed or was left for the next run): lowered to ${through ?? 'none'}`
+  );
 }
 
 /** The day of a daily unit's manifest (its partition value, YYYY-MM-DD). */
@@ -336,6 +404,8 @@ async function compactUnit(
   listed: () => Promise<ReadonlyMap<string, StoredObject>>,
 ): Promise<{ outcome: 'current' | 'written' | 'removed' | 'empty' | 'kept'; rows: number }> {
   const units = [...dailyUnits].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  /** Each day's proven removal, as its daily manifest records it (read with the sources). */
+  const removed = new Map<string, string>();
   /** The month's daily manifests, read 16 at a time (a year of 20 data sources is ~7,300 of them). */
   const readSources = async (): Promise<CompactedSource[]> => {
     const dailies: Array<UnitManifest | undefined> = new Array(units.length);
@@ -345,6 +415,7 @@ async function compactUnit(
     return units.map((unit, i) => {
       const daily = dailies[i];
       if (!daily) throw new ExportError('COMPACTION_SOURCE_DAMAGED', `${unit.key} is not a manifest`);
+      if (daily.removedBecause) removed.set(dayOf(daily, table), daily.removedBecause);
       return {
         key: daily.key,
         ...(daily.sha256 && { sha256: daily.sha256 }),
@@ -381,6 +452,27 @@ async function compactUnit(
     }
   }
   sources ??= await readSources();
+  // Only a day's own proven removal takes it out of the month; a missing one keeps the month as is.
+  const drops = unprovenDrops(
+    monthly?.sources,
+    sources.map((s) => ({ day: s.day, key: s.key, removedBecause: removed.get(s.day) })),
+  );
+  if (drops.length > 0) {
+    // Views may go on reading the month compacted only while its object is the one recorded.
+    const intact =
+      monthly !== undefined && (await monthlyDifference(deps.sink, log, monthly, listed)) === undefined;
+    throw new DayMissingError(what, drops, intact);
+  }
+  if (sources.length === 0) {
+    throw new ExportError(
+      'COMPACTION_SOURCE_DAMAGED',
+      `${monthlyManifestKey} is not a monthly manifest, and no daily unit of the month is listed: nothing is changed`,
+    );
+  }
+  /** The daily units the monthly object was built from (key and checksum). */
+  const builtFrom = new Set(
+    (Array.isArray(monthly?.sources) ? monthly.sources : []).map((s) => `${s.key} ${s.sha256}`),
+  );
   const expected = sources.reduce((n, s) => n + s.rows, 0);
   let read = 0;
   const now = deps.now?.() ?? new Date();
@@ -394,6 +486,13 @@ async function compactUnit(
           if (source.key === null) continue;
           const bytes = await sink.readBytes(source.key);
           const sha = bytes && createHash('sha256').update(bytes).digest('hex');
+          if (!bytes && builtFrom.has(`${source.key} ${source.sha256}`)) {
+            throw new DayMissingError(
+              what,
+              [{ day: source.day, why: `its daily object ${source.key} is missing` }],
+              false,
+            );
+          }
           if (!bytes || !source.sha256 || sha !== source.sha256) {
             throw new ExportError(
               'COMPACTION_SOURCE_DAMAGED',

@@ -93,6 +93,7 @@ function describeCompaction(c: CostRunSummary['compaction']): string[] {
   return c.tables.flatMap((t) => [
     `  ${t.table}: confirmed months read compacted through ${t.throughMonth ?? 'none'}; ` +
       `${t.written} data source-months compacted, ${t.removed} removed, ${t.current} current`,
+    ...(t.stateCorrected ? [`  WARNING ${t.table}: compaction_state ${t.stateCorrected}`] : []),
     ...t.failures.map((x) => `  FAILED ${t.table} ${x.dataSourceId} ${x.month}: ${x.message} [${x.code}]`),
   ]);
 }

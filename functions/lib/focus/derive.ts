@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { ExportError, UnprovenRemovalError } from '../errors.ts';
 import { type Compression, exportListing } from '../export/listing-export.ts';
 import { parquetRowGroups } from '../published/read-objects.ts';
-import { lowerCompactionBelow } from '../storage/compaction-state.ts';
+import { markCompactionDirty } from '../storage/compaction-state.ts';
 import { proveDerivedFrom, proveSourceRemoved } from '../storage/gate.ts';
 import { manifestKey, objectKey } from '../storage/layout.ts';
 import type { UnitManifest } from '../storage/manifest.ts';
@@ -82,8 +82,9 @@ export async function deriveFocusUnit(deps: FocusUnitDeps, source: UnitManifest)
     }
   }
   const costBytes = bytes;
-  // A compacted month whose day is about to change is read from its days until compacted again.
-  const leaveCompaction = () => lowerCompactionBelow(deps.sink, focusTable.name, date.slice(0, 7));
+  // A compacted month whose day is about to change is marked, for the compaction step.
+  const leaveCompaction = () =>
+    markCompactionDirty(deps.sink, focusTable.name, date.slice(0, 7), dataSourceId || 'unknown');
   const result = await exportListing(
     { client: deps.client, sink: deps.sink, signal: deps.signal, compression: deps.compression },
     {

@@ -2,11 +2,16 @@
 // JSON line a daily table, compaction_state/<table>.json, read by Athena as the table
 // compaction_state. The views read months up to `through_month` from the compacted table and every
 // day after `through_date` from the daily one, so with any value no row is read twice or missed.
-// Only the compaction step raises it (after it wrote fresh monthly objects of every month up to
-// it); whatever changes a daily object of a month at or below it lowers it first
-// (lowerCompactionBelow), so no view reads a monthly object older than its days. The line holds
-// no time: lowered for a day that then failed, and raised again, it is the same bytes as before.
-import { compactionStateKey } from './layout.ts';
+// The line is shared, so no unit writes it (two units lowering it by read-modify-write could lose
+// one's update, leaving views on a stale monthly object). It is written by a run before its units
+// start, lowered below every month its plan (or a mark left before) will change
+// (leaveCompactionFor), and by the compaction step, which computes it from the monthly manifests
+// (compaction/compact.ts) and raises it only over months it made fresh. A unit about to change a day
+// of a month views may still read compacted (a day the plan did not name: a FOCUS unit following
+// its costs day) marks the month with an object of its own (markCompactionDirty), which no other
+// write can lose; the next run lowers the state below it and the compaction step compacts it again.
+// The line holds no time: lowered for a day that then failed, and raised again, it is the same bytes.
+import { compactionDirtyKey, compactionDirtyPrefix, compactionStateKey } from './layout.ts';
 import type { Sink } from './sink.ts';
 
 export interface CompactionState {
@@ -29,12 +34,55 @@ export function lastDayOf(month: string): string {
   return `${month}-${String(days).padStart(2, '0')}`;
 }
 
-/** The month views read compacted up to, if any. */
-export async function compactedThrough(sink: Sink, dailyTable: string): Promise<string | undefined> {
+/**
+ * What the state file says: the month views read compacted up to (none: undefined), or why it
+ * cannot be read (`unreadable`). The file is derived (the compaction step computes it from the
+ * monthly manifests), so a garbled one is never fatal: it is rebuilt, and said to be.
+ */
+export interface CompactionStateRead {
+  readonly through: string | undefined;
+  readonly unreadable?: string;
+}
+
+/** Parses a state file's text: a line the views can use (a YYYY-MM month and its last day, or nulls). */
+export function parseCompactionState(text: string): CompactionStateRead {
+  let state: Partial<Record<keyof CompactionState, unknown>>;
+  try {
+    state = JSON.parse(text) as Partial<Record<keyof CompactionState, unknown>>;
+  } catch (error) {
+    return { through: undefined, unreadable: `not JSON (${(error as Error).message})` };
+  }
+  if (!state || typeof state !== 'object' || Array.isArray(state)) {
+    return { through: undefined, unreadable: 'not a JSON object' };
+  }
+  const month = state.through_month;
+  if (month === null && state.through_date === null) return { through: undefined };
+  if (typeof month !== 'string' || !/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) {
+    return {
+      through: undefined,
+      unreadable: `through_month is ${JSON.stringify(month)}, not YYYY-MM or null`,
+    };
+  }
+  // The views read days after through_date from the daily table: a date that is not the month's
+  // last day would read some days twice or not at all.
+  if (state.through_date !== lastDayOf(month)) {
+    return {
+      through: undefined,
+      unreadable: `through_date is ${JSON.stringify(state.through_date)}, not ${lastDayOf(month)}`,
+    };
+  }
+  return { through: month };
+}
+
+/** The state of a daily table's compaction as its file says (absent: no month read compacted). */
+export async function readCompactionState(sink: Sink, dailyTable: string): Promise<CompactionStateRead> {
   const text = await sink.read(compactionStateKey(dailyTable));
-  if (text === undefined) return undefined;
-  const state = JSON.parse(text) as Partial<CompactionState>;
-  return typeof state.through_month === 'string' ? state.through_month : undefined;
+  return text === undefined ? { through: undefined } : parseCompactionState(text);
+}
+
+/** The month views read compacted up to, if any (an unreadable state: none can be relied on). */
+export async function compactedThrough(sink: Sink, dailyTable: string): Promise<string | undefined> {
+  return (await readCompactionState(sink, dailyTable)).through;
 }
 
 export async function writeCompactionState(
@@ -50,14 +98,73 @@ export async function writeCompactionState(
   await sink.put(compactionStateKey(dailyTable), `${JSON.stringify(state)}\n`, 'application/json');
 }
 
+/** The daily tables with compacted months (tables/compacted.ts; test/compaction-absence.test.ts holds them equal). */
+export const COMPACTED_DAILY_TABLES: readonly string[] = ['costs', 'focus'];
+
 /**
- * Before a daily object of `month` changes: when views read that month compacted, they read it
- * (and every later month) from the daily objects from now on, until the compaction step has made
- * its monthly objects fresh again.
+ * Before a run's units start: views read every month the plan will change, every month a mark
+ * names, and every later one, from their days until the compaction step has made their monthly
+ * objects fresh. One writer (the run itself, before any unit), so nothing is lost. An unreadable
+ * state becomes "none compacted" (every month read from its days, always right); `onUnreadable`
+ * hears why, and the compaction step computes the state again at the end of the run. Returns the
+ * state each daily table had, which the compaction step says it corrected (a garbled or raised one).
  */
-export async function lowerCompactionBelow(sink: Sink, dailyTable: string, month: string): Promise<void> {
-  const through = await compactedThrough(sink, dailyTable);
-  if (through === undefined || month > through) return;
-  const lowered = monthBefore(month);
-  await writeCompactionState(sink, dailyTable, lowered < '0001-01' ? undefined : lowered);
+export async function leaveCompactionFor(
+  sink: Sink,
+  months: Iterable<string>,
+  onUnreadable?: (dailyTable: string, why: string) => void,
+): Promise<Map<string, CompactionStateRead>> {
+  const planned = [...months];
+  const found = new Map<string, CompactionStateRead>();
+  for (const table of COMPACTED_DAILY_TABLES) {
+    const state = await readCompactionState(sink, table);
+    found.set(table, state);
+    if (state.unreadable !== undefined) {
+      onUnreadable?.(table, state.unreadable);
+      await writeCompactionState(sink, table, undefined);
+      continue;
+    }
+    if (state.through === undefined) continue;
+    const marked = (await dirtyMarks(sink, table)).map((m) => m.month);
+    const first = [...planned, ...marked].sort()[0];
+    if (first === undefined || first > state.through) continue;
+    const lowered = monthBefore(first);
+    await writeCompactionState(sink, table, lowered < '0001-01' ? undefined : lowered);
+  }
+  return found;
+}
+
+/**
+ * A unit about to change a day of `month` while views may read it compacted (at or below the
+ * state, or the state unreadable): one small mark under a key of its own, never the shared state.
+ */
+export async function markCompactionDirty(
+  sink: Sink,
+  dailyTable: string,
+  month: string,
+  name: string,
+  now = new Date(),
+): Promise<void> {
+  const state = await readCompactionState(sink, dailyTable);
+  if (state.unreadable === undefined && (state.through === undefined || month > state.through)) return;
+  const mark = { table_name: dailyTable, month, source: name, at: now.toISOString() };
+  await sink.put(
+    compactionDirtyKey(dailyTable, month, name, now),
+    `${JSON.stringify(mark)}\n`,
+    'application/json',
+  );
+}
+
+/** The marks of a daily table: each one's key and month. */
+export async function dirtyMarks(
+  sink: Sink,
+  dailyTable: string,
+): Promise<Array<{ readonly key: string; readonly month: string }>> {
+  const prefix = compactionDirtyPrefix(dailyTable);
+  const marks: Array<{ key: string; month: string }> = [];
+  for (const key of await sink.list(prefix)) {
+    const month = /^(\d{4}-\d\d)\//.exec(key.slice(prefix.length))?.[1];
+    if (month !== undefined) marks.push({ key, month });
+  }
+  return marks;
 }

@@ -5,6 +5,8 @@
 //   costs_monthly/billed_month=M/<data source>.parquet      a confirmed month compacted (and
 //   focus_monthly/x_billing_period=M/<data source>.parquet  its focus rows), manifests as above
 //   compaction_state/<daily table>.json                     through which month views read them
+//   _compaction_dirty/<daily table>/<month>/<data source>~<ms>-<tag>.json  a day of a compacted
+//                                                           month changed: compact it again
 //   _manifests/cost-jobs/<data source>.json                 the job history a run saw
 //   _runs/costs/<run id>/units.json                         a scheduled cost job's units (Step Functions)
 //   _runs/costs/<run id>/job.json                           its state between the states
@@ -185,4 +187,16 @@ export const COMPACTION_STATE_DIR = 'compaction_state';
 
 export function compactionStateKey(dailyTable: string): string {
   return `${COMPACTION_STATE_DIR}/${dailyTable}.json`;
+}
+
+export const COMPACTION_DIRTY_DIR = '_compaction_dirty';
+
+/** The marks of a daily table's months changed since compacted (compaction-state.ts). */
+export function compactionDirtyPrefix(dailyTable: string): string {
+  return `${COMPACTION_DIRTY_DIR}/${dailyTable}/`;
+}
+
+/** One mark, under a key no other write takes (the instant and a random tag): no mark overwrites another. */
+export function compactionDirtyKey(dailyTable: string, month: string, name: string, at: Date): string {
+  return `${compactionDirtyPrefix(dailyTable)}${month}/${name}~${at.getTime()}-${randomBytes(4).toString('hex')}.json`;
 }

@@ -1,21 +1,25 @@
 // The one verifier: walks the whole destination, every table, not a run's window. Every manifest
 // against its object (listing, then the SHA-256 read back under `checksums`); every derived
 // object (FOCUS) against the source object it names; every archived statement file against its
-// record; every data object against a manifest that names it. What it finds is reported; repairs
+// record; every data object against a manifest that names it; every compacted month against the
+// daily units of its month, and the ledger and compaction_state files parsed (verify-compacted.ts).
+// What it finds is reported; repairs
 // are the runs' (a cost run re-exports damaged days inside Cloudforet's retention and derives
 // damaged FOCUS units anew), so what the verifier still finds after them is damage no run can
 // undo from Cloudforet: the caller fails loudly with it (docs/operations.md: restoring an object).
 import { forEachLimit } from '../pool.ts';
-import { compactedThrough } from './compaction-state.ts';
 import { MANIFESTS_DIR } from './layout.ts';
 import { objectDifference } from './object-check.ts';
 import type { Sink, StoredObject } from './sink.ts';
+import {
+  checkBookkeeping,
+  checkCompactedMonth,
+  dailyIndex,
+  type Finding,
+  type UnitFields,
+} from './verify-compacted.ts';
 
-export interface Finding {
-  readonly key: string;
-  /** missing, size, etag, checksum, stale-derivation, stale-compaction, no-manifest, record-mismatch */
-  readonly why: string;
-}
+export type { Finding };
 
 export interface VerifyReport {
   readonly location: string;
@@ -28,10 +32,12 @@ export interface VerifyReport {
   readonly derived: number;
   /** Archived statement files compared with their records. */
   readonly statementFiles: number;
+  /** Ledger and compaction_state files read, every line parsed. */
+  readonly bookkeeping: number;
   readonly findings: readonly Finding[];
 }
 
-interface Manifest {
+interface Manifest extends UnitFields {
   readonly key?: string | null;
   readonly bytes?: number;
   readonly sha256?: unknown;
@@ -40,9 +46,6 @@ interface Manifest {
   readonly sourceKey?: string | null;
   readonly sourceSha256?: string;
   readonly files?: readonly string[];
-  /** A compacted month: the daily units it was built from (compaction/compact.ts). */
-  readonly sources?: ReadonlyArray<{ readonly key: string | null; readonly sha256?: string }>;
-  readonly partition?: string;
 }
 
 /**
@@ -81,6 +84,8 @@ export async function verifyDestination(
   const counts = { objects: 0, checksummed: 0, derived: 0, statementFiles: 0 };
   const named = new Set<string>();
   signal?.throwIfAborted();
+  const { files: bookkeeping, states } = await checkBookkeeping(sink, [...objects.keys()], findings, signal);
+  const daily = dailyIndex(manifests);
   await forEachLimit([...manifests], 8, async ([key, m]) => {
     signal?.throwIfAborted();
     if (Array.isArray(m.files) && m.sha256 && typeof m.sha256 === 'object') {
@@ -96,7 +101,10 @@ export async function verifyDestination(
     const why = await objectDifference(sink, described, m.key, objects.get(m.key), opts.checksums, signal);
     if (why) findings.push({ key: m.key, why });
     if (m.sourceKey !== undefined) checkDerived(key, m, manifests, findings, counts);
-    if (Array.isArray(m.sources)) await checkCompacted(sink, key, m, manifests, findings, counts);
+    if (Array.isArray(m.sources)) {
+      counts.derived++;
+      checkCompactedMonth(key, m, daily, states, findings);
+    }
   });
   for (const key of objects.keys()) {
     const table = key.split('/')[0] ?? '';
@@ -104,7 +112,7 @@ export async function verifyDestination(
     if (isData && !named.has(key)) findings.push({ key, why: 'no-manifest' });
   }
   findings.sort((a, b) => a.key.localeCompare(b.key));
-  return { location: sink.location, manifests: manifests.size, ...counts, findings };
+  return { location: sink.location, manifests: manifests.size, ...counts, bookkeeping, findings };
 }
 
 /** A derived object's manifest names its source's object and checksum: the source's manifest must agree. */
@@ -121,31 +129,6 @@ function checkDerived(
   if (!source || source.key !== m.sourceKey || source.sha256 !== m.sourceSha256) {
     findings.push({ key: typeof m.key === 'string' ? m.key : key, why: 'stale-derivation' });
   }
-}
-
-/**
- * A compacted month names the daily objects and checksums it was built from: while views read the
- * month compacted (at or below its table's compaction state), each must still be what its daily
- * manifest says, or the views answer from rows that are no longer the day's.
- */
-async function checkCompacted(
-  sink: Sink,
-  key: string,
-  m: Manifest,
-  manifests: ReadonlyMap<string, Manifest>,
-  findings: Finding[],
-  counts: { derived: number },
-): Promise<void> {
-  counts.derived++;
-  const daily = m.sources?.find((s) => s.key !== null)?.key?.split('/')[0];
-  const through = daily === undefined ? undefined : await compactedThrough(sink, daily);
-  if (through === undefined || m.partition === undefined || m.partition > through) return;
-  const stale = m.sources?.some((s) => {
-    if (s.key === null) return false;
-    const source = manifests.get(`${MANIFESTS_DIR}/${s.key.replace(/\.parquet$/, '.json')}`);
-    return !source || source.key !== s.key || source.sha256 !== s.sha256;
-  });
-  if (stale) findings.push({ key: typeof m.key === 'string' ? m.key : key, why: 'stale-compaction' });
 }
 
 /** `_manifests/statements/billed_month=M/x.r1.json` + `x.r1.csv` -> `statements/billed_month=M/x.r1.csv`. */
@@ -182,7 +165,8 @@ async function checkRecord(
 export function describeVerify(r: VerifyReport): string[] {
   return [
     `  verified ${r.location}: ${r.manifests} manifests, ${r.objects} objects (${r.checksummed} by SHA-256), ` +
-      `${r.derived} derived units against their sources, ${r.statementFiles} archived statement files: ` +
+      `${r.derived} derived units against their sources, ${r.statementFiles} archived statement files, ` +
+      `${r.bookkeeping} ledger and compaction_state files: ` +
       `${r.findings.length === 0 ? 'all as recorded' : `${r.findings.length} not as recorded`}`,
     ...r.findings.map((f) => `  DAMAGED ${f.key}: ${f.why}`),
   ];

@@ -5,7 +5,7 @@ import type { ListRequest } from '../../cloudforet/pager.ts';
 import { dayCount, utcDay } from '../../dates.ts';
 import { PagingDriftError } from '../../errors.ts';
 import { type Compression, confirmEmpty, exportListing } from '../../export/listing-export.ts';
-import { lowerCompactionBelow } from '../../storage/compaction-state.ts';
+import { markCompactionDirty } from '../../storage/compaction-state.ts';
 import { type Logger, silentLogger } from '../../log.ts';
 import { type Proof, proveDayEmpty, proveFewerRows, proveJobRows } from '../../storage/gate.ts';
 import { markKept, type UnitManifest } from '../../storage/manifest.ts';
@@ -102,8 +102,9 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
     workspaceOfVirtual: deps.workspaceOfVirtual,
     exportedAtMs: now.getTime(),
   };
-  // A compacted month whose day is about to change is read from its days until compacted again.
-  const leaveCompaction = () => lowerCompactionBelow(deps.sink, costTable.name, date.slice(0, 7));
+  // A compacted month whose day is about to change is marked, for the compaction step (the run
+  // lowered the state below its planned months before any unit started).
+  const leaveCompaction = () => markCompactionDirty(deps.sink, costTable.name, date.slice(0, 7), ds.id);
   let result: Awaited<ReturnType<typeof exportListing>>;
   try {
     result = await exportListing(deps, {

@@ -6,6 +6,7 @@ import type { CompactionSummary } from '../../compaction/compact.ts';
 import type { ExportRunDeps } from '../../export/run-deps.ts';
 import type { FocusPassSummary } from '../../focus/pass.ts';
 import type { Logger } from '../../log.ts';
+import type { CompactionStateRead } from '../../storage/compaction-state.ts';
 import type { DestinationOwner } from '../../storage/destination-claim.ts';
 import type { VerifyReport } from '../../storage/verify-destination.ts';
 import type { UnitFailure } from '../days/day-runner.ts';
@@ -94,6 +95,8 @@ export interface CostJob {
   /** The run was stopped by its signal (SIGINT, SIGTERM, the deadline) in some step. */
   interrupted: boolean;
   jobMarksWritten?: number;
+  /** compaction_state per daily table as the run found it before lowering it (the compaction step reports a correction against it). */
+  compactionStateAtStart?: Record<string, CompactionStateRead>;
   unifiedCosts?: UnifiedRunSummary;
   costReports?: CostReportsOutcome;
   focus?: FocusPassSummary;

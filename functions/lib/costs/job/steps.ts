@@ -9,6 +9,7 @@ import { UNIT_INTERRUPTED } from '../../export/unit-attempts.ts';
 import { errorCode, errorMessage } from '../../errors.ts';
 import { exportFocus, type FocusPassSummary } from '../../focus/pass.ts';
 import { forEachLimit, Gate } from '../../pool.ts';
+import { leaveCompactionFor } from '../../storage/compaction-state.ts';
 import { verifyDestination } from '../../storage/verify-destination.ts';
 import { unitExecutor } from '../days/day-runner.ts';
 import { retentionStart } from '../planning/job-history.ts';
@@ -97,6 +98,9 @@ export const COST_JOB: readonly CostJobStep[] = [
         reexamined: [...plan.reexamined].map(([dataSourceId, months]) => ({ dataSourceId, months })),
         jobMarks: job.request.followJobs ? jobMarksOf(plan, job.dataSources) : [],
       };
+      // Before any unit: views read the months the plan changes from their days until the
+      // compaction step compacts them again (one writer; units only mark, storage/compaction-state.ts).
+      job.compactionStateAtStart = Object.fromEntries(await leaveCompaction(env, plan.units));
     },
   },
   {
@@ -201,6 +205,7 @@ export const COST_JOB: readonly CostJobStep[] = [
         .map((f) => ({ dataSourceId: f.dataSourceId, date: f.date, reason: 'repair' }));
       if (repairs.length === 0 || stopped(env)) return;
       env.log.warn('costs objects unlike their manifests; re-exporting them', { units: repairs.length });
+      await leaveCompaction(env, repairs);
       const exec = await unitExecutor(env, job.dataSources);
       for (const unit of repairs) {
         const outcome = await exec.run(unit, () => undefined);
@@ -219,7 +224,8 @@ export const COST_JOB: readonly CostJobStep[] = [
     skip: (env, job) =>
       job.options.focus ? waiting(env, job, true) : notAsked('compaction follows the FOCUS rows, not asked'),
     run: async (env, job) => {
-      job.compaction = await compactionOrFailure(env);
+      const stateAtStart = job.compactionStateAtStart && new Map(Object.entries(job.compactionStateAtStart));
+      job.compaction = await compactionOrFailure({ ...env, ...(stateAtStart && { stateAtStart }) });
     },
   },
   {
@@ -313,13 +319,28 @@ async function focusOrFailure(
   }
 }
 
+/** Lowers compaction_state below the units' months; returns the state as found, per daily table. */
+function leaveCompaction(env: CostJobEnv, units: readonly PlannedUnit[]) {
+  return leaveCompactionFor(
+    env.sink,
+    units.map((u) => u.date.slice(0, 7)),
+    (table, why) =>
+      env.log.warn('compaction_state unreadable: every month read from its days until the compaction step', {
+        table,
+        why,
+      }),
+  );
+}
+
 /** The compaction step, or its failure as a summary: the views keep reading the days meanwhile. */
-async function compactionOrFailure(env: CostJobEnv): Promise<CompactionSummary> {
+async function compactionOrFailure(
+  env: Parameters<typeof compactConfirmedMonths>[0],
+): Promise<CompactionSummary> {
   try {
     return await compactConfirmedMonths(env);
   } catch (error) {
     const failure = { dataSourceId: '*', month: '*', code: errorCode(error), message: errorMessage(error) };
-    env.log.error('compaction failed', { ...failure });
+    env.log?.error('compaction failed', { ...failure });
     return {
       tables: [
         { table: '*', written: 0, removed: 0, current: 0, rows: 0, failures: [failure], notStarted: 0 },
