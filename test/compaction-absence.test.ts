@@ -203,6 +203,7 @@ describe('a day leaves a compacted month only by its own proven removal', () => 
     { day: '2026-01-19', key: 'costs/billed_date=2026-01-19/ds.parquet', rows: 4 },
     { day: '2026-01-20', key: 'costs/billed_date=2026-01-20/ds.parquet', rows: 3 },
     { day: '2026-01-21', key: null, rows: 0 },
+    { day: '2026-01-22', key: 'costs/billed_date=2026-01-22/ds.parquet', rows: 2 },
   ];
   it('a missing daily manifest, or one naming no object without removedBecause, is an unproven drop', () => {
     expect(
@@ -212,8 +213,11 @@ describe('a day leaves a compacted month only by its own proven removal', () => 
       ]),
     ).toEqual([
       { day: '2026-01-20', why: 'its daily manifest names no object and records no proven removal' },
-      { day: '2026-01-21', why: 'its daily manifest is missing' },
+      { day: '2026-01-22', why: 'its daily manifest is missing' },
     ]);
+  });
+  it('a day the month held no row of drops nothing, its daily manifest missing or not', () => {
+    expect(unprovenDrops([{ day: '2026-01-21', key: null, rows: 0 }], [])).toEqual([]);
   });
   it("a removal the day's manifest records with the gate's proof, a restated day and a new day drop nothing", () => {
     expect(
@@ -221,7 +225,8 @@ describe('a day leaves a compacted month only by its own proven removal', () => 
         { day: '2026-01-19', key: 'costs/billed_date=2026-01-19/ds.parquet' },
         { day: '2026-01-20', key: null, removedBecause: 'cost/list empty twice; cost/analyze counts 0 rows' },
         { day: '2026-01-21', key: 'costs/billed_date=2026-01-21/ds.parquet' },
-        { day: '2026-01-22', key: null },
+        { day: '2026-01-22', key: 'costs/billed_date=2026-01-22/ds.parquet' },
+        { day: '2026-01-23', key: null },
       ]),
     ).toEqual([]);
     expect(unprovenDrops(undefined, [])).toEqual([]);

@@ -20,7 +20,7 @@ import { appFolder } from '../harness/tokens.ts';
 import { downloadPrefix } from './support/export-reader.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthsBack } from './support/months.ts';
-import { runStateMachine } from './support/state-machine.ts';
+import { type Execution, runStateMachine } from './support/state-machine.ts';
 
 const NOW = new Date();
 const FROM = monthsBack(2, NOW);
@@ -89,7 +89,7 @@ async function scheduled(
   event: object,
   env: Record<string, string> = {},
   context?: (id: string) => Context,
-): Promise<{ failed: boolean; result: unknown }> {
+): Promise<Execution> {
   const restore = local.applyEnv({ LOG_LEVEL: 'error', EXPORT_PREFIX: 'sched', ...env });
   try {
     return await runStateMachine(local.s3.client, event, { runId: `sched-${Date.now()}`, context });
@@ -215,6 +215,55 @@ describe('one cost job on every path', () => {
     expect(s.failed, JSON.stringify(s.result).slice(0, 2000)).toBe(false);
     for (const x of [c.summary, i, s.result as CostRunSummary]) expect(x.repaired).toBeGreaterThanOrEqual(1);
     await expectSameTables();
+  }, 300_000);
+
+  it('a costs object replaced outside the window (wrong size): every path repairs it in the same run', async () => {
+    const [ds] = local.simulator.dataSourceIds() as [string];
+    const day = `${FROM.slice(0, 7)}-11`;
+    const other = `${FROM.slice(0, 7)}-12`;
+    const key = (d: string) => `costs/billed_date=${d}/${ds}.parquet`;
+    await writeFile(join(cliOut, key(day)), await readFile(join(cliOut, key(other))));
+    for (const prefix of ['inline', 'sched']) {
+      const got = await local.s3.client.send(
+        new GetObjectCommand({ Bucket: BUCKET, Key: `${prefix}/${key(other)}` }),
+      );
+      const Body = await got.Body!.transformToByteArray();
+      await local.s3.client.send(
+        new PutObjectCommand({ Bucket: BUCKET, Key: `${prefix}/${key(day)}`, Body }),
+      );
+    }
+
+    const c = await cli([]);
+    const i = await inline({});
+    const s = await scheduled({});
+
+    expect(c.code).toBe(0);
+    expect(i.failed).toBe(0);
+    expect(s.failed, JSON.stringify(s.result).slice(0, 2000)).toBe(false);
+    for (const x of [c.summary, i, s.result as CostRunSummary]) expect(x.repaired).toBeGreaterThanOrEqual(1);
+    const truth = local.simulator.costTruth(ds, day);
+    const manifest = JSON.parse(
+      await readFile(join(cliOut, `_manifests/costs/billed_date=${day}/${ds}.json`), 'utf8'),
+    ) as { rows: number };
+    expect(manifest.rows).toBe(truth.rows);
+    await expectSameTables();
+  }, 300_000);
+
+  it("keeps every state's input a few hundred bytes and the output bounded, whatever the number of failures", async () => {
+    local.simulator.injectFault({ path: '/cost-analysis/cost/list', kind: '401', times: 10_000 });
+    try {
+      const run = await scheduled({ from: FROM, to: YESTERDAY, force: true });
+      expect(run.failed).toBe(true);
+      const units = run.items.length;
+      expect(units).toBeGreaterThan(100);
+      for (const state of run.states.filter((x) => x.state !== 'ExportUnits'))
+        expect(JSON.stringify(state.input).length, state.state).toBeLessThan(1_000);
+      // The Summary's failure names the first few and counts them all.
+      expect(String((run.result as Error).message)).toContain(`${units} failed`);
+      expect(String((run.result as Error).message).length).toBeLessThan(5_000);
+    } finally {
+      local.simulator.clearFaults();
+    }
   }, 300_000);
 
   it('a sync job stuck past STALE_JOB_HOURS: the schedule reads the setting as the inline run does', async () => {

@@ -39,9 +39,11 @@ export function unprovenDrops(
   const byDay = new Map(now.map((d) => [d.day, d]));
   const drops: UnprovenDrop[] = [];
   for (const held of previous) {
+    // A day the month held no row of loses nothing, whatever its daily manifest says now.
+    if (held.key === null || held.rows <= 0) continue;
     const day = byDay.get(held.day);
     if (!day) drops.push({ day: held.day, why: 'its daily manifest is missing' });
-    else if (held.key !== null && held.rows > 0 && day.key === null && !day.removedBecause) {
+    else if (day.key === null && !day.removedBecause) {
       drops.push({ day: held.day, why: 'its daily manifest names no object and records no proven removal' });
     }
   }

@@ -3,8 +3,11 @@
 // manifest was written after its focus manifest (the costs day was restated, removed or
 // repaired since the FOCUS rows were derived: a run whose window did not hold it, a kill inside
 // the focus pass), one whose focus object is missing or was written after its manifest (damaged,
-// truncated or replaced behind the exporter's back), and, under --verify, every unit.
-import { manifestPrefix } from '../storage/layout.ts';
+// truncated or replaced behind the exporter's back), one whose costs object is missing or was
+// written after the focus manifest (replaced behind the exporter's back, anywhere: the pass checks
+// it against its manifest and a costs day inside retention is exported again), and, under
+// --verify, every unit.
+import { manifestPrefix, objectKey } from '../storage/layout.ts';
 import type { Sink, StoredObject } from '../storage/sink.ts';
 import { objectDifference } from '../storage/object-check.ts';
 import { costTable } from '../tables/costs.ts';
@@ -19,6 +22,8 @@ export interface FocusCandidate {
   readonly hasFocus: boolean;
   /** The focus object as listed (undefined: none). */
   readonly focusObject: StoredObject | undefined;
+  /** The costs object as listed (undefined: none). */
+  readonly costsObject: StoredObject | undefined;
 }
 
 /** `_manifests/costs/billed_date=D/<ds>.json`: (date, data source). */
@@ -29,10 +34,11 @@ export async function focusCandidates(
   window: { readonly from: string; readonly to: string },
   verify: boolean,
 ): Promise<FocusCandidate[]> {
-  const [costManifests, focusManifests, focusObjects] = await Promise.all([
+  const [costManifests, focusManifests, focusObjects, costsObjects] = await Promise.all([
     sink.listObjects(manifestPrefix(costTable)),
     sink.listObjects(manifestPrefix(focusTable)),
     sink.listObjects(`${focusTable.name}/`),
+    sink.listObjects(`${costTable.name}/`),
   ]);
   const candidates: FocusCandidate[] = [];
   for (const [key, costsManifest] of costManifests) {
@@ -41,16 +47,27 @@ export async function focusCandidates(
     const [, date = '', dataSourceId = ''] = m;
     const focusManifest = focusManifests.get(focusManifestKey(dataSourceId, date));
     const focusObject = focusObjects.get(focusObjectKey(dataSourceId, date));
+    const costsObject = costsObjects.get(objectKey(costTable, date, dataSourceId));
     const look =
       verify ||
       !focusManifest ||
       (date >= window.from && date <= window.to) ||
       writtenSince(costsManifest, focusManifest) ||
       (focusObject !== undefined && writtenSince(focusObject, focusManifest)) ||
+      (costsObject !== undefined && writtenSince(costsObject, focusManifest)) ||
+      // No costs object: either its manifest records none (checked cheaply) or it is gone.
+      (costsObject === undefined && focusObject !== undefined) ||
       // No object: the focus manifest either records a removal or names an object that is gone.
       focusObject === undefined;
     if (look)
-      candidates.push({ key, date, dataSourceId, hasFocus: focusManifest !== undefined, focusObject });
+      candidates.push({
+        key,
+        date,
+        dataSourceId,
+        hasFocus: focusManifest !== undefined,
+        focusObject,
+        costsObject,
+      });
   }
   return candidates.sort(
     (a, b) => a.date.localeCompare(b.date) || a.dataSourceId.localeCompare(b.dataSourceId),

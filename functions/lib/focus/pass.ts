@@ -10,6 +10,7 @@ import { attemptUnit } from '../export/unit-attempts.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { forEachLimit } from '../pool.ts';
 import { parseManifest, type UnitManifest } from '../storage/manifest.ts';
+import { objectDifference } from '../storage/object-check.ts';
 import type { Sink } from '../storage/sink.ts';
 import { focusTable } from '../tables/focus.ts';
 import { deriveFocusUnit, type FocusManifest, focusManifestKey } from './derive.ts';
@@ -92,6 +93,17 @@ export async function exportFocus(
           | FocusManifest
           | undefined)
       : undefined;
+    // The costs object itself, from the listing (its checksum only when it moved): one replaced or
+    // deleted behind the exporter's back is not derived from; the run exports the day again.
+    const sourceDamage =
+      costs.key === null
+        ? undefined
+        : await objectDifference(deps.sink, costs, costs.key, c.costsObject, false);
+    if (sourceDamage) {
+      const message = `${costs.key} is not what its manifest says (${sourceDamage}): the costs day is exported again`;
+      failures.push({ dataSourceId: c.dataSourceId, date: c.date, code: 'FOCUS_SOURCE_DAMAGED', message });
+      return;
+    }
     const damage = focus
       ? await objectDamage(deps.sink, focus, c.focusObject, deps.verify === true)
       : undefined;
