@@ -145,6 +145,17 @@ async function expectSameTables(): Promise<number> {
   return c.size;
 }
 
+/** A daily run on every path: each exits clean and says it repaired at least one unit. */
+async function expectRepairedOnEveryPath(): Promise<void> {
+  const c = await cli([]);
+  const i = await inline({});
+  const s = await scheduled({});
+  expect(c.code).toBe(0);
+  expect(i.failed).toBe(0);
+  expect(s.failed, JSON.stringify(s.result).slice(0, 2000)).toBe(false);
+  for (const x of [c.summary, i, s.result as CostRunSummary]) expect(x.repaired).toBeGreaterThanOrEqual(1);
+}
+
 describe('the cost job, declared once', () => {
   it('implements exactly the declared steps, in their order, the summary last', () => {
     expect([...COST_JOB.map((s) => s.name), 'summary']).toEqual([...COST_JOB_STEPS]);
@@ -206,14 +217,7 @@ describe('one cost job on every path', () => {
       await local.s3.client.send(new PutObjectCommand({ Bucket: BUCKET, Key, Body }));
     }
 
-    const c = await cli([]);
-    const i = await inline({});
-    const s = await scheduled({});
-
-    expect(c.code).toBe(0);
-    expect(i.failed).toBe(0);
-    expect(s.failed, JSON.stringify(s.result).slice(0, 2000)).toBe(false);
-    for (const x of [c.summary, i, s.result as CostRunSummary]) expect(x.repaired).toBeGreaterThanOrEqual(1);
+    await expectRepairedOnEveryPath();
     await expectSameTables();
   }, 300_000);
 
@@ -233,14 +237,7 @@ describe('one cost job on every path', () => {
       );
     }
 
-    const c = await cli([]);
-    const i = await inline({});
-    const s = await scheduled({});
-
-    expect(c.code).toBe(0);
-    expect(i.failed).toBe(0);
-    expect(s.failed, JSON.stringify(s.result).slice(0, 2000)).toBe(false);
-    for (const x of [c.summary, i, s.result as CostRunSummary]) expect(x.repaired).toBeGreaterThanOrEqual(1);
+    await expectRepairedOnEveryPath();
     const truth = local.simulator.costTruth(ds, day);
     const manifest = JSON.parse(
       await readFile(join(cliOut, `_manifests/costs/billed_date=${day}/${ds}.json`), 'utf8'),
