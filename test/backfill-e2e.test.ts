@@ -9,7 +9,7 @@ import type { UnitItem } from '../functions/lib/costs/job/fan-out.ts';
 import { BUCKET, type LocalAws, PREFIX, startLocalAws } from '../harness/local-aws.ts';
 import { getObjectBytes, listKeys } from '../harness/s3-server.ts';
 import { monthBack } from './support/months.ts';
-import { runStateMachine } from './support/state-machine.ts';
+import { runStateMachine } from '../tools/state-machine.ts';
 
 const MONTH_4 = monthBack(4);
 

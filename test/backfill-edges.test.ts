@@ -13,7 +13,7 @@ import { BUCKET, type LocalAws, PREFIX, startLocalAws } from '../harness/local-a
 import { monthsBack } from './support/months.ts';
 import { getObjectBytes } from '../harness/s3-server.ts';
 import { consoleAppJson } from '../harness/tokens.ts';
-import { runStateMachine } from './support/state-machine.ts';
+import { runStateMachine } from '../tools/state-machine.ts';
 
 const ctx = (id: string) => ({ awsRequestId: id }) as Context;
 

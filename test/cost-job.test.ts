@@ -20,7 +20,7 @@ import { appFolder } from '../harness/tokens.ts';
 import { downloadPrefix } from './support/export-reader.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthsBack } from './support/months.ts';
-import { type Execution, runStateMachine } from './support/state-machine.ts';
+import { type Execution, runStateMachine } from '../tools/state-machine.ts';
 
 const NOW = new Date();
 const FROM = monthsBack(2, NOW);

@@ -81,6 +81,18 @@ describe('npm run invoke', () => {
     expect(response).toMatchObject({ dataSources: 1, written: 1, failed: 0 });
   });
 
+  it('runs the cost state machine as the schedule starts it, its states chained as its definition chains them', async () => {
+    const event = join(work, 'state-machine-day.json');
+    await writeFile(event, JSON.stringify({ date: YESTERDAY }));
+
+    const { code, out } = await tool('tools/invoke.ts', ['state-machine', event]);
+
+    expect(code).toBe(0);
+    expect(out).toContain('States:\nPlan: ok\nFinish: ok\nSummary: ok\nExportUnits: 3 invocations, 0 failed');
+    const summary = JSON.parse(out.slice(out.indexOf('Execution SUCCEEDED:\n') + 21)) as Record<string, unknown>;
+    expect(summary).toMatchObject({ units: 3, written: 3, failed: 0, notStarted: 0 });
+  });
+
   it('keeps the bucket between invokes with --keep: focus-export, statements and alerts read what cost-export wrote', async () => {
     const bucket = join(work, 'kept-bucket');
     const none = join(work, 'no-event.json');

@@ -9,6 +9,10 @@ import type { Context } from 'aws-lambda';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { startLocalAws } from '../harness/local-aws.ts';
 import { type SnsResponder, startSns } from '../harness/sns-responder.ts';
+import { runStateMachine } from './state-machine.ts';
+
+/** Not a function: the cost state machine, its states' handlers chained as its definition chains them. */
+const STATE_MACHINE = 'state-machine';
 
 const FUNCTIONS_DIR = new URL('../functions/', import.meta.url);
 const TIMEOUT_MS = 15 * 60_000;
@@ -29,6 +33,9 @@ yesterday, UTC; its data sources are ${SIMULATOR_IDS}), s3rver as the bucket and
 Manager responder holding the app's secret, and prints what the Lambda console would: the
 function's log lines, then the response (or the error, with exit 1). Nothing leaves this machine.
 Functions: ${functions.join(', ')}
+or ${STATE_MACHINE}: the cost state machine (what the daily schedule starts with {}), its states
+Plan, ExportUnits (one unit per invocation), Finish and Summary chained as its definition chains
+them; prints each state's result and the execution's outcome
 (alerts publishes to a loopback SNS and lists the messages, unless --env ALERTS_TOPIC_ARN=… is given)
 Options:
   --keep DIR         keep the bucket in DIR between invokes (created if absent; default: a
@@ -53,14 +60,22 @@ async function main(argv: string[]): Promise<number> {
   const functions = functionNames();
   if (values.help) return say(invokeUsage(functions), 0);
   const [name, eventFile, ...extra] = positionals;
-  if (name === undefined || eventFile === undefined || extra.length > 0 || !functions.includes(name)) {
-    return fail(`give a function (${functions.join(', ')}) and an event file; see npm run invoke -- --help`);
+  const known = name !== undefined && (functions.includes(name) || name === STATE_MACHINE);
+  if (name === undefined || eventFile === undefined || extra.length > 0 || !known) {
+    return fail(
+      `give a function (${functions.join(', ')}) or ${STATE_MACHINE}, and an event file; see npm run invoke -- --help`,
+    );
   }
   const event = await readEvent(eventFile);
   const env = Object.fromEntries((values.env ?? []).map((pair) => pair.split(/=(.*)/s).slice(0, 2)));
-  const { handler } = (await import(new URL(`${name}.ts`, FUNCTIONS_DIR).href)) as {
-    handler: (event: unknown, context: Context) => Promise<unknown>;
-  };
+  const handler =
+    name === STATE_MACHINE
+      ? undefined
+      : (
+          (await import(new URL(`${name}.ts`, FUNCTIONS_DIR).href)) as {
+            handler: (event: unknown, context: Context) => Promise<unknown>;
+          }
+        ).handler;
   const keep = values.keep === undefined ? undefined : resolve(values.keep);
   if (keep !== undefined) await mkdir(keep, { recursive: true });
   const to = addDays(utcDay(new Date()), -1);
@@ -75,6 +90,34 @@ async function main(argv: string[]): Promise<number> {
   const restore = local.applyEnv({ ...snsEnv, ...env });
   const logs = captureStdout();
   try {
+    if (!handler) {
+      const run = await runStateMachine(local.s3.client, event as object, {
+        runId: `local-${Date.now()}`,
+        context: (id) => ({ ...lambdaContext(STATE_MACHINE), awsRequestId: id }) as Context,
+      });
+      logs.stop();
+      const states = run.states
+        .filter((x) => x.state !== 'ExportUnits')
+        .map((x) => `${x.state}: ${x.error ? `FAILED ${x.error.name}: ${x.error.message}` : 'ok'}`);
+      const units = run.states.filter((x) => x.state === 'ExportUnits');
+      const unitsFailed = units.filter((x) => x.error).length;
+      const result =
+        run.result instanceof Error
+          ? { errorType: run.result.name, errorMessage: run.result.message }
+          : run.result;
+      // One invocation per unit: the warnings and errors of all of them, not every metrics line.
+      const notable = logs
+        .text()
+        .split('\n')
+        .filter((line) => /"level":"(warn|error)"/i.test(line));
+      say(
+        `Warnings and errors of the states' functions (${notable.length}):\n${notable.join('\n')}\n` +
+          `States:\n${states.join('\n')}\nExportUnits: ${units.length} invocations, ${unitsFailed} failed\n` +
+          `Execution ${run.failed ? 'FAILED' : 'SUCCEEDED'}:\n${JSON.stringify(result, null, 2)}`,
+        0,
+      );
+      return run.failed ? 1 : 0;
+    }
     const response = await handler(event, lambdaContext(name));
     logs.stop();
     say(`Function Logs:\n${logs.text()}\nResponse:\n${JSON.stringify(response, null, 2)}`, 0);

@@ -5,12 +5,12 @@
 // as `finishError`; nothing planned skips the Map (the AnyUnits choice).
 import type { Context } from 'aws-lambda';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { handler as finish } from '../../functions/backfill-finish.ts';
-import { handler as plan } from '../../functions/backfill-plan.ts';
-import { handler as summary } from '../../functions/backfill-summary.ts';
-import { handler as unit } from '../../functions/backfill-unit.ts';
-import { COST_JOB_STATES } from '../../functions/lib/costs/job/states.ts';
-import { getObjectBytes } from '../../harness/s3-server.ts';
+import { handler as finish } from '../functions/backfill-finish.ts';
+import { handler as plan } from '../functions/backfill-plan.ts';
+import { handler as summary } from '../functions/backfill-summary.ts';
+import { handler as unit } from '../functions/backfill-unit.ts';
+import { COST_JOB_STATES } from '../functions/lib/costs/job/states.ts';
+import { getObjectBytes } from '../harness/s3-server.ts';
 
 type Handler = (event: unknown, context?: Context) => Promise<unknown>;
 
