@@ -89,7 +89,10 @@ describe('npm run invoke', () => {
 
     expect(code).toBe(0);
     expect(out).toContain('States:\nPlan: ok\nFinish: ok\nSummary: ok\nExportUnits: 3 invocations, 0 failed');
-    const summary = JSON.parse(out.slice(out.indexOf('Execution SUCCEEDED:\n') + 21)) as Record<string, unknown>;
+    const summary = JSON.parse(out.slice(out.indexOf('Execution SUCCEEDED:\n') + 21)) as Record<
+      string,
+      unknown
+    >;
     expect(summary).toMatchObject({ units: 3, written: 3, failed: 0, notStarted: 0 });
   });
 
