@@ -1,0 +1,88 @@
+// One sequence of the adversary: a fresh world whose destination starts as a copy of one healthy
+// export (made once per process), the commands in order with the invariants after each, then the
+// healthy end: a --verify run, and a second one that must find nothing with every unit as
+// Cloudforet has it (invariant c).
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { type Model, commandArbitraries } from './commands.ts';
+import { InvariantViolation } from './invariants.ts';
+import { Adversary, type Stats } from './model.ts';
+import { cli } from './runs.ts';
+import { startWorld, type World, type WorldOptions } from './world.ts';
+
+let template: Promise<string> | undefined;
+
+/** The destination after `costs` and `costs --from <first day> --to <5 days on>`: both months compacted. */
+async function healthyTemplate(opts: WorldOptions): Promise<string> {
+  const world = await startWorld(opts);
+  try {
+    const first = await cli(world, ['costs']);
+    const range = await cli(world, ['costs', '--from', world.days[0]!, '--to', world.days[5]!]);
+    if (first.code !== 0 || range.code !== 0)
+      throw new Error(`the template's runs failed: ${world.texts.join('\n')}`);
+    const dir = await mkdtemp(join(tmpdir(), 'adversary-template-'));
+    await cp(world.out, dir, { recursive: true, preserveTimestamps: true });
+    return dir;
+  } finally {
+    await world.close();
+  }
+}
+
+export async function dropTemplate(): Promise<void> {
+  if (template) await rm(await template, { recursive: true, force: true });
+  template = undefined;
+}
+
+export async function runSequence(
+  cmds: Iterable<fc.AsyncCommand<Model, Adversary>>,
+  stats: Stats,
+  opts: WorldOptions,
+): Promise<void> {
+  template ??= healthyTemplate(opts);
+  const from = await template;
+  const world: World = await startWorld(opts);
+  try {
+    await cp(from, world.out, { recursive: true, preserveTimestamps: true });
+    const adversary = new Adversary(world, stats);
+    await adversary.afterRun(
+      'the copied healthy export',
+      { code: 1 },
+      { followsJobs: false, verifies: false },
+    );
+    await fc.asyncModelRun(() => ({ model: {} as Model, real: adversary }), cmds);
+    await healthyEnd(adversary);
+  } finally {
+    await world.close();
+  }
+}
+
+async function healthyEnd(a: Adversary): Promise<void> {
+  a.world.gateway.clear();
+  const repair = await cli(a.world, ['costs', '--verify']);
+  await a.afterRun('healthy end: cli costs --verify', repair, { followsJobs: true, verifies: true });
+  const again = await cli(a.world, ['costs', '--verify']);
+  await a.afterRun('healthy end: cli costs --verify (again)', again, { followsJobs: true, verifies: true });
+  if (again.code !== 0)
+    throw new InvariantViolation(
+      'healthy-not-clean',
+      'verify-twice',
+      `a second healthy --verify exited ${again.code}: ${a.world.texts
+        .at(-1)
+        ?.split('\n')
+        .filter((l) => /DAMAGED|FAILED|failed/.test(l))
+        .slice(0, 5)
+        .join(' | ')}`,
+    );
+}
+
+export interface PropertyOptions extends WorldOptions {
+  readonly maxCommands: number;
+}
+
+export function adversaryProperty(stats: Stats, opts: PropertyOptions) {
+  return fc.asyncProperty(fc.commands(commandArbitraries(), { maxCommands: opts.maxCommands }), (cmds) =>
+    runSequence(cmds, stats, opts),
+  );
+}
