@@ -11,6 +11,8 @@ export interface AdversarySoakOptions {
   readonly minutes: number;
   readonly maxCommands: number;
   readonly seed?: number;
+  /** With seed: replay the shrunk counterexample fast-check printed (its `path`). */
+  readonly path?: string;
 }
 
 export async function adversarySoak(opts: AdversarySoakOptions): Promise<number> {
@@ -28,7 +30,11 @@ export async function adversarySoak(opts: AdversarySoakOptions): Promise<number>
     do {
       const seed = opts.seed ?? (Math.random() * 2 ** 31) | 0;
       const t = Date.now();
-      const result = await fc.check(property, { seed, numRuns: 1 });
+      const result = await fc.check(property, {
+        seed,
+        numRuns: 1,
+        ...(opts.path && { path: opts.path, endOnFailure: true }),
+      });
       sequences++;
       const took = ((Date.now() - t) / 1000).toFixed(1);
       if (!result.failed) {
@@ -38,7 +44,11 @@ export async function adversarySoak(opts: AdversarySoakOptions): Promise<number>
         const name = error instanceof InvariantViolation ? error.signature : String(error).slice(0, 200);
         findings.push(`seed ${seed}: ${name}`);
         console.log(`adversary: seed ${seed}: FOUND ${name} (${took} s)`);
+        console.log(`  ${String((error as Error)?.message ?? error)}`);
         console.log(fc.defaultReportMessage(result));
+        console.log(
+          `  replay: npm run soak -- --adversary --seed ${seed} --path ${result.counterexamplePath}`,
+        );
       }
     } while (opts.seed === undefined && Date.now() < until);
   } finally {

@@ -29,6 +29,7 @@ const { values } = parseArgs({
     adversary: { type: 'boolean' },
     minutes: { type: 'string' },
     'max-commands': { type: 'string' },
+    path: { type: 'string' },
   },
 });
 if (values.adversary) {
@@ -39,6 +40,7 @@ if (values.adversary) {
       minutes: Number(values.minutes ?? 10),
       maxCommands: Number(values['max-commands'] ?? 10),
       ...(values.seed !== undefined && { seed: Number(values.seed) }),
+      ...(values.path !== undefined && { path: values.path }),
     }),
   );
 }

@@ -36,7 +36,7 @@ abstract class RunCommand extends Base {
   }
 }
 
-class CliCosts extends RunCommand {
+export class CliCosts extends RunCommand {
   readonly kind: string;
   readonly promise: RunPromise;
   constructor(
@@ -60,7 +60,7 @@ class CliCosts extends RunCommand {
   }
 }
 
-class FaceCosts extends RunCommand {
+export class FaceCosts extends RunCommand {
   readonly kind: string;
   readonly promise: RunPromise;
   constructor(
@@ -91,7 +91,7 @@ class FaceCosts extends RunCommand {
   }
 }
 
-class Scheduled extends RunCommand {
+export class Scheduled extends RunCommand {
   readonly kind = 'scheduled';
   readonly promise: RunPromise = { followsJobs: true, verifies: false };
   go(a: Adversary) {
@@ -102,7 +102,7 @@ class Scheduled extends RunCommand {
   }
 }
 
-class Inventory extends RunCommand {
+export class Inventory extends RunCommand {
   readonly kind = 'inventory';
   readonly promise: RunPromise = { followsJobs: false, verifies: false };
   async go(a: Adversary) {
@@ -114,7 +114,7 @@ class Inventory extends RunCommand {
   }
 }
 
-class Clock extends Base {
+export class Clock extends Base {
   run(_m: Model, a: Adversary) {
     a.count('commands', 'clock');
     a.world.now = new Date(a.world.now.getTime() + 86_400_000);
@@ -127,7 +127,7 @@ class Clock extends Base {
 
 type Change = { rowDelta?: number; costFactor?: number };
 
-class Sync extends Base {
+export class Sync extends Base {
   constructor(
     readonly dsIndex: number,
     readonly start: string,
@@ -170,7 +170,7 @@ const VERBS = {
   unified: '/cost-analysis/unified-cost/list',
 } as const;
 
-class Fault extends Base {
+export class Fault extends Base {
   constructor(
     readonly verb: keyof typeof VERBS,
     readonly page: 1 | 2,
@@ -195,7 +195,7 @@ class Fault extends Base {
   }
 }
 
-class Damage extends Base {
+export class Damage extends Base {
   constructor(
     readonly target: DamageTarget,
     readonly op: DamageOp,
@@ -216,7 +216,16 @@ class Damage extends Base {
   }
 }
 
-const day = fc.constantFrom(...DAYS);
+// Days of the month two back (confirmed, compacted, outside the default window) and the last days
+// of the previous month (the second page of its cost/analyze) are where the archive is thinnest.
+const day = fc.oneof(
+  { weight: 2, arbitrary: fc.constantFrom(...DAYS.slice(0, 3)) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(...DAYS.filter((d) => d.slice(0, 7) === worldCalendar().months[1]).slice(-5)),
+  },
+  { weight: 2, arbitrary: fc.constantFrom(...DAYS) },
+);
 const dsIndex = fc.integer({ min: 0, max: 1 });
 const range = fc
   .tuple(fc.integer({ min: 0, max: DAYS.length - 1 }), fc.integer({ min: 0, max: 6 }))
@@ -239,6 +248,7 @@ export function commandArbitraries(): Array<fc.Arbitrary<Cmd>> {
     fc.constant(new FaceCosts({})),
     range.map(([from, to]) => new FaceCosts({ from, to })),
     fc.integer({ min: 1, max: 3 }).map((n) => new FaceCosts({}, { abortAfterUnits: n })),
+    fc.constant(new FaceCosts({}, { abortAfterUnits: 1 })),
     fc.integer({ min: 1, max: 3 }).map((n) => new FaceCosts({}, { startAtMost: n })),
     fc.constant(new Scheduled()),
     fc.constant(new Inventory()),
@@ -246,6 +256,7 @@ export function commandArbitraries(): Array<fc.Arbitrary<Cmd>> {
     fc
       .tuple(dsIndex, fc.constantFrom(...MONTHS), day, change)
       .map(([d, m, x, c]) => new Sync(d, m, x < m ? `${m}-01` : x, c, 'SUCCESS')),
+    fc.tuple(dsIndex, day, change).map(([d, x, c]) => new Sync(d, x.slice(0, 7), x, c, 'resync')),
     fc.tuple(dsIndex, day, change).map(([d, x, c]) => new Sync(d, x.slice(0, 7), x, c, 'resync')),
     fc.tuple(dsIndex, day).map(([d, x]) => new Sync(d, x.slice(0, 7), x, {}, 'FAILURE')),
     fc

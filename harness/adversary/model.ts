@@ -2,9 +2,12 @@
 // (data source, day) as of its last successful export, the units a damage broke (and what a
 // reader sees of them since), the units a sync restated since, and the jobs that failed. After a
 // run every unit a reader sees is checked against Cloudforet now and against this record.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { costManifestKey } from '../../functions/lib/costs/sources/day-keys.ts';
 import { utcDay } from '../../functions/lib/dates.ts';
 import { InvariantViolation, checkHygiene } from './invariants.ts';
-import { ArchiveReader, sameRows, type UnitRows, type UnitView } from './reader.ts';
+import { ArchiveReader, sameFigures, sameRows, type UnitRows, type UnitView } from './reader.ts';
 import type { RunOutcome } from './runs.ts';
 import { unitTruth } from './truth.ts';
 import type { World } from './world.ts';
@@ -88,7 +91,7 @@ export class Adversary {
     let n = 0;
     for (const [key, rows] of before) {
       const [ds, day] = key.split('|') as [string, string];
-      if (!sameRows(rows, this.truthOf(ds, day).synced)) {
+      if (!sameFigures(rows, this.truthOf(ds, day).synced)) {
         this.state(ds, day).restated = true;
         n++;
       }
@@ -106,8 +109,8 @@ export class Adversary {
         const truth = this.truthOf(ds, day);
         const fine =
           (s.expected && sameRows(seen, s.expected)) ||
-          sameRows(seen, truth.all) ||
-          sameRows(seen, truth.synced);
+          sameFigures(seen, truth.all) ||
+          sameFigures(seen, truth.synced);
         if (!fine && !(s.broken && sameRows(seen, s.broken))) s.broken = seen;
         if (!s.expected && seen.ids.length === 0) s.broken = undefined;
       }
@@ -125,7 +128,7 @@ export class Adversary {
         const truth = this.truthOf(ds, day);
         this.stats.checks++;
         this.stats.rowsCompared += seen.ids.length;
-        if (sameRows(seen, truth.all) || sameRows(seen, truth.synced)) {
+        if (sameFigures(seen, truth.all) || sameFigures(seen, truth.synced)) {
           if (seen.ids.length > 0 || s.expected) s.expected = seen;
           s.broken = undefined;
           s.restated = false;
@@ -135,7 +138,7 @@ export class Adversary {
         if (!stale && !(s.broken && sameRows(seen, s.broken))) {
           throw new InvariantViolation(
             'reader-diverged',
-            divergenceTag(seen, s.expected, truth.synced),
+            divergenceTag(seen, s.expected, truth.synced, await removalRecorded(this.world.out, ds, day)),
             `${label}: ${ds} ${day} (${seen.from}) reads ${describe(seen)}; archived ${describe(s.expected)}; ` +
               `Cloudforet ${describe(truth.synced)}; exit ${outcome.code}`,
           );
@@ -149,7 +152,7 @@ export class Adversary {
           day <= yesterday;
         const why =
           (inWindow && 'window') ||
-          (promise.verifies && (s.expected || s.broken) && 'verify') ||
+          (promise.verifies && s.broken && 'verify') ||
           (promise.followsJobs && s.restated && s.expected && 'followed-job') ||
           undefined;
         if (why)
@@ -166,17 +169,28 @@ export class Adversary {
   }
 }
 
+/** The unit's manifest records the gate's proof of a removal (removedBecause). */
+async function removalRecorded(out: string, ds: string, day: string): Promise<boolean> {
+  const text = await readFile(join(out, costManifestKey(ds, day)), 'utf8').catch(() => '{}');
+  return text.includes('"removedBecause"');
+}
+
 function describe(rows: UnitRows | undefined): string {
   return rows ? `${rows.ids.length} rows, sum ${rows.costSum.toFixed(4)}` : 'nothing';
 }
 
 /** Which case of (a): rows lost from a compacted month, a day removed, or other rows. */
-function divergenceTag(seen: UnitView, expected: UnitRows | undefined, truth: UnitRows): string {
+function divergenceTag(
+  seen: UnitView,
+  expected: UnitRows | undefined,
+  truth: UnitRows,
+  removal: boolean,
+): string {
+  if (removal && seen.ids.length < truth.ids.length) return 'lost-rows:proven-removal';
   const fewer =
     seen.ids.length < Math.min(expected?.ids.length ?? 0, truth.ids.length) ||
     (seen.ids.length === 0 && truth.ids.length > 0);
   if (fewer && seen.from === 'compacted') return 'lost-rows:compacted';
-  if (fewer && seen.ids.length === 0) return 'lost-rows:daily-removed';
   if (fewer) return 'lost-rows:daily';
   return `other-rows:${seen.from}`;
 }

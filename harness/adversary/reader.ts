@@ -32,6 +32,17 @@ export function sameRows(a: UnitRows, b: UnitRows): boolean {
   return Math.abs(a.costSum - b.costSum) <= 1e-6 * Math.max(1, Math.abs(a.costSum));
 }
 
+/**
+ * The same figures (count and cost sum): a re-sync that gives a day new ids and nothing else is no
+ * change the exporter must follow (docs/guarantees.md, "Restatements only on change").
+ */
+export function sameFigures(a: UnitRows, b: UnitRows): boolean {
+  return (
+    a.ids.length === b.ids.length &&
+    Math.abs(a.costSum - b.costSum) <= 1e-6 * Math.max(1, Math.abs(a.costSum))
+  );
+}
+
 /** Reads the destination once per check: parsed objects are cached by key for that check. */
 export class ArchiveReader {
   private readonly cache = new Map<string, Row[] | undefined>();

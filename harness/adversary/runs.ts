@@ -104,15 +104,18 @@ export async function faceRun(world: World, opts: FaceRunOptions): Promise<RunOu
       {
         log,
         runId: undefined,
-        concurrency: 2,
+        // One unit at a time when the run is to stop after N: the N-th unit is where it stops.
+        concurrency: opts.abortAfterUnits === undefined && opts.startAtMost === undefined ? 2 : 1,
         // The face passes the rest of its env to runCostExport, which takes the clock.
         ...clock,
         signal: stop.signal,
-        onProgress: (p) => {
-          if (opts.abortAfterUnits !== undefined && p.unitsDone >= opts.abortAfterUnits)
+        // SIGINT as the (N+1)-th unit is about to start; the deadline: no unit starts after N.
+        shouldStartUnit: () => {
+          const n = started++;
+          if (opts.abortAfterUnits !== undefined && n >= opts.abortAfterUnits)
             stop.abort(new Error('interrupted by SIGINT'));
+          return opts.startAtMost === undefined || n < opts.startAtMost;
         },
-        shouldStartUnit: () => opts.startAtMost === undefined || started++ < opts.startAtMost,
         say: (line) => lines.push(line),
         session,
         sink: openSink(world.out),
