@@ -17,6 +17,8 @@ interface UnitState {
   expected?: UnitRows;
   /** A damage left the reader seeing this; cleared once the unit is as Cloudforet has it. */
   broken?: UnitRows;
+  /** Where a reader read the unit at the last check. */
+  from?: UnitView['from'];
   /** A successful sync changed the unit's rows since the archive last held Cloudforet's. */
   restated?: boolean;
 }
@@ -106,6 +108,7 @@ export class Adversary {
       for (const day of this.world.days) {
         const s = this.state(ds, day);
         const seen = await reader.view(ds, day);
+        s.from = seen.from;
         const truth = this.truthOf(ds, day);
         const fine =
           (s.expected && sameRows(seen, s.expected)) ||
@@ -125,6 +128,8 @@ export class Adversary {
       for (const day of this.world.days) {
         const s = this.state(ds, day);
         const seen = await reader.view(ds, day);
+        const readFrom = s.from;
+        s.from = seen.from;
         const truth = this.truthOf(ds, day);
         this.stats.checks++;
         this.stats.rowsCompared += seen.ids.length;
@@ -138,7 +143,12 @@ export class Adversary {
         if (!stale && !(s.broken && sameRows(seen, s.broken))) {
           throw new InvariantViolation(
             'reader-diverged',
-            divergenceTag(seen, s.expected, truth.synced, await removalRecorded(this.world.out, ds, day)),
+            divergenceTag(
+              seen,
+              { ...s, from: readFrom },
+              truth.synced,
+              await removalRecorded(this.world.out, ds, day),
+            ),
             `${label}: ${ds} ${day} (${seen.from}) reads ${describe(seen)}; archived ${describe(s.expected)}; ` +
               `Cloudforet ${describe(truth.synced)}; exit ${outcome.code}`,
           );
@@ -182,7 +192,7 @@ function describe(rows: UnitRows | undefined): string {
 /** Which case of (a): rows lost from a compacted month, a day removed, or other rows. */
 function divergenceTag(
   seen: UnitView,
-  expected: UnitRows | undefined,
+  { expected, from }: UnitState,
   truth: UnitRows,
   removal: boolean,
 ): string {
@@ -191,6 +201,8 @@ function divergenceTag(
     seen.ids.length < Math.min(expected?.ids.length ?? 0, truth.ids.length) ||
     (seen.ids.length === 0 && truth.ids.length > 0);
   if (fewer && seen.from === 'compacted') return 'lost-rows:compacted';
+  // The run moved compaction_state below the unit's month: the view reads its daily object now.
+  if (fewer && from === 'compacted') return 'lost-rows:uncompacted';
   if (fewer) return 'lost-rows:daily';
   return `other-rows:${seen.from}`;
 }
