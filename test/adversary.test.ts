@@ -4,7 +4,8 @@
 // sync), a hostile gateway for the next run and damage to stored bytes, and checks the archive's
 // invariants after every step (harness/adversary/invariants.ts, model.ts). A failure is shrunk to
 // a minimal command list and printed with its seed and path; replay it with
-//   npm run soak -- --adversary --seed <seed> --path <path> --max-commands <as printed>.
+//   npm run soak -- --adversary --seed <seed> --max-commands <n> --path <path> --replay-path <p>
+// as printed (the same UTC day: the world's days follow the clock).
 //
 // Tunable: ADVERSARY_SEEDS (comma-separated), ADVERSARY_RUNS (sequences per seed),
 // ADVERSARY_MAX_COMMANDS, ADVERSARY_STRICT=1 (known-open findings fail too).
@@ -13,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CliCosts, Damage, FaceCosts, Fault, Sync } from '../harness/adversary/commands.ts';
 import { InvariantViolation } from '../harness/adversary/invariants.ts';
 import { newStats } from '../harness/adversary/model.ts';
-import { adversaryProperty, dropTemplate, runSequence } from '../harness/adversary/sequence.ts';
+import { adversaryProperty, dropTemplate, replayPathOf, runSequence } from '../harness/adversary/sequence.ts';
 import { worldCalendar } from '../harness/adversary/world.ts';
 
 /**
@@ -113,7 +114,8 @@ describe('the adversary on fixed seeds', () => {
       judge(
         result.errorInstance,
         `seed ${seed}`,
-        `${fc.defaultReportMessage(result)}\nreplay: npm run soak -- --adversary --seed ${seed} --path ${result.counterexamplePath} --max-commands ${MAX_COMMANDS}`,
+        `${fc.defaultReportMessage(result)}\nreplay (the same UTC day): npm run soak -- --adversary --seed ${seed} --max-commands ${MAX_COMMANDS} --path ${result.counterexamplePath}` +
+          ` --replay-path ${replayPathOf(result.counterexample?.[0]) ?? '(none)'}`,
       );
       expect(result.failed).toBe(true);
     },

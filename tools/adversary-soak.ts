@@ -4,7 +4,7 @@
 // kind, the faults injected, the kills, the invariant checks passed and the rows compared.
 import fc from 'fast-check';
 import { newStats } from '../harness/adversary/model.ts';
-import { adversaryProperty, dropTemplate } from '../harness/adversary/sequence.ts';
+import { adversaryProperty, dropTemplate, replayPathOf } from '../harness/adversary/sequence.ts';
 import { InvariantViolation } from '../harness/adversary/invariants.ts';
 
 export interface AdversarySoakOptions {
@@ -13,6 +13,8 @@ export interface AdversarySoakOptions {
   readonly seed?: number;
   /** With seed: replay the shrunk counterexample fast-check printed (its `path`). */
   readonly path?: string;
+  /** With path: the counterexample's replayPath (printed in its commands). */
+  readonly replayPath?: string;
 }
 
 export async function adversarySoak(opts: AdversarySoakOptions): Promise<number> {
@@ -25,6 +27,7 @@ export async function adversarySoak(opts: AdversarySoakOptions): Promise<number>
     maxCommands: opts.maxCommands,
     workspaces: Number(process.env.ADVERSARY_WORKSPACES ?? 16),
     rowsPerDay: Number(process.env.ADVERSARY_ROWS_PER_DAY ?? 60),
+    ...(opts.replayPath && { replayPath: opts.replayPath }),
   });
   try {
     do {
@@ -46,8 +49,10 @@ export async function adversarySoak(opts: AdversarySoakOptions): Promise<number>
         console.log(`adversary: seed ${seed}: FOUND ${name} (${took} s)`);
         console.log(`  ${String((error as Error)?.message ?? error)}`);
         console.log(fc.defaultReportMessage(result));
+        const replayPath = replayPathOf(result.counterexample?.[0]);
         console.log(
-          `  replay: npm run soak -- --adversary --seed ${seed} --path ${result.counterexamplePath}`,
+          `  replay: npm run soak -- --adversary --seed ${seed} --max-commands ${opts.maxCommands} --path ${result.counterexamplePath}` +
+            (replayPath ? ` --replay-path ${replayPath}` : ''),
         );
       }
     } while (opts.seed === undefined && Date.now() < until);

@@ -30,6 +30,7 @@ const { values } = parseArgs({
     minutes: { type: 'string' },
     'max-commands': { type: 'string' },
     path: { type: 'string' },
+    'replay-path': { type: 'string' },
   },
 });
 if (values.adversary) {
@@ -41,6 +42,7 @@ if (values.adversary) {
       maxCommands: Number(values['max-commands'] ?? 10),
       ...(values.seed !== undefined && { seed: Number(values.seed) }),
       ...(values.path !== undefined && { path: values.path }),
+      ...(values['replay-path'] !== undefined && { replayPath: values['replay-path'] }),
     }),
   );
 }

@@ -79,10 +79,21 @@ async function healthyEnd(a: Adversary): Promise<void> {
 
 export interface PropertyOptions extends WorldOptions {
   readonly maxCommands: number;
+  /** fast-check's replayPath of a printed counterexample (with its seed and path). */
+  readonly replayPath?: string;
+}
+
+/** The replayPath fast-check prints in a counterexample's commands, if any. */
+export function replayPathOf(counterexample: unknown): string | undefined {
+  return /replayPath="([^"]+)"/.exec(String(counterexample))?.[1];
 }
 
 export function adversaryProperty(stats: Stats, opts: PropertyOptions) {
-  return fc.asyncProperty(fc.commands(commandArbitraries(), { maxCommands: opts.maxCommands }), (cmds) =>
-    runSequence(cmds, stats, opts),
+  return fc.asyncProperty(
+    fc.commands(commandArbitraries(), {
+      maxCommands: opts.maxCommands,
+      ...(opts.replayPath && { replayPath: opts.replayPath }),
+    }),
+    (cmds) => runSequence(cmds, stats, opts),
   );
 }
