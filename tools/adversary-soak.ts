@@ -27,6 +27,8 @@ export async function adversarySoak(opts: AdversarySoakOptions): Promise<number>
     maxCommands: opts.maxCommands,
     workspaces: Number(process.env.ADVERSARY_WORKSPACES ?? 16),
     rowsPerDay: Number(process.env.ADVERSARY_ROWS_PER_DAY ?? 60),
+    // ADVERSARY_S3=1: the destination on s3rver, the cost function's handler among the commands.
+    ...(process.env.ADVERSARY_S3 === '1' && { s3: {} }),
     ...(opts.replayPath && { replayPath: opts.replayPath }),
   });
   try {

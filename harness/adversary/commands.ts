@@ -8,6 +8,7 @@ import type { GatewayFaultKind } from './gateway.ts';
 import type { Adversary, RunPromise } from './model.ts';
 import { cli, faceRun, type RunOutcome } from './runs.ts';
 import { runScheduled } from './scheduled.ts';
+import { invokeCostExport } from './lambda.ts';
 import { worldCalendar } from './world.ts';
 
 /** What fast-check's model holds: nothing the real side does not check itself. */
@@ -88,6 +89,23 @@ export class FaceCosts extends RunCommand {
           ? ` deadline after ${this.stop.startAtMost} units`
           : '';
     return `cost-export ${JSON.stringify(this.event)}${stop}`;
+  }
+}
+
+/** The cost function's handler itself (S3 worlds only). */
+export class LambdaCosts extends RunCommand {
+  readonly kind: string;
+  readonly promise: RunPromise;
+  constructor(readonly event: { from?: string; to?: string }) {
+    super();
+    this.kind = event.from === undefined ? 'lambda cost-export {}' : 'lambda cost-export range';
+    this.promise = { followsJobs: event.from === undefined, verifies: false };
+  }
+  go(a: Adversary) {
+    return invokeCostExport(a.world, this.event);
+  }
+  toString() {
+    return `lambda cost-export ${JSON.stringify(this.event)}`;
   }
 }
 
@@ -207,8 +225,10 @@ export class Damage extends Base {
   async run(_m: Model, a: Adversary) {
     a.count('commands', 'damage');
     const id = a.world.dataSources[this.dsIndex % a.world.dataSources.length]!;
+    await a.world.s3?.mirror(a.world.out);
     const key = await applyDamage(a.world.out, { target: this.target, op: this.op, ds: id, day: this.day });
     if (key) a.count('damages', `${this.op} ${this.target}`);
+    if (key) await a.world.s3?.push(a.world.out, key);
     await a.afterDamage();
   }
   toString() {
@@ -238,9 +258,13 @@ const change = fc.oneof(
 const MONTHS = worldCalendar().months;
 
 /** The command arbitraries, runs first (what matters most), weighted by repetition. */
-export function commandArbitraries(): Array<fc.Arbitrary<Cmd>> {
+export function commandArbitraries(opts: { s3?: boolean } = {}): Array<fc.Arbitrary<Cmd>> {
   const defaultRun = fc.constant(new CliCosts('default'));
+  const lambda = opts.s3
+    ? [fc.constant(new LambdaCosts({})), range.map(([from, to]) => new LambdaCosts({ from, to }))]
+    : [];
   return [
+    ...lambda,
     defaultRun,
     defaultRun,
     fc.constant(new CliCosts('verify')),

@@ -103,6 +103,7 @@ export class Adversary {
 
   /** After a damage: units a reader now sees otherwise are broken (no run is blamed for them). */
   async afterDamage(): Promise<void> {
+    await this.world.s3?.mirror(this.world.out);
     const reader = new ArchiveReader(this.world.out);
     for (const ds of this.world.dataSources)
       for (const day of this.world.days) {
@@ -122,6 +123,7 @@ export class Adversary {
   /** After a run: (a) for every unit, (b) for those the run answers for, (d) for the destination. */
   async afterRun(label: string, outcome: RunOutcome, promise: RunPromise): Promise<void> {
     if (outcome.code !== 0) this.stats.runsFailedLoudly++;
+    await this.world.s3?.mirror(this.world.out);
     const reader = new ArchiveReader(this.world.out);
     const yesterday = utcDay(new Date(Date.now() - 86_400_000));
     for (const ds of this.world.dataSources)

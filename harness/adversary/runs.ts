@@ -66,7 +66,7 @@ export async function cli(world: World, args: readonly string[]): Promise<RunOut
     '--secret-file',
     world.secretFile,
     '--out',
-    world.out,
+    world.destination,
     '--json',
   ];
   const code = await main(argv, { LOG_LEVEL: 'warn' }, io);
@@ -118,7 +118,7 @@ export async function faceRun(world: World, opts: FaceRunOptions): Promise<RunOu
         },
         say: (line) => lines.push(line),
         session,
-        sink: openSink(world.out),
+        sink: openSink(world.destination),
       },
       request,
     );

@@ -41,7 +41,7 @@ export async function runScheduled(world: World, event: Record<string, unknown>)
       secrets: fileSecretSource(world.secretFile),
       log,
     });
-    const sink = openSink(world.out);
+    const sink = openSink(world.destination);
     const request = parseCostEvent(event, now, { maxDays: 400, windowMonths: CLI_SETTINGS.windowMonths });
     const runId = randomUUID();
     let plan: BackfillPlan = await planBackfill(

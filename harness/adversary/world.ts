@@ -9,6 +9,7 @@ import { lastDayOf, monthBefore } from '../../functions/lib/storage/compaction-s
 import { type Simulator, startSimulator } from '../simulator/index.ts';
 import { appFolder } from '../tokens.ts';
 import { type Gateway, startGateway } from './gateway.ts';
+import { type S3Destination, startS3Destination } from './s3-world.ts';
 
 export interface WorldOptions {
   /** The simulator's seed: the domain's rows. */
@@ -17,13 +18,18 @@ export interface WorldOptions {
   /** Enough workspaces (accounts) that a month of cost/analyze needs a second page. */
   readonly workspaces?: number;
   readonly rowsPerDay?: number;
+  /** The destination on S3 (s3rver), starting from this s3rver data directory when given. */
+  readonly s3?: { readonly template?: string };
 }
 
 export interface World {
   readonly sim: Simulator;
   readonly gateway: Gateway;
-  /** The destination directory. */
+  /** The destination directory, or (S3) the mirror of the bucket the checks read. */
   readonly out: string;
+  /** What runs write to: `out`, or s3://bucket/prefix. */
+  readonly destination: string;
+  readonly s3?: S3Destination;
   readonly secretFile: string;
   /** The client secret: it may appear in no output and no stored byte. */
   readonly token: string;
@@ -71,10 +77,13 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
   const token = sim.issueToken();
   const { dir, secretFile } = await appFolder('adversary', token);
   const out = await mkdtemp(join(tmpdir(), 'adversary-out-'));
+  const s3 = opts.s3 ? await startS3Destination(gateway.url, token, opts.s3.template) : undefined;
   return {
     sim,
     gateway,
     out,
+    destination: s3?.destination ?? out,
+    ...(s3 && { s3 }),
     secretFile,
     token,
     dataSources: sim.dataSourceIds(),
@@ -83,6 +92,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     now: realNow,
     texts: [],
     close: async () => {
+      await s3?.close();
       await gateway.close();
       await sim.close();
       await rm(out, { recursive: true, force: true });
