@@ -8,7 +8,8 @@
 // as printed (the same UTC day: the world's days follow the clock).
 //
 // Tunable: ADVERSARY_SEEDS (comma-separated), ADVERSARY_RUNS (sequences per seed),
-// ADVERSARY_MAX_COMMANDS, ADVERSARY_STRICT=1 (known-open findings fail too).
+// ADVERSARY_MAX_COMMANDS, ADVERSARY_S3_SEEDS (on S3, the cost function's handler among the commands;
+// empty: none), ADVERSARY_STRICT=1 (known-open findings fail too).
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CliCosts, Damage, FaceCosts, Fault, Sync } from '../harness/adversary/commands.ts';
@@ -37,7 +38,7 @@ const SEEDS = (process.env.ADVERSARY_SEEDS ?? '1,2,3,4,5,6').split(',').map(Numb
 const RUNS = Number(process.env.ADVERSARY_RUNS ?? 2);
 const MAX_COMMANDS = Number(process.env.ADVERSARY_MAX_COMMANDS ?? 10);
 /** Seeds on an S3 destination (s3rver), where the cost function's handler runs beside the CLI: slower. */
-const S3_SEEDS = (process.env.ADVERSARY_S3_SEEDS ?? '1').split(',').filter(Boolean).map(Number);
+const S3_SEEDS = (process.env.ADVERSARY_S3_SEEDS ?? '2').split(',').filter(Boolean).map(Number);
 const WORLD = { workspaces: 16, rowsPerDay: 60 };
 
 const stats = newStats();
