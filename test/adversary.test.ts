@@ -30,6 +30,8 @@ const KNOWN_OPEN: Record<string, string> = {
     'issue 45 bug 2: a run stopped after its first unit writes job marks for data sources it never reached; a re-sync of old days is never followed (exit 0)',
   'reader-diverged[lost-rows:uncompacted]':
     'new (found by the adversary, seed 811235117 of the soak): a daily object of a compacted month deleted; a run that cannot prove the month lowers compaction_state, so the view reads the month from its days and loses that day, while the run exits 0 (outside the window, nothing repairs it)',
+  'healthy-not-clean[compaction-stuck]':
+    'new (found by the adversary, soak seed 1981264318: [damage replace compaction-state, cost-export {} abort after 1 units]): a compaction_state file whose bytes were replaced is never rewritten; every later run, --verify too, fails compaction with code UNEXPECTED (loud, but not repaired)',
   'reader-diverged[lost-rows:proven-removal]':
     'issue 45 bug 3: {} on cost/analyze page 2 with {} from cost/list: the gate removes days Cloudforet still has',
 };
@@ -82,6 +84,10 @@ describe("the adversary replays issue 45's findings", () => {
     'new: a daily object of a compacted month deleted, then a run at its deadline after one unit': [
       new Damage('daily-object', 'delete', 0, days[0]!),
       new FaceCosts({}, { startAtMost: 1 }),
+    ],
+    'new: the compaction state replaced, then a run stopped after one unit': [
+      new Damage('compaction-state', 'replace', 0, days[0]!),
+      new FaceCosts({}, { abortAfterUnits: 1 }),
     ],
     'bug 3: {} from cost/list and from page 2 of cost/analyze, then costs': [
       new Fault('list', 1, 'empty', undefined),

@@ -69,17 +69,18 @@ async function healthyEnd(a: Adversary): Promise<void> {
   await a.afterRun('healthy end: cli costs --verify', repair, { followsJobs: true, verifies: true });
   const again = await cli(a.world, ['costs', '--verify']);
   await a.afterRun('healthy end: cli costs --verify (again)', again, { followsJobs: true, verifies: true });
-  if (again.code !== 0)
+  if (again.code !== 0) {
+    const said = a.world.texts.at(-1) ?? '';
     throw new InvariantViolation(
       'healthy-not-clean',
-      'verify-twice',
-      `a second healthy --verify exited ${again.code}: ${a.world.texts
-        .at(-1)
-        ?.split('\n')
+      /compaction failed/.test(said) ? 'compaction-stuck' : 'verify-twice',
+      `a second healthy --verify exited ${again.code}: ${said
+        .split('\n')
         .filter((l) => /DAMAGED|FAILED|failed/.test(l))
         .slice(0, 5)
         .join(' | ')}`,
     );
+  }
 }
 
 export interface PropertyOptions extends WorldOptions {
