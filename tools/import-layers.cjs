@@ -193,7 +193,7 @@ const LEVELS = [
   [
     {
       name: 'harness',
-      path: '^harness/',
+      path: '^harness/(?!adversary/)',
       uses: [
         'runtime',
         'cloudforet',
@@ -218,6 +218,16 @@ const LEVELS = [
         'lambda',
       ],
       why: 'the stand-ins for the outside world, for tests, the bench and the demo',
+    },
+  ],
+  // The adversary drives the exporter as people and the schedule do (the CLI, the faces) against
+  // the stand-ins: above both, beside nothing; the test and the soak import it.
+  [
+    {
+      name: 'adversary',
+      path: '^harness/adversary/',
+      uses: 'below',
+      why: 'the model-based adversary: the CLI and the faces against the stand-ins, for the test and the soak',
     },
   ],
   [{ name: 'tools', path: '^tools/', uses: 'below', why: 'the demo, the bench, the soak, local invoke' }],

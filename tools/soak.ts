@@ -1,4 +1,4 @@
-// npm run soak [-- --runs N --seed S --fault-rate R]: many seeded cost runs against the simulator
+// npm run soak [-- --runs N --seed S --fault-rate R] (or -- --adversary --minutes N, tools/adversary-soak.ts): many seeded cost runs against the simulator
 // with a fault on ~R of all requests, re-syncs between and during runs, and runs killed halfway
 // (aborted at a random request, as SIGTERM does). Every unit a run exported must hold exactly one
 // version of its day that existed during the run (no lost, duplicated or foreign rows); a unit
@@ -22,8 +22,30 @@ import { readWithArrow } from '../harness/parquet-readers.ts';
 import { type FaultKind, startSimulator } from '../harness/simulator/index.ts';
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string' }, seed: { type: 'string' }, 'fault-rate': { type: 'string' } },
+  options: {
+    runs: { type: 'string' },
+    seed: { type: 'string' },
+    'fault-rate': { type: 'string' },
+    adversary: { type: 'boolean' },
+    minutes: { type: 'string' },
+    'max-commands': { type: 'string' },
+    path: { type: 'string' },
+    'replay-path': { type: 'string' },
+  },
 });
+if (values.adversary) {
+  // The model-based adversary (harness/adversary/) instead of the fault-rate soak below.
+  const { adversarySoak } = await import('./adversary-soak.ts');
+  process.exit(
+    await adversarySoak({
+      minutes: Number(values.minutes ?? 10),
+      maxCommands: Number(values['max-commands'] ?? 10),
+      ...(values.seed !== undefined && { seed: Number(values.seed) }),
+      ...(values.path !== undefined && { path: values.path }),
+      ...(values['replay-path'] !== undefined && { replayPath: values['replay-path'] }),
+    }),
+  );
+}
 const RUNS = Number(values.runs ?? 120);
 const SEED = Number(values.seed ?? 7);
 const FAULT_RATE = Number(values['fault-rate'] ?? 0.05);

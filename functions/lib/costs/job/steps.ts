@@ -100,7 +100,11 @@ export const COST_JOB: readonly CostJobStep[] = [
       };
       // Before any unit: views read the months the plan changes from their days until the
       // compaction step compacts them again (one writer; units only mark, storage/compaction-state.ts).
-      job.compactionStateAtStart = Object.fromEntries(await leaveCompaction(env, plan.units));
+      // Not for a repair: its daily object is missing or damaged while the monthly object still
+      // holds its rows, so the views keep reading the month compacted (the unit marks it, and the
+      // compaction step rebuilds it) rather than lose the day until the repair is done.
+      const changing = plan.units.filter((u) => u.reason !== 'repair');
+      job.compactionStateAtStart = Object.fromEntries(await leaveCompaction(env, changing));
     },
   },
   {
@@ -200,12 +204,15 @@ export const COST_JOB: readonly CostJobStep[] = [
       const window = job.window ?? job.request;
       job.focus = await focusOrFailure(env, job, window);
       const retained = retentionStart(env.now?.() ?? new Date());
+      // A unit that already failed in this run (its object written, its manifest not) is its
+      // failure already: exporting it again here would only fail it twice.
+      const failed = new Set(job.failures.map((f) => `${f.dataSourceId}|${f.date}`));
       const repairs: PlannedUnit[] = job.focus.failures
         .filter((f) => f.code === 'FOCUS_SOURCE_DAMAGED' && f.date >= retained)
+        .filter((f) => !failed.has(`${f.dataSourceId}|${f.date}`))
         .map((f) => ({ dataSourceId: f.dataSourceId, date: f.date, reason: 'repair' }));
       if (repairs.length === 0 || stopped(env)) return;
       env.log.warn('costs objects unlike their manifests; re-exporting them', { units: repairs.length });
-      await leaveCompaction(env, repairs);
       const exec = await unitExecutor(env, job.dataSources);
       for (const unit of repairs) {
         const outcome = await exec.run(unit, () => undefined);

@@ -1,0 +1,204 @@
+// The adversary's commands, each small: runs (the CLI, the costs face stopped or on another clock,
+// the cost function's handler on S3, the scheduled backfill, inventory), and (event-commands.ts)
+// Cloudforet's events, the clock, a hostile gateway for the next run, and damage to stored bytes.
+import fc from 'fast-check';
+import type { DamageOp, DamageTarget } from './damage.ts';
+import type { GatewayFaultKind } from './gateway.ts';
+import type { Adversary, RunPromise } from './model.ts';
+import { cli, faceRun, type RunOutcome } from './runs.ts';
+import { runScheduled } from './scheduled.ts';
+import { invokeCostExport } from './lambda.ts';
+import { worldCalendar } from './world.ts';
+import { Base, type Cmd, type Model } from './command-base.ts';
+import { type Change, Clock, Damage, Fault, Sync, type VERBS } from './event-commands.ts';
+
+export type { Model };
+export { Clock, Damage, Fault, Sync };
+
+const { days: DAYS } = worldCalendar();
+
+abstract class RunCommand extends Base {
+  abstract readonly kind: string;
+  abstract readonly promise: RunPromise;
+  abstract go(a: Adversary): Promise<RunOutcome>;
+  async run(_m: Model, a: Adversary): Promise<void> {
+    a.count('commands', this.kind);
+    const outcome = await this.go(a).finally(() => a.world.gateway.clear());
+    await a.afterRun(this.toString(), outcome, this.promise);
+  }
+}
+
+export class CliCosts extends RunCommand {
+  readonly kind: string;
+  readonly promise: RunPromise;
+  constructor(
+    readonly mode: 'default' | 'verify' | 'range',
+    readonly from?: string,
+    readonly to?: string,
+  ) {
+    super();
+    this.kind = `costs ${mode}`;
+    this.promise = { followsJobs: mode !== 'range', verifies: mode === 'verify' };
+  }
+  args(): string[] {
+    if (this.mode === 'range') return ['costs', '--from', this.from!, '--to', this.to!];
+    return this.mode === 'verify' ? ['costs', '--verify'] : ['costs'];
+  }
+  go(a: Adversary) {
+    return cli(a.world, this.args());
+  }
+  toString() {
+    return `cli ${this.args().join(' ')}`;
+  }
+}
+
+export class FaceCosts extends RunCommand {
+  readonly kind: string;
+  readonly promise: RunPromise;
+  constructor(
+    readonly event: { from?: string; to?: string },
+    readonly stop?: { abortAfterUnits?: number; startAtMost?: number },
+  ) {
+    super();
+    this.kind =
+      stop?.abortAfterUnits !== undefined
+        ? 'stopped (SIGINT)'
+        : stop?.startAtMost !== undefined
+          ? 'deadline'
+          : 'cost-export face';
+    this.promise = { followsJobs: event.from === undefined && stop === undefined, verifies: false };
+  }
+  async go(a: Adversary) {
+    if (this.stop) a.stats.kills++;
+    return faceRun(a.world, { event: this.event, ...this.stop });
+  }
+  toString() {
+    const stop =
+      this.stop?.abortAfterUnits !== undefined
+        ? ` abort after ${this.stop.abortAfterUnits} units`
+        : this.stop?.startAtMost !== undefined
+          ? ` deadline after ${this.stop.startAtMost} units`
+          : '';
+    return `cost-export ${JSON.stringify(this.event)}${stop}`;
+  }
+}
+
+/** The cost function's handler itself (S3 worlds only). */
+export class LambdaCosts extends RunCommand {
+  readonly kind: string;
+  readonly promise: RunPromise;
+  constructor(readonly event: { from?: string; to?: string }) {
+    super();
+    this.kind = event.from === undefined ? 'lambda cost-export {}' : 'lambda cost-export range';
+    this.promise = { followsJobs: event.from === undefined, verifies: false };
+  }
+  go(a: Adversary) {
+    return invokeCostExport(a.world, this.event);
+  }
+  toString() {
+    return `lambda cost-export ${JSON.stringify(this.event)}`;
+  }
+}
+
+export class Scheduled extends RunCommand {
+  readonly kind = 'scheduled';
+  readonly promise: RunPromise = { followsJobs: true, verifies: false };
+  go(a: Adversary) {
+    return runScheduled(a.world, {});
+  }
+  toString() {
+    return 'scheduled {}';
+  }
+}
+
+export class Inventory extends RunCommand {
+  readonly kind = 'inventory';
+  readonly promise: RunPromise = { followsJobs: false, verifies: false };
+  async go(a: Adversary) {
+    const outcome = await cli(a.world, ['inventory']);
+    return { code: outcome.code };
+  }
+  toString() {
+    return 'cli inventory';
+  }
+}
+
+const day = fc.oneof(
+  { weight: 2, arbitrary: fc.constantFrom(...DAYS.slice(0, 3)) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(...DAYS.filter((d) => d.slice(0, 7) === worldCalendar().months[1]).slice(-5)),
+  },
+  { weight: 2, arbitrary: fc.constantFrom(...DAYS) },
+);
+const dsIndex = fc.integer({ min: 0, max: 1 });
+const range = fc
+  .tuple(fc.integer({ min: 0, max: DAYS.length - 1 }), fc.integer({ min: 0, max: 6 }))
+  .map(([i, span]) => [DAYS[i]!, DAYS[Math.min(DAYS.length - 1, i + span)]!] as const);
+const change = fc.oneof(
+  fc.constant<Change>({}),
+  fc.constantFrom<Change>({ costFactor: 1.5 }, { costFactor: 0.8 }),
+  fc.constantFrom<Change>({ rowDelta: 3 }, { rowDelta: -2 }),
+);
+const MONTHS = worldCalendar().months;
+
+/** The command arbitraries, runs first (what matters most), weighted by repetition. */
+export function commandArbitraries(opts: { s3?: boolean } = {}): Array<fc.Arbitrary<Cmd>> {
+  const defaultRun = fc.constant(new CliCosts('default'));
+  const lambda = opts.s3
+    ? [fc.constant(new LambdaCosts({})), range.map(([from, to]) => new LambdaCosts({ from, to }))]
+    : [];
+  return [
+    ...lambda,
+    defaultRun,
+    defaultRun,
+    fc.constant(new CliCosts('verify')),
+    range.map(([from, to]) => new CliCosts('range', from, to)),
+    fc.constant(new FaceCosts({})),
+    range.map(([from, to]) => new FaceCosts({ from, to })),
+    fc.integer({ min: 1, max: 3 }).map((n) => new FaceCosts({}, { abortAfterUnits: n })),
+    fc.constant(new FaceCosts({}, { abortAfterUnits: 1 })),
+    fc.integer({ min: 1, max: 3 }).map((n) => new FaceCosts({}, { startAtMost: n })),
+    fc.constant(new Scheduled()),
+    fc.constant(new Inventory()),
+    fc.constant(new Clock()),
+    fc
+      .tuple(dsIndex, fc.constantFrom(...MONTHS), day, change)
+      .map(([d, m, x, c]) => new Sync(d, m, x < m ? `${m}-01` : x, c, 'SUCCESS')),
+    fc.tuple(dsIndex, day, change).map(([d, x, c]) => new Sync(d, x.slice(0, 7), x, c, 'resync')),
+    fc.tuple(dsIndex, day, change).map(([d, x, c]) => new Sync(d, x.slice(0, 7), x, c, 'resync')),
+    fc.tuple(dsIndex, day).map(([d, x]) => new Sync(d, x.slice(0, 7), x, {}, 'FAILURE')),
+    fc
+      .tuple(
+        fc.constantFrom<keyof typeof VERBS>('list', 'analyze', 'analyze', 'data-source', 'jobs', 'unified'),
+        fc.constantFrom<1 | 2>(1, 2),
+        fc.constantFrom<GatewayFaultKind>(
+          'empty',
+          'null-results',
+          'html',
+          'detail',
+          '429',
+          '503',
+          'truncated',
+        ),
+        fc.constantFrom<number | undefined>(undefined, 1, 2),
+      )
+      .map(([v, p, k, t]) => new Fault(v, p, k, t)),
+    fc
+      .tuple(
+        fc.constantFrom<DamageTarget>(
+          'daily-object',
+          'daily-manifest',
+          'daily-manifest',
+          'monthly-object',
+          'compaction-state',
+          'job-mark',
+          'ledger-line',
+        ),
+        fc.constantFrom<DamageOp>('delete', 'truncate', 'replace'),
+        dsIndex,
+        day,
+      )
+      .map(([t, o, d, x]) => new Damage(t, o, d, x)),
+  ];
+}

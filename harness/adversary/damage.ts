@@ -1,0 +1,63 @@
+// Damage to stored bytes in the destination: delete, truncate or replace one object, manifest,
+// compaction state, job mark or ledger line.
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { costManifestKey, costObjectKey } from '../../functions/lib/costs/sources/day-keys.ts';
+import { compactionStateKey, jobMarkKey } from '../../functions/lib/storage/layout.ts';
+import { monthlyKey } from './reader.ts';
+
+export type DamageTarget =
+  | 'daily-object'
+  | 'daily-manifest'
+  | 'monthly-object'
+  | 'compaction-state'
+  | 'job-mark'
+  | 'ledger-line';
+export type DamageOp = 'delete' | 'truncate' | 'replace';
+
+export interface Damage {
+  readonly target: DamageTarget;
+  readonly op: DamageOp;
+  readonly ds: string;
+  readonly day: string;
+}
+
+async function ledgerLine(out: string, ds: string, day: string): Promise<string | undefined> {
+  const dir = join(out, 'ledger');
+  const files = (await readdir(dir, { recursive: true }).catch(() => []))
+    .map(String)
+    .filter((f) => f.endsWith('.json'));
+  return (
+    files.find((f) => f.includes(day) && f.includes(ds)) ?? files.find((f) => f.includes(day)) ?? files[0]
+  );
+}
+
+/** The key damaged, or undefined when there was nothing to damage. */
+export async function applyDamage(out: string, d: Damage): Promise<string | undefined> {
+  const key =
+    d.target === 'daily-object'
+      ? costObjectKey(d.ds, d.day)
+      : d.target === 'daily-manifest'
+        ? costManifestKey(d.ds, d.day)
+        : d.target === 'monthly-object'
+          ? monthlyKey(d.ds, d.day.slice(0, 7))
+          : d.target === 'compaction-state'
+            ? compactionStateKey('costs')
+            : d.target === 'job-mark'
+              ? jobMarkKey(d.ds)
+              : await ledgerLine(out, d.ds, d.day).then((f) => f && `ledger/${f}`);
+  if (key === undefined) return undefined;
+  const path = join(out, key);
+  const bytes = await readFile(path).catch(() => undefined);
+  if (!bytes) return undefined;
+  if (d.op === 'delete') await rm(path);
+  else if (d.op === 'truncate') await writeFile(path, bytes.subarray(0, Math.floor(bytes.length / 2)));
+  else {
+    // Replaced by other bytes of the same size: a flipped run in the middle.
+    const copy = Buffer.from(bytes);
+    const at = Math.floor(copy.length / 2);
+    for (let i = at; i < Math.min(copy.length, at + 32); i++) copy[i] = copy[i]! ^ 0x5a;
+    await writeFile(path, copy);
+  }
+  return key;
+}

@@ -1,0 +1,82 @@
+// What a reader of the archive sees of one (data source, day), by the rule of the costs_combined
+// view (infra/queries/create_costs_combined_view.sql): days up to compaction_state's through_date
+// from the month's compacted object (costs_monthly), every later day from its daily object.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { costObjectKey } from '../../functions/lib/costs/sources/day-keys.ts';
+import { compactionStateKey } from '../../functions/lib/storage/layout.ts';
+import { readWithArrow, type Row } from '../parquet-readers.ts';
+
+/** A unit's rows as compared: cost_ids sorted, and the cost sum. */
+export interface UnitRows {
+  readonly ids: readonly string[];
+  readonly costSum: number;
+}
+
+export interface UnitView extends UnitRows {
+  /** Where the reader took them from. */
+  readonly from: 'daily' | 'compacted';
+}
+
+export const monthlyKey = (ds: string, month: string) => `costs_monthly/billed_month=${month}/${ds}.parquet`;
+
+export function rowsOf(rows: readonly Row[]): UnitRows {
+  const ids = rows.map((r) => String(r.cost_id)).sort();
+  const costSum = rows.reduce((s, r) => s + Number(r.cost ?? 0), 0);
+  return { ids, costSum };
+}
+
+export function sameRows(a: UnitRows, b: UnitRows): boolean {
+  if (a.ids.length !== b.ids.length) return false;
+  for (let i = 0; i < a.ids.length; i++) if (a.ids[i] !== b.ids[i]) return false;
+  return Math.abs(a.costSum - b.costSum) <= 1e-6 * Math.max(1, Math.abs(a.costSum));
+}
+
+/**
+ * The same figures (count and cost sum): a re-sync that gives a day new ids and nothing else is no
+ * change the exporter must follow (docs/guarantees.md, "Restatements only on change").
+ */
+export function sameFigures(a: UnitRows, b: UnitRows): boolean {
+  return (
+    a.ids.length === b.ids.length &&
+    Math.abs(a.costSum - b.costSum) <= 1e-6 * Math.max(1, Math.abs(a.costSum))
+  );
+}
+
+/** Reads the destination once per check: parsed objects are cached by key for that check. */
+export class ArchiveReader {
+  private readonly cache = new Map<string, Row[] | undefined>();
+  private through: Promise<string> | undefined;
+
+  constructor(private readonly out: string) {}
+
+  /** '0000-00-00' when no month is read compacted. */
+  throughDate(): Promise<string> {
+    this.through ??= readFile(join(this.out, compactionStateKey('costs')), 'utf8')
+      .then((t) => (JSON.parse(t) as { through_date?: string | null }).through_date ?? '0000-00-00')
+      .catch(() => '0000-00-00');
+    return this.through;
+  }
+
+  private async rows(key: string): Promise<Row[] | undefined> {
+    if (!this.cache.has(key)) {
+      const bytes = await readFile(join(this.out, key)).catch(() => undefined);
+      let rows: Row[] | undefined;
+      try {
+        rows = bytes ? readWithArrow(new Uint8Array(bytes)).rows : undefined;
+      } catch {
+        rows = [{ cost_id: `UNREADABLE ${key}`, cost: Number.NaN }];
+      }
+      this.cache.set(key, rows);
+    }
+    return this.cache.get(key);
+  }
+
+  async view(ds: string, day: string): Promise<UnitView> {
+    if (day <= (await this.throughDate())) {
+      const rows = (await this.rows(monthlyKey(ds, day.slice(0, 7)))) ?? [];
+      return { ...rowsOf(rows.filter((r) => String(r.billed_date).slice(0, 10) === day)), from: 'compacted' };
+    }
+    return { ...rowsOf((await this.rows(costObjectKey(ds, day))) ?? []), from: 'daily' };
+  }
+}

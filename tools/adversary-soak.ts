@@ -1,0 +1,78 @@
+// npm run soak -- --adversary [--minutes N] [--max-commands K] [--seed S]: the adversary
+// (harness/adversary/) on random seeds until N minutes pass. Per sequence it prints the seed and
+// the outcome (a failure shrunk, with its replayable command list); at the end the commands run by
+// kind, the faults injected, the kills, the invariant checks passed and the rows compared.
+import fc from 'fast-check';
+import { newStats } from '../harness/adversary/model.ts';
+import { adversaryProperty, dropTemplate, replayPathOf } from '../harness/adversary/sequence.ts';
+import { InvariantViolation } from '../harness/adversary/invariants.ts';
+
+export interface AdversarySoakOptions {
+  readonly minutes: number;
+  readonly maxCommands: number;
+  readonly seed?: number;
+  /** With seed: replay the shrunk counterexample fast-check printed (its `path`). */
+  readonly path?: string;
+  /** With path: the counterexample's replayPath (printed in its commands). */
+  readonly replayPath?: string;
+}
+
+export async function adversarySoak(opts: AdversarySoakOptions): Promise<number> {
+  const stats = newStats();
+  const started = Date.now();
+  const until = started + opts.minutes * 60_000;
+  const findings: string[] = [];
+  let sequences = 0;
+  const property = adversaryProperty(stats, {
+    maxCommands: opts.maxCommands,
+    workspaces: Number(process.env.ADVERSARY_WORKSPACES ?? 16),
+    rowsPerDay: Number(process.env.ADVERSARY_ROWS_PER_DAY ?? 60),
+    // ADVERSARY_S3=1: the destination on s3rver, the cost function's handler among the commands.
+    ...(process.env.ADVERSARY_S3 === '1' && { s3: {} }),
+    ...(opts.replayPath && { replayPath: opts.replayPath }),
+  });
+  try {
+    do {
+      const seed = opts.seed ?? (Math.random() * 2 ** 31) | 0;
+      const t = Date.now();
+      const result = await fc.check(property, {
+        seed,
+        numRuns: 1,
+        ...(opts.path && { path: opts.path, endOnFailure: true }),
+      });
+      sequences++;
+      const took = ((Date.now() - t) / 1000).toFixed(1);
+      if (!result.failed) {
+        console.log(`adversary: seed ${seed}: ok (${took} s)`);
+      } else {
+        const error = result.errorInstance;
+        const name = error instanceof InvariantViolation ? error.signature : String(error).slice(0, 200);
+        findings.push(`seed ${seed}: ${name}`);
+        console.log(`adversary: seed ${seed}: FOUND ${name} (${took} s)`);
+        console.log(`  ${String((error as Error)?.message ?? error)}`);
+        console.log(fc.defaultReportMessage(result));
+        const replayPath = replayPathOf(result.counterexample?.[0]);
+        console.log(
+          `  replay: npm run soak -- --adversary --seed ${seed} --max-commands ${opts.maxCommands} --path ${result.counterexamplePath}` +
+            (replayPath ? ` --replay-path ${replayPath}` : ''),
+        );
+      }
+    } while (opts.seed === undefined && Date.now() < until);
+  } finally {
+    await dropTemplate();
+  }
+  const report = {
+    sequences,
+    seconds: Math.round((Date.now() - started) / 1000),
+    commandsByKind: stats.commands,
+    faultsArmed: stats.faults,
+    damages: stats.damages,
+    kills: stats.kills,
+    invariantChecksPassed: stats.checks,
+    rowsCompared: stats.rowsCompared,
+    runsFailedLoudly: stats.runsFailedLoudly,
+    findings,
+  };
+  console.log(JSON.stringify(report, null, 2));
+  return findings.length === 0 ? 0 : 1;
+}
