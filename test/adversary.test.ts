@@ -24,16 +24,7 @@ import { worldCalendar } from '../harness/adversary/world.ts';
  * prints when a listed finding no longer reproduces).
  */
 const KNOWN_OPEN: Record<string, string> = {
-  'reader-diverged[lost-rows:compacted]':
-    'issue 45 bug 1: a daily manifest of a compacted month deleted, `costs` rewrites the monthly object without that day (exit 0)',
-  'success-but-stale[followed-job]':
-    'issue 45 bug 2: a run stopped after its first unit writes job marks for data sources it never reached; a re-sync of old days is never followed (exit 0)',
-  'reader-diverged[lost-rows:uncompacted]':
-    'new (found by the adversary, seed 811235117 of the soak): a daily object of a compacted month deleted; a run that cannot prove the month lowers compaction_state, so the view reads the month from its days and loses that day, while the run exits 0 (outside the window, nothing repairs it)',
-  'healthy-not-clean[compaction-stuck]':
-    'new (found by the adversary, soak seed 1981264318: [damage replace compaction-state, cost-export {} abort after 1 units]): a compaction_state file whose bytes were replaced is never rewritten; every later run, --verify too, fails compaction with code UNEXPECTED (loud, but not repaired)',
-  'reader-diverged[lost-rows:proven-removal]':
-    'issue 45 bug 3: {} on cost/analyze page 2 with {} from cost/list: the gate removes days Cloudforet still has',
+  // Empty: every loss found so far is fixed on main, and replayed below.
 };
 const STRICT = process.env.ADVERSARY_STRICT === '1';
 const SEEDS = (process.env.ADVERSARY_SEEDS ?? '1,2,3,4,5,6').split(',').map(Number);

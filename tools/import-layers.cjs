@@ -136,6 +136,7 @@ const LEVELS = [
         'cloudforet',
         'export',
         'storage',
+        'tables',
       ],
       why: 'the cost job declared once: its steps, its state, its slices for the state machine',
     },

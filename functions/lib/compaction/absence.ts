@@ -57,6 +57,8 @@ export function unprovenDrops(
  * built from days that changed since).
  */
 export class DayMissingError extends ExportError {
+  /** The days missing (YYYY-MM-DD): a cost run re-exports those Cloudforet still holds. */
+  readonly days: readonly string[];
   constructor(
     what: string,
     drops: readonly UnprovenDrop[],
@@ -70,6 +72,7 @@ export class DayMissingError extends ExportError {
         'object (bucket versions: docs/operations.md), or re-export the day (costs --from DAY --to DAY) while ' +
         'Cloudforet retains it',
     );
+    this.days = drops.map((d) => d.day);
   }
 }
 

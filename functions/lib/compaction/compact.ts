@@ -94,7 +94,14 @@ export interface CompactionTableSummary {
   readonly removed: number;
   readonly current: number;
   readonly rows: number;
-  readonly failures: ReadonlyArray<{ dataSourceId: string; month: string; code: string; message: string }>;
+  readonly failures: ReadonlyArray<{
+    dataSourceId: string;
+    month: string;
+    code: string;
+    message: string;
+    /** COMPACTION_DAY_MISSING: the days its monthly object holds that the daily side lacks. */
+    days?: readonly string[];
+  }>;
   /** Units left for the next run: the run's time ran short. */
   readonly notStarted: number;
   /**
@@ -234,7 +241,7 @@ async function compactTable(
   let current = 0;
   let rows = 0;
   let notStarted = 0;
-  const failures: Array<{ dataSourceId: string; month: string; code: string; message: string }> = [];
+  const failures: Array<CompactionTableSummary['failures'][number]> = [];
   // The monthly table's objects, listed once, when a unit first needs them: inside the unit's
   // try, so a failed listing is that unit's (and it falls back to the object's checksum).
   let listing: Promise<ReadonlyMap<string, StoredObject>> | undefined;
@@ -269,7 +276,13 @@ async function compactTable(
       } catch (error) {
         if (error instanceof DayMissingError && error.monthlyIntact) missing = true;
         else whole = false;
-        const failure = { dataSourceId, month, code: errorCode(error), message: errorMessage(error) };
+        const failure = {
+          dataSourceId,
+          month,
+          code: errorCode(error),
+          message: errorMessage(error),
+          ...(error instanceof DayMissingError && { days: error.days }),
+        };
         log.warn(
           failure.code === DAY_MISSING
             ? 'compaction unit failed: a day its monthly object holds is missing; the monthly object is kept'

@@ -2,6 +2,7 @@
 // (and whether that leaves work for the next run), and how it runs. The CLI and the cost-export
 // Lambda run them all in one process (run.ts); the scheduled state machine runs slices of the
 // same list in its states (states.ts, functions/backfill-*.ts). Nothing composes the job elsewhere.
+import { DAY_MISSING } from '../../compaction/absence.ts';
 import { type CompactionSummary, compactConfirmedMonths } from '../../compaction/compact.ts';
 import { rollUp } from '../../export/ledger-rollup.ts';
 import { prepareDestination } from '../../export/prepare-destination.ts';
@@ -11,6 +12,7 @@ import { exportFocus, type FocusPassSummary } from '../../focus/pass.ts';
 import { forEachLimit, Gate } from '../../pool.ts';
 import { leaveCompactionFor } from '../../storage/compaction-state.ts';
 import { verifyDestination } from '../../storage/verify-destination.ts';
+import { costsMonthlyTable } from '../../tables/compacted.ts';
 import { unitExecutor } from '../days/day-runner.ts';
 import { retentionStart } from '../planning/job-history.ts';
 import { writeJobMarks } from '../planning/job-marks.ts';
@@ -213,14 +215,7 @@ export const COST_JOB: readonly CostJobStep[] = [
         .map((f) => ({ dataSourceId: f.dataSourceId, date: f.date, reason: 'repair' }));
       if (repairs.length === 0 || stopped(env)) return;
       env.log.warn('costs objects unlike their manifests; re-exporting them', { units: repairs.length });
-      const exec = await unitExecutor(env, job.dataSources);
-      for (const unit of repairs) {
-        const outcome = await exec.run(unit, () => undefined);
-        if ('code' in outcome) job.failures.push(outcome);
-        else job.results.push(unitRecord(outcome));
-      }
-      job.unitRetries += exec.retries();
-      job.repairs.push(...repairs);
+      await exportRepairs(env, job, repairs);
       job.focus = await focusOrFailure(env, job, window);
     },
   },
@@ -230,9 +225,30 @@ export const COST_JOB: readonly CostJobStep[] = [
     // Only after a whole run: a month is compacted from all of its days and their FOCUS rows.
     skip: (env, job) =>
       job.options.focus ? waiting(env, job, true) : notAsked('compaction follows the FOCUS rows, not asked'),
+    // A day a compacted month holds whose daily manifest or object is missing fails its month
+    // (COMPACTION_DAY_MISSING, the monthly object kept); where Cloudforet still holds the day it is
+    // exported again at once, its FOCUS rows derived, and the month compacted again.
     run: async (env, job) => {
       const stateAtStart = job.compactionStateAtStart && new Map(Object.entries(job.compactionStateAtStart));
-      job.compaction = await compactionOrFailure({ ...env, ...(stateAtStart && { stateAtStart }) });
+      const compact = () => compactionOrFailure({ ...env, ...(stateAtStart && { stateAtStart }) });
+      job.compaction = await compact();
+      const retained = retentionStart(env.now?.() ?? new Date());
+      const known = new Set(job.dataSources.map((d) => d.id));
+      const missing: PlannedUnit[] = job.compaction.tables
+        .filter((t) => t.table === costsMonthlyTable.name)
+        .flatMap((t) => t.failures)
+        .filter((f) => f.code === DAY_MISSING && known.has(f.dataSourceId))
+        .flatMap((f) =>
+          (f.days ?? []).map((date) => ({ dataSourceId: f.dataSourceId, date, reason: 'repair' as const })),
+        )
+        .filter((u) => u.date >= retained);
+      if (missing.length === 0 || stopped(env)) return;
+      env.log.warn('days a compacted month holds are missing; exporting them again from Cloudforet', {
+        units: missing.length,
+      });
+      await exportRepairs(env, job, missing);
+      job.focus = await focusOrFailure(env, job, job.window ?? job.request);
+      job.compaction = await compact();
     },
   },
   {
@@ -324,6 +340,18 @@ async function focusOrFailure(
     else env.log.error('focus pass failed', { ...failure });
     return { written: 0, removed: 0, current: 0, repaired: 0, rows: 0, failures: [failure], notStarted: 0 };
   }
+}
+
+/** Units exported again after planning (their objects or manifests not what they should be). */
+async function exportRepairs(env: CostJobEnv, job: CostJob, repairs: readonly PlannedUnit[]): Promise<void> {
+  const exec = await unitExecutor(env, job.dataSources);
+  for (const unit of repairs) {
+    const outcome = await exec.run(unit, () => undefined);
+    if ('code' in outcome) job.failures.push(outcome);
+    else job.results.push(unitRecord(outcome));
+  }
+  job.unitRetries += exec.retries();
+  job.repairs.push(...repairs);
 }
 
 /** Lowers compaction_state below the units' months; returns the state as found, per daily table. */
