@@ -92,7 +92,11 @@ const EVENT: readonly ErrorCode[] = [
   code('EVENT_BAD_INCLUDE_INACTIVE', 'no', '"includeInactive" is not true or false'),
   code('EVENT_BAD_MONTH', 'no', '"month" is not a past month as YYYY-MM'),
   code('EVENT_BAD_CURRENCY', 'no', '"currency" is not a supported currency'),
-  code('EVENT_BAD_PLAN', 'no', "a cost job state's event is not the Plan state's output, or its job's state is gone"),
+  code(
+    'EVENT_BAD_PLAN',
+    'no',
+    "a cost job state's event is not the Plan state's output, or its job's state is gone",
+  ),
   code('EVENT_BAD_UNIT', 'no', "a backfill unit's event is not one the plan step wrote"),
   code('UNKNOWN_DATA_SOURCE', 'no', 'a data source id the app does not see'),
 ];
