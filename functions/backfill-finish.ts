@@ -3,8 +3,7 @@
 // ledger rollup; costs/job/states.ts), on the job's state as Plan left it.
 import { parseJobRef } from './lib/costs/job/job-ref.ts';
 import { finishState } from './lib/costs/job/scheduled.ts';
-import { exportRunDeps } from './lib/lambda/connect-cloudforet.ts';
-import { connectCloudforet } from './lib/lambda/connect-cloudforet.ts';
+import { connectCloudforet, exportRunDeps } from './lib/lambda/connect-cloudforet.ts';
 import { lambdaEntry } from './lib/lambda/entry.ts';
 
 export const handler = lambdaEntry('backfill-finish', {

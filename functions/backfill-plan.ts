@@ -4,8 +4,7 @@
 import { planState } from './lib/costs/job/scheduled.ts';
 import { costs } from './lib/faces/costs.ts';
 import { lambdaSettings } from './lib/faces/face.ts';
-import { exportRunDeps } from './lib/lambda/connect-cloudforet.ts';
-import { connectCloudforet } from './lib/lambda/connect-cloudforet.ts';
+import { connectCloudforet, exportRunDeps } from './lib/lambda/connect-cloudforet.ts';
 import { lambdaEntry } from './lib/lambda/entry.ts';
 import { joinKey } from './lib/storage/sink.ts';
 

@@ -1,8 +1,7 @@
 // Step Functions, Distributed Map item: the cost job's `units` step for one (data source, day),
 // with the inline run's executor; it leaves a report for the Finish state (costs/job/fan-out.ts).
 import { parseUnitItem, runUnitItem } from './lib/costs/job/fan-out.ts';
-import { exportRunDeps } from './lib/lambda/connect-cloudforet.ts';
-import { connectCloudforet } from './lib/lambda/connect-cloudforet.ts';
+import { connectCloudforet, exportRunDeps } from './lib/lambda/connect-cloudforet.ts';
 import { lambdaEntry } from './lib/lambda/entry.ts';
 
 export const handler = lambdaEntry('backfill-unit', {
