@@ -170,6 +170,32 @@ describe('compaction takes no missing daily unit as proof', () => {
   }
 });
 
+describe('a daily manifest that does not parse proves nothing of its day', () => {
+  it('the compaction step names the day; a cost run exports it again and the month compacts whole', async () => {
+    const out = await copyOfBase('garbled-daily-manifest');
+    const rows = await viewRows(out, DAY);
+    await writeFile(join(out, dailyManifest(DAY)), 'not a manifest\n');
+
+    const step = await compactConfirmedMonths({ client: clientOf(), sink: dirSink(out), runId: 'garbled' });
+    const run = await costs(out);
+
+    expect(step.tables.find((t) => t.table === 'costs_monthly')!.failures).toEqual([
+      expect.objectContaining({
+        dataSourceId: ds,
+        month: MONTH,
+        code: 'COMPACTION_DAY_MISSING',
+        days: [DAY],
+      }),
+    ]);
+    expect(run.code).toBe(0);
+    expect(failuresOf(run.summary)).toEqual([]);
+    expect(JSON.parse(await readFile(join(out, dailyManifest(DAY)), 'utf8')).rows).toBe(
+      sim.costTruth(ds, DAY).rows,
+    );
+    expect(await viewRows(out, DAY)).toBe(rows);
+  }, 120_000);
+});
+
 describe('a missing day while the monthly object itself is damaged', () => {
   /** The compaction step alone (a cost run exports a missing day inside retention again). */
   for (const variant of ['manifest', 'object'] as const) {

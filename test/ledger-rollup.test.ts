@@ -109,6 +109,24 @@ describe('the run ledger rollup', () => {
     expect(await rolledUp(sink)).toEqual(latest(written));
   });
 
+  it('leaves a line that does not parse out and names it; the other lines roll up', async () => {
+    const rand = random(11);
+    const good = line(rand, DAY, 1000);
+    const bad = line(rand, DAY, 2000);
+    await append(good);
+    const before = new Set(await sink.list('ledger/'));
+    await append(bad);
+    const badKey = (await sink.list('ledger/')).find((k) => !before.has(k))!;
+    const text = (await sink.read(badKey))!;
+    await sink.put(badKey, text.slice(0, Math.floor(text.length / 2)), 'application/x-ndjson');
+
+    const summary = await rollUpLedger(sink, new Date(`${DAY}T12:00:00.000Z`));
+
+    expect(summary.unreadable).toEqual([badKey]);
+    expect(summary.linesRead).toBe(1);
+    expect(await rolledUp(sink)).toEqual(latest([good]));
+  });
+
   it('reads only the export days from the day before its last rollup, once it has one', async () => {
     const rand = random(9);
     for (let d = 0; d < 5; d++) await append(line(rand, addDays(DAY, d), 1000));

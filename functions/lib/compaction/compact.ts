@@ -407,6 +407,14 @@ async function recordListed(
   await sink.put(key, `${JSON.stringify(recorded, null, 2)}\n`, 'application/json');
 }
 
+/** The day of a daily manifest's key (costs: billed_date=D; focus: x_billing_period=M/x_charge_day=DD). */
+function dayOfManifestKey(key: string): string | undefined {
+  const daily = /billed_date=(\d{4}-\d\d-\d\d)\//.exec(key)?.[1];
+  if (daily) return daily;
+  const focus = /x_billing_period=(\d{4}-\d\d)\/x_charge_day=(\d\d)\//.exec(key);
+  return focus ? `${focus[1]}-${focus[2]}` : undefined;
+}
+
 async function compactUnit(
   deps: CompactionDeps,
   log: Logger,
@@ -427,7 +435,17 @@ async function compactUnit(
     });
     return units.map((unit, i) => {
       const daily = dailies[i];
-      if (!daily) throw new ExportError('COMPACTION_SOURCE_DAMAGED', `${unit.key} is not a manifest`);
+      // A daily manifest that does not parse proves nothing of its day: the day is missing, and a
+      // cost run exports it again while Cloudforet holds it (costs/job/steps.ts, compaction).
+      if (!daily) {
+        const day = dayOfManifestKey(unit.key);
+        if (!day) throw new ExportError('COMPACTION_SOURCE_DAMAGED', `${unit.key} is not a manifest`);
+        throw new DayMissingError(
+          what,
+          [{ day, why: `its daily manifest ${unit.key} does not parse` }],
+          false,
+        );
+      }
       if (daily.removedBecause) removed.set(dayOf(daily, table), daily.removedBecause);
       return {
         key: daily.key,

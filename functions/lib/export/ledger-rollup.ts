@@ -30,6 +30,8 @@ export interface LedgerRollupSummary {
   readonly units: number;
   /** False: lines of later export days are left for the next run (ROLLUP_LINES_PER_RUN). */
   readonly complete: boolean;
+  /** Line files that do not parse (damaged): left out of the rollup, named (costs --verify names them too). */
+  readonly unreadable?: readonly string[];
 }
 
 interface RollupState {
@@ -71,7 +73,7 @@ export async function rollUpLedger(
   const complete = chosen.length === days.length;
   // Caught up: the next reads from the day before today. Not yet: from the last day read.
   const through = complete ? started : addDays(chosen.at(-1)!, 1);
-  const lines = await readLines(
+  const { records: lines, unreadable } = await readLines(
     sink,
     chosen.flatMap((day) => byDay.get(day)!),
   );
@@ -111,7 +113,14 @@ export async function rollUpLedger(
   // nothing writes nothing).
   if (objectsWritten > 0 || (!complete && through !== state?.through))
     await sink.put(stateKey, `${JSON.stringify({ through } satisfies RollupState)}\n`, 'application/json');
-  return { ...(from && { from }), linesRead: lines.length, objectsWritten, units, complete };
+  return {
+    ...(from && { from }),
+    linesRead: lines.length,
+    objectsWritten,
+    units,
+    complete,
+    ...(unreadable.length > 0 && { unreadable }),
+  };
 }
 
 /**
@@ -120,7 +129,12 @@ export async function rollUpLedger(
  */
 export async function rollUp(sink: Sink, now: Date, log: Logger): Promise<void> {
   try {
-    log.info('run ledger rolled up', { ...(await rollUpLedger(sink, now)) });
+    const summary = await rollUpLedger(sink, now);
+    log.info('run ledger rolled up', { ...summary });
+    if (summary.unreadable)
+      log.warn('run ledger lines that do not parse were left out of the rollup (costs --verify names them)', {
+        keys: summary.unreadable.slice(0, 20),
+      });
   } catch (error) {
     log.error('run ledger rollup failed; the next run rolls these lines up', {
       error: error instanceof Error ? error.message : String(error),
@@ -166,10 +180,26 @@ async function lineKeys(sink: Sink, from: string | undefined, to: string): Promi
   return byDay;
 }
 
-async function readLines(sink: Sink, keys: readonly string[]): Promise<ExportUnitRecord[]> {
+/**
+ * The lines of `keys`. A line file that does not parse (cut short, replaced) is left out and
+ * named, not fatal: one damaged line must not stop every later rollup; the verifier names it too.
+ */
+async function readLines(
+  sink: Sink,
+  keys: readonly string[],
+): Promise<{ records: ExportUnitRecord[]; unreadable: string[] }> {
   const records: ExportUnitRecord[] = [];
+  const unreadable: string[] = [];
   await forEachLimit(keys, READS_AT_ONCE, async (key) => {
-    for (const row of parseRows(await sink.read(key))) records.push(row as unknown as ExportUnitRecord);
+    const text = await sink.read(key);
+    let rows: RollupRow[];
+    try {
+      rows = parseRows(text);
+    } catch {
+      unreadable.push(key);
+      return;
+    }
+    for (const row of rows) records.push(row as unknown as ExportUnitRecord);
   });
-  return records;
+  return { records, unreadable: unreadable.sort() };
 }
