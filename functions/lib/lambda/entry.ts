@@ -11,6 +11,7 @@ import { redactError, redactValue } from '../redact.ts';
 import type { Sink } from '../storage/sink.ts';
 import { runDeadline } from './deadline.ts';
 import { publishRunMetrics, type RunFigures } from './run-metrics.ts';
+import { stampTenant, tenantScope } from './tenant-scope.ts';
 
 /** What every use case is given besides its request. */
 export interface EntryContext {
@@ -19,6 +20,8 @@ export interface EntryContext {
   readonly log: Logger;
   /** The invocation's request id; undefined outside Lambda. */
   readonly runId: string | undefined;
+  /** The tenant the event named, in a stack of tenants (tenant-scope.ts); undefined otherwise. */
+  readonly tenant?: string | undefined;
   /** False once a unit started now might not finish before the function's timeout. */
   readonly shouldStartUnit: () => boolean;
   /** Aborts shortly before the timeout: units still running end as UNIT_INTERRUPTED, untouched. */
@@ -59,11 +62,12 @@ function invocation<C extends { readonly sink: Sink }, Req, Res>(
   name: string,
   useCase: UseCase<C, Req, Res>,
 ): (event: unknown, context?: Context) => Promise<Res> {
-  return async (event, context) => {
-    const config = readConfig(process.env);
+  return async (given, context) => {
+    const { env, event, tenant } = tenantScope(process.env, given);
+    const config = readConfig(env);
     const log = createLogger({
       level: config.logLevel,
-      fields: { function: name, requestId: context?.awsRequestId },
+      fields: { function: name, requestId: context?.awsRequestId, ...(tenant && { tenant }) },
     });
     const request = useCase.parse(event, config, new Date());
     // A unit started with less than two request timeouts left might not finish.
@@ -77,6 +81,7 @@ function invocation<C extends { readonly sink: Sink }, Req, Res>(
         config,
         log,
         runId: context?.awsRequestId,
+        tenant,
         shouldStartUnit: deadline.shouldStartUnit,
         signal: deadline.signal,
       };
@@ -89,8 +94,8 @@ function invocation<C extends { readonly sink: Sink }, Req, Res>(
       const line = useCase.summary?.(result);
       if (line) log.info(line[0], line[1]);
       const failure = useCase.failure?.(result);
-      if (failure !== undefined) throw new RunFailedError(failure);
-      return result;
+      if (failure !== undefined) throw new RunFailedError(tenant ? `tenant ${tenant}: ${failure}` : failure);
+      return stampTenant(result, tenant);
     } finally {
       deadline.dispose();
     }
