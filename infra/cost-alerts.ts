@@ -11,14 +11,13 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ALERTS_DIR, MANIFESTS_DIR, STATEMENTS } from '../functions/lib/storage/layout.ts';
-import type { CloudforetSecret } from './cloudforet-secret.ts';
-import { bucketKeyStatements, ExportFunction } from './export-function.ts';
+import { bucketKeyStatements, dataRoot, ExportFunction, type FunctionSecrets } from './export-function.ts';
 import type { Settings } from './settings.ts';
 
 export interface CostAlertsProps {
   readonly settings: Settings;
   readonly bucket: IBucket;
-  readonly secret: CloudforetSecret;
+  readonly secret: FunctionSecrets;
   readonly failureQueue: IQueue;
 }
 
@@ -55,7 +54,7 @@ export class CostAlerts extends Construct {
       entry: 'functions/statements.ts',
       description: 'Daily: archive the statements of confirmed months, and revisions of restated ones',
     });
-    const objects = (under: string) => bucket.arnForObjects(`${settings.prefix}/${under}*`);
+    const objects = (under: string) => bucket.arnForObjects(`${dataRoot(settings)}/${under}*`);
     // The sent-alerts ledger: claims are created, confirmed, and released when SNS refuses them.
     this.alerts.role.addToPrincipalPolicy(
       new PolicyStatement({
