@@ -163,11 +163,12 @@ describe('a stack of three tenants', () => {
 });
 
 describe('the most tenants the settings take', () => {
-  it("keeps every function's environment within Lambda's 4 KB", () => {
-    const many = Array.from({ length: 30 }, (_, i) => ({
-      id: `tenant-number-${String(i).padStart(2, '0')}`,
-      endpoint: `https://cf-${i % 3}.example.com`,
-      secretName: `cloudforet/t${String(i).padStart(2, '0')}/app`,
+  it("keeps every function's environment within Lambda's 4 KB at the settings' limit", () => {
+    // 34 tenants of 20-character ids and 40-character secret names: the most EXPORT_TENANTS takes.
+    const many = Array.from({ length: 34 }, (_, i) => ({
+      id: `tenant-${String(i).padStart(13, '0')}`,
+      endpoint: `https://console-v2.api.example${i % 2}.com`,
+      secretName: `s/${String(i).padStart(38, '0')}`,
     }));
 
     const { template } = synthStack({ tenants: many });
