@@ -165,8 +165,9 @@ export class CloudforetExportStack extends Stack {
       );
     }
     for (const lake of lakes) {
+      // Output ids keep letters and digits only: X (never in an id) stands for '-', so no two collide.
       output(
-        `TenantOutput-${lake.tenant}`,
+        `Tenant${lake.tenant.replaceAll('-', 'X')}`,
         `database ${lake.databaseName}, workgroup ${lake.workgroupName}, reader role ${lake.reader.roleArn}`,
         `Tenant ${lake.tenant}: its Glue database, Athena workgroup and reader role`,
       );

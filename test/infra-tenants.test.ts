@@ -141,6 +141,19 @@ describe('a stack of three tenants', () => {
     expect(writes).toContain('"/cloudforet/tenants/*/*"');
   });
 
+  it('outputs each tenant’s database, workgroup and reader role, under an id no other tenant has', () => {
+    const outputs = parent.toJSON().Outputs as Record<string, { Value: unknown }>;
+
+    expect(Object.keys(outputs).filter((k) => k.startsWith('Tenant'))).toEqual([
+      'Tenantacme',
+      'TenantbetaX2',
+      'Tenantgamma',
+    ]);
+    expect(JSON.stringify(outputs.TenantbetaX2!.Value)).toContain(
+      'database cloudforet_export_beta_2, workgroup cloudforet_export-beta-2, reader role ',
+    );
+  });
+
   it("expires each tenant's working files as the shared ones expire", () => {
     const bucket = props(resources(parent, 'AWS::S3::Bucket')[0]!);
     const rules = bucket.LifecycleConfiguration.Rules as Array<{ Id: string; Prefix?: string }>;
