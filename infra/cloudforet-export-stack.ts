@@ -22,6 +22,7 @@ import { scheduledRuns } from './scheduled-runs.ts';
 import { ExportSchedules } from './schedules.ts';
 import type { Settings } from './settings.ts';
 import { singleLake } from './single-lake.ts';
+import { PortfolioLake } from './portfolio-lake.ts';
 import { TenantLake, tenantSecrets } from './tenant-lake.ts';
 
 export interface CloudforetExportStackProps extends StackProps {
@@ -87,6 +88,14 @@ export class CloudforetExportStack extends Stack {
           schedulerDeadLetterQueue: schedulerDlq,
         }),
     );
+    const portfolio = tenants
+      ? new PortfolioLake(this, 'Portfolio', {
+          settings,
+          tenantIds: tenants.map((t) => t.id),
+          bucket,
+          tables,
+        })
+      : undefined;
     if (!tenants) {
       new ExportSchedules(this, 'Schedules', {
         timeZone: settings.scheduleTimeZone,
@@ -162,6 +171,13 @@ export class CloudforetExportStack extends Stack {
         'PutSecretValueCommand',
         secret.putValueCommand,
         "Store the Cloudforet app credential (the console's 'Download JSON' file saved as app.json)",
+      );
+    }
+    if (portfolio) {
+      output(
+        'PortfolioOutput',
+        `database ${portfolio.databaseName}, workgroup ${portfolio.workgroupName}, reader role ${portfolio.reader.roleArn}`,
+        "The provider's view across tenants: every tenant's tables with a tenant column",
       );
     }
     for (const lake of lakes) {

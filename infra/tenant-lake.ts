@@ -98,6 +98,31 @@ export class TenantLake extends NestedStack {
   }
 }
 
+/** A database's catalog entries as a reader needs them (not GetDatabases: it names every database). */
+export const GLUE_READ_ACTIONS = [
+  'glue:GetDatabase',
+  'glue:GetTable',
+  'glue:GetTables',
+  'glue:GetPartition',
+  'glue:GetPartitions',
+  'glue:BatchGetPartition',
+] as const;
+
+/** Queries, their results and the saved queries, in one workgroup. */
+export const ATHENA_QUERY_ACTIONS = [
+  'athena:StartQueryExecution',
+  'athena:StopQueryExecution',
+  'athena:GetQueryExecution',
+  'athena:GetQueryResults',
+  'athena:GetQueryRuntimeStatistics',
+  'athena:BatchGetQueryExecution',
+  'athena:ListQueryExecutions',
+  'athena:GetWorkGroup',
+  'athena:GetNamedQuery',
+  'athena:BatchGetNamedQuery',
+  'athena:ListNamedQueries',
+] as const;
+
 /**
  * The reader's permissions, each on the tenant's own resources: its objects and its query results
  * (S3 lists only under them), its database's catalog entries (not the list of databases, which
@@ -136,31 +161,12 @@ function readerStatements(
     }),
     new PolicyStatement({
       sid: 'ReadTenantCatalog',
-      actions: [
-        'glue:GetDatabase',
-        'glue:GetTable',
-        'glue:GetTables',
-        'glue:GetPartition',
-        'glue:GetPartitions',
-        'glue:BatchGetPartition',
-      ],
+      actions: [...GLUE_READ_ACTIONS],
       resources: [glue('catalog'), glue('database', database), glue('table', `${database}/*`)],
     }),
     new PolicyStatement({
       sid: 'QueryInTenantWorkgroup',
-      actions: [
-        'athena:StartQueryExecution',
-        'athena:StopQueryExecution',
-        'athena:GetQueryExecution',
-        'athena:GetQueryResults',
-        'athena:GetQueryRuntimeStatistics',
-        'athena:BatchGetQueryExecution',
-        'athena:ListQueryExecutions',
-        'athena:GetWorkGroup',
-        'athena:GetNamedQuery',
-        'athena:BatchGetNamedQuery',
-        'athena:ListNamedQueries',
-      ],
+      actions: [...ATHENA_QUERY_ACTIONS],
       resources: [
         scope.formatArn({
           service: 'athena',

@@ -15,6 +15,9 @@ export interface TenantSettings {
 
 const TENANT_KEYS = ['id', 'endpoint', 'secretName'];
 
+/** The portfolio's name (portfolio-lake.ts), which no tenant may take. */
+const RESERVED_ID = 'portfolio';
+
 export const SECRET_NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
 
 /**
@@ -90,6 +93,10 @@ function readTenant(
   }
   const idProblem = tenantIdProblem(e.id);
   if (idProblem) problems.push(`${at}: ${idProblem}`);
+  else if (e.id === RESERVED_ID)
+    problems.push(
+      `${at}: ${RESERVED_ID} is reserved: it names the database and workgroup across every tenant`,
+    );
   const endpoint = typeof e.endpoint === 'string' ? e.endpoint.trim().replace(/\/+$/, '') : defaultEndpoint;
   if (endpoint === undefined || endpoint === '')
     problems.push(

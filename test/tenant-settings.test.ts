@@ -79,6 +79,12 @@ describe('the tenants setting', () => {
     ]);
   });
 
+  it("refuses the portfolio's name as a tenant id", () => {
+    expect(problemsOf({ tenants: [{ ...acme, id: 'portfolio' }] })).toEqual([
+      'tenants[0] (portfolio): portfolio is reserved: it names the database and workgroup across every tenant',
+    ]);
+  });
+
   it('refuses what is no array, and the single secretName beside tenants', () => {
     expect(problemsOf({ tenants: '{"id": "acme"}' })).toEqual([
       expect.stringMatching(/^tenants must be a non-empty array such as \[/),
