@@ -1,6 +1,8 @@
 // A stack of tenants names the tenant in every event: an unknown or missing tenant fails before
 // anything is connected, naming the tenants there are; a single-domain function refuses one.
+import type { SNSClient } from '@aws-sdk/client-sns';
 import { describe, expect, it } from 'vitest';
+import { snsPublish } from '../functions/lib/lambda/connect-alerts.ts';
 import { encodeTenants } from '../functions/lib/tenant.ts';
 import { FUNCTIONS, invoke } from './support/bad-input-lambda.ts';
 
@@ -53,5 +55,24 @@ describe('the tenant of an event', () => {
     );
 
     expect(said).toEqual({ code: 'CONFIG_INVALID', text: 'configuration: EXPORT_TENANTS is not JSON' });
+  });
+});
+
+describe("a tenant's alerts on the shared topic", () => {
+  it('name the tenant first in the subject and in the first line, within SNS subject rules', async () => {
+    const sent: Array<{ Subject?: string; Message?: string }> = [];
+    const client = {
+      send: async (command: { input: { Subject?: string; Message?: string } }) => {
+        sent.push(command.input);
+        return { MessageId: 'm-1' };
+      },
+    } as unknown as SNSClient;
+    const publish = snsPublish(client, 'arn:aws:sns:us-east-1:123456789012:alerts', 'beta-2');
+
+    await publish({ subject: `Budget ${'x'.repeat(120)}`, body: 'Budget: 120 %\n' });
+
+    expect(sent[0]!.Subject).toMatch(/^\[beta-2\] Budget x+\.\.\.$/);
+    expect(sent[0]!.Subject).toHaveLength(100);
+    expect(JSON.parse(sent[0]!.Message!).default).toBe('Tenant: beta-2\n\nBudget: 120 %\n');
   });
 });
