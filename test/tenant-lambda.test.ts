@@ -2,7 +2,9 @@
 // functions: the scheduled cost job and the inventory function, each event naming its tenant,
 // write every object under that tenant's folder and nowhere else.
 import type { Context } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { handler as costExport } from '../functions/cost-export.ts';
+import { handler as freshnessCheck } from '../functions/freshness-check.ts';
 import { handler as inventory } from '../functions/inventory-export.ts';
 import { encodeTenants } from '../functions/lib/tenant.ts';
 import { listKeys, type S3Server, startS3 } from '../harness/s3-server.ts';
@@ -85,5 +87,46 @@ describe('tenants on the Lambda path', () => {
     // Each tenant's destination claim names its own domain: the folders cannot be mixed up.
     const claims = betaKeys.filter((k) => k.endsWith('_destination.json'));
     expect(claims).toEqual(['lake/tenants/beta/_destination.json']);
+  });
+
+  it('publishes each figure also under the tenant, and the unlabelled ones the alarms watch', async () => {
+    const out: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      out.push(String(chunk));
+      return true;
+    });
+    try {
+      await costExport({ tenant: 'beta', date: FROM }, { awsRequestId: 'cost-beta' } as Context);
+      await freshnessCheck({ tenant: 'beta' }, { awsRequestId: 'fresh-beta' } as Context);
+    } finally {
+      spy.mockRestore();
+    }
+    const lines = out
+      .flatMap((chunk) => chunk.split('\n'))
+      .filter((line) => line.includes('"_aws"'))
+      .map(
+        (line) =>
+          JSON.parse(line) as { _aws: { CloudWatchMetrics: Array<{ Dimensions: string[][] }> } } & Record<
+            string,
+            unknown
+          >,
+      );
+    const dimensions = lines.map((l) => l._aws.CloudWatchMetrics[0]!.Dimensions);
+
+    expect(dimensions).toContainEqual([
+      ['service', 'function'],
+      ['service', 'function', 'tenant'],
+    ]);
+    expect(dimensions).toContainEqual([
+      ['service', 'data_source_id'],
+      ['service', 'data_source_id', 'tenant'],
+    ]);
+    // The worst ages: once without a dimension (the freshness alarms), once under the tenant.
+    expect(dimensions.filter((d) => JSON.stringify(d) === '[["service"]]')).toHaveLength(1);
+    expect(dimensions.filter((d) => JSON.stringify(d) === '[["service","tenant"]]')).toHaveLength(1);
+    const labelled = lines.filter(
+      (l) => JSON.stringify(l._aws.CloudWatchMetrics[0]!.Dimensions) !== '[["service"]]',
+    );
+    expect(labelled.map((l) => l.tenant)).toEqual(labelled.map(() => 'beta'));
   });
 });

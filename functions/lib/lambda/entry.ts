@@ -87,10 +87,10 @@ function invocation<C extends { readonly sink: Sink }, Req, Res>(
       };
       const connected = await useCase.connect(entry);
       const result = await useCase.run({ ...entry, ...connected }, request).catch((error: unknown) => {
-        if (useCase.failedFigures) publishRunMetrics(name, useCase.failedFigures(connected));
+        if (useCase.failedFigures) publishRunMetrics(name, useCase.failedFigures(connected), tenant);
         throw error;
       });
-      publishRunMetrics(name, useCase.figures(result, connected));
+      publishRunMetrics(name, useCase.figures(result, connected), tenant);
       const line = useCase.summary?.(result);
       if (line) log.info(line[0], line[1]);
       const failure = useCase.failure?.(result);
