@@ -156,7 +156,11 @@ export class Adversary {
           );
         }
         if (outcome.code !== 0) continue;
+        // A run that says it left work (the deadline: units not started, `left`) answers for what it
+        // did, not for its window; the next run's checks hold it to the rest.
         const inWindow =
+          !outcome.summary?.left &&
+          !outcome.summary?.notStarted &&
           outcome.from !== undefined &&
           outcome.to !== undefined &&
           day >= outcome.from &&

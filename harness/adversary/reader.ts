@@ -29,7 +29,13 @@ export function rowsOf(rows: readonly Row[]): UnitRows {
 export function sameRows(a: UnitRows, b: UnitRows): boolean {
   if (a.ids.length !== b.ids.length) return false;
   for (let i = 0; i < a.ids.length; i++) if (a.ids[i] !== b.ids[i]) return false;
-  return Math.abs(a.costSum - b.costSum) <= 1e-6 * Math.max(1, Math.abs(a.costSum));
+  return sameSum(a.costSum, b.costSum);
+}
+
+/** Equal within rounding; an unreadable object's NaN equals itself (the same damage seen twice). */
+function sameSum(a: number, b: number): boolean {
+  if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b);
+  return Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(a));
 }
 
 /**
@@ -37,10 +43,7 @@ export function sameRows(a: UnitRows, b: UnitRows): boolean {
  * change the exporter must follow (docs/guarantees.md, "Restatements only on change").
  */
 export function sameFigures(a: UnitRows, b: UnitRows): boolean {
-  return (
-    a.ids.length === b.ids.length &&
-    Math.abs(a.costSum - b.costSum) <= 1e-6 * Math.max(1, Math.abs(a.costSum))
-  );
+  return a.ids.length === b.ids.length && sameSum(a.costSum, b.costSum);
 }
 
 /** Reads the destination once per check: parsed objects are cached by key for that check. */

@@ -34,6 +34,8 @@ export interface RunSummary {
   readonly removed?: number;
   readonly interrupted?: boolean;
   readonly notStarted?: number;
+  /** What the run left for the next one (units or FOCUS units not started, steps left out). */
+  readonly left?: string;
 }
 
 function bufferIo(): CliIo & { text: () => string } {
