@@ -82,7 +82,7 @@ describe("the adversary replays issue 45's findings", () => {
       new Damage('compaction-state', 'replace', 0, days[0]!),
       new FaceCosts({}, { abortAfterUnits: 1 }),
     ],
-    'soak: a failed sync of a compacted month, another source's day there damaged, a run stopped after one unit':
+    "soak: a failed sync of a compacted month, another source's day there damaged, a run stopped after one unit":
       [
         new Sync(0, twoBack, lastOf(twoBack), {}, 'FAILURE'),
         new Damage('daily-object', 'truncate', 1, lastOf(twoBack)),
