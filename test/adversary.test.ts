@@ -61,6 +61,8 @@ afterAll(async () => {
 describe("the adversary replays issue 45's findings", () => {
   const { days, months } = worldCalendar();
   const [twoBack] = months;
+  const thisMonth = months.at(-1)!;
+  const lastOf = (month: string) => days.filter((d) => d.startsWith(month)).at(-3)!;
   const sequences = {
     'bug 1: a daily manifest of a compacted month deleted, then costs': [
       new Damage('daily-manifest', 'delete', 0, days[1]!),
@@ -80,6 +82,26 @@ describe("the adversary replays issue 45's findings", () => {
       new Damage('compaction-state', 'replace', 0, days[0]!),
       new FaceCosts({}, { abortAfterUnits: 1 }),
     ],
+    "soak: a failed sync of a compacted month, another source's day there damaged, a run stopped after one unit":
+      [
+        new Sync(0, twoBack, lastOf(twoBack), {}, 'FAILURE'),
+        new Damage('daily-object', 'truncate', 1, lastOf(twoBack)),
+        new FaceCosts({}, { abortAfterUnits: 1 }),
+      ],
+    'soak: a ledger line cut short, then --verify twice (the healthy end)': [
+      new Damage('ledger-line', 'truncate', 0, days[4]!),
+    ],
+    'soak: this month restated, then the cost function at its deadline after one unit (exit 0, work left)': [
+      new Sync(0, thisMonth, days.at(-3)!, { costFactor: 1.5 }, 'SUCCESS'),
+      new Sync(1, thisMonth, days.at(-3)!, { costFactor: 1.5 }, 'SUCCESS'),
+      new FaceCosts({}, { startAtMost: 1 }),
+    ],
+    're-attribution: rows of a day of this month and of a compacted month moved to other projects, then costs':
+      [
+        new Sync(0, thisMonth, days.at(-3)!, { shift: 3 }, 'SUCCESS'),
+        new Sync(1, twoBack, lastOf(twoBack), { shift: 3 }, 'resync'),
+        new CliCosts('default'),
+      ],
     'bug 3: {} from cost/list and from page 2 of cost/analyze, then costs': [
       new Fault('list', 1, 'empty', undefined),
       new Fault('analyze', 2, 'empty', undefined),

@@ -6,8 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addDays } from '../functions/lib/dates.ts';
-import { appendLedger, type ExportUnitRecord } from '../functions/lib/export/ledger.ts';
-import { rollUpLedger } from '../functions/lib/export/ledger-rollup.ts';
+import { appendLedger, type ExportUnitRecord, recordExportUnit } from '../functions/lib/export/ledger.ts';
+import { repairLedgerLines } from '../functions/lib/export/ledger-repair.ts';
+import { rewindRollup, rollUpLedger } from '../functions/lib/export/ledger-rollup.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { ledgerKey, ledgerPrefix } from '../functions/lib/storage/layout.ts';
 import type { Sink } from '../functions/lib/storage/sink.ts';
@@ -125,6 +126,66 @@ describe('the run ledger rollup', () => {
     expect(summary.unreadable).toEqual([badKey]);
     expect(summary.linesRead).toBe(1);
     expect(await rolledUp(sink)).toEqual(latest([good]));
+  });
+
+  it('sets aside a rollup object that does not parse and rebuilds it from every line', async () => {
+    const rand = random(12);
+    const written = Array.from({ length: 30 }, (_, i) => line(rand, DAY, 1000 * (i + 1)));
+    for (const l of written) await append(l);
+    await rollUpLedger(sink, new Date(`${DAY}T12:00:00.000Z`));
+    const [rollupKey] = await sink.list(ledgerPrefix(exportUnitsLatestTable.name));
+    const text = (await sink.read(rollupKey!))!;
+    await sink.put(rollupKey!, text.slice(0, Math.floor(text.length / 2)), 'application/x-ndjson');
+    // A later line of that object's table and source, so the next rollup merges into it.
+    const later = { ...written[0]!, exported_at: `${addDays(DAY, 1)}T01:00:00.000Z`, row_count: 7 };
+    await append(later);
+
+    const first = await rollUpLedger(sink, new Date(`${addDays(DAY, 1)}T12:00:00.000Z`));
+    expect(first.rebuildFromStart).toEqual([rollupKey]);
+    expect(await sink.read(`_damaged/${rollupKey}`)).toBe(text.slice(0, Math.floor(text.length / 2)));
+    await rollUpLedger(sink, new Date(`${addDays(DAY, 1)}T13:00:00.000Z`));
+
+    expect(await rolledUp(sink)).toEqual(latest([...written, later]));
+  });
+
+  it('--verify rebuilds a line from its manifest while that is its version, and sets an older one aside', async () => {
+    const manifestKey = '_manifests/costs/billed_date=2026-03-01/ds-1.json';
+    const manifest = (exportedAt: string, rows: number) => ({
+      table: 'costs',
+      partition: '2026-03-01',
+      dataSourceId: 'ds-1',
+      key: 'costs/billed_date=2026-03-01/ds-1.parquet',
+      rows,
+      totalCount: rows,
+      bytes: 100,
+      runId: 'r',
+      exportedAt,
+    });
+    const old = manifest(`${DAY}T01:00:00.000Z`, 5);
+    const now = manifest(`${DAY}T02:00:00.000Z`, 6);
+    await recordExportUnit(sink, manifestKey, old);
+    await recordExportUnit(sink, manifestKey, now);
+    await sink.put(manifestKey, JSON.stringify(now), 'application/json');
+    const keys = (await sink.list('ledger/')).sort();
+    const [oldKey, nowKey] = keys.sort((a, b) => (/~(\d+)-/.exec(a)![1]! < /~(\d+)-/.exec(b)![1]! ? -1 : 1));
+    const nowText = (await sink.read(nowKey!))!;
+    for (const key of [oldKey!, nowKey!]) await sink.put(key, '{"table_name": "co', 'application/x-ndjson');
+    // A rollup two days on leaves the damaged lines out, and its watermark passes their day.
+    expect((await rollUpLedger(sink, new Date(`${addDays(DAY, 2)}T12:00:00.000Z`))).unreadable).toHaveLength(
+      2,
+    );
+    expect(await rolledUp(sink)).toEqual(new Map());
+
+    const repair = await repairLedgerLines(sink, [oldKey!, nowKey!]);
+    await rewindRollup(sink, repair.rebuiltDays);
+    await rollUpLedger(sink, new Date(`${addDays(DAY, 2)}T13:00:00.000Z`));
+
+    expect([...(await rolledUp(sink)).values()].map((r) => r.exported_at)).toEqual([now.exportedAt]);
+    expect(repair.rebuilt).toEqual([nowKey]);
+    expect(await sink.read(nowKey!)).toBe(nowText);
+    expect(repair.setAside).toEqual([{ key: oldKey, keptAt: `_damaged/${oldKey}` }]);
+    expect(await sink.read(oldKey!)).toBeUndefined();
+    expect(await sink.read(`_damaged/${oldKey}`)).toBe('{"table_name": "co');
   });
 
   it('reads only the export days from the day before its last rollup, once it has one', async () => {

@@ -10,10 +10,10 @@ import { runScheduled } from './scheduled.ts';
 import { invokeCostExport } from './lambda.ts';
 import { worldCalendar } from './world.ts';
 import { Base, type Cmd, type Model } from './command-base.ts';
-import { type Change, Clock, Damage, Fault, Sync, type VERBS } from './event-commands.ts';
+import { type Change, Clock, Damage, Fault, Running, Sync, type VERBS } from './event-commands.ts';
 
 export type { Model };
-export { Clock, Damage, Fault, Sync };
+export { Clock, Damage, Fault, Running, Sync };
 
 const { days: DAYS } = worldCalendar();
 
@@ -57,7 +57,7 @@ export class FaceCosts extends RunCommand {
   readonly promise: RunPromise;
   constructor(
     readonly event: { from?: string; to?: string },
-    readonly stop?: { abortAfterUnits?: number; startAtMost?: number },
+    readonly stop?: { abortAfterUnits?: number; startAtMost?: number; skewMs?: number },
   ) {
     super();
     this.kind =
@@ -65,11 +65,14 @@ export class FaceCosts extends RunCommand {
         ? 'stopped (SIGINT)'
         : stop?.startAtMost !== undefined
           ? 'deadline'
-          : 'cost-export face';
-    this.promise = { followsJobs: event.from === undefined && stop === undefined, verifies: false };
+          : stop?.skewMs !== undefined
+            ? 'skewed clock'
+            : 'cost-export face';
+    const stops = stop?.abortAfterUnits !== undefined || stop?.startAtMost !== undefined;
+    this.promise = { followsJobs: event.from === undefined && !stops, verifies: false };
   }
   async go(a: Adversary) {
-    if (this.stop) a.stats.kills++;
+    if (this.stop?.abortAfterUnits !== undefined || this.stop?.startAtMost !== undefined) a.stats.kills++;
     return faceRun(a.world, { event: this.event, ...this.stop });
   }
   toString() {
@@ -78,7 +81,9 @@ export class FaceCosts extends RunCommand {
         ? ` abort after ${this.stop.abortAfterUnits} units`
         : this.stop?.startAtMost !== undefined
           ? ` deadline after ${this.stop.startAtMost} units`
-          : '';
+          : this.stop?.skewMs !== undefined
+            ? ` clock ${this.stop.skewMs > 0 ? '+' : ''}${this.stop.skewMs / 3_600_000} h`
+            : '';
     return `cost-export ${JSON.stringify(this.event)}${stop}`;
   }
 }
@@ -111,6 +116,56 @@ export class Scheduled extends RunCommand {
   }
 }
 
+/** Two runs at once on one destination: each must finish right or fail loudly, never lose a row. */
+export class TwoRuns extends RunCommand {
+  readonly kind = 'two runs at once';
+  readonly promise: RunPromise;
+  constructor(
+    readonly first: RunCommand,
+    readonly second: RunCommand,
+  ) {
+    super();
+    this.promise = {
+      followsJobs: first.promise.followsJobs && second.promise.followsJobs,
+      verifies: first.promise.verifies && second.promise.verifies,
+    };
+  }
+  async go(a: Adversary): Promise<RunOutcome> {
+    const [x, y] = await Promise.all([this.first.go(a), this.second.go(a)]);
+    // Both exited 0: each answers for its window; the model checks the first's (both cover it or more).
+    const syncing = [
+      ...(x.summary?.skippedSyncInProgress ?? []),
+      ...(y.summary?.skippedSyncInProgress ?? []),
+    ];
+    const left = x.summary?.left ?? y.summary?.left;
+    return {
+      code: Math.max(x.code, y.code),
+      ...(x.summary && { summary: { ...x.summary, skippedSyncInProgress: syncing, ...(left && { left }) } }),
+      from: x.from,
+      to: x.to,
+    };
+  }
+  toString() {
+    return `at once: [${this.first}] and [${this.second}]`;
+  }
+}
+
+/** `statements --month M`: reads the archive only; must finish or fail loudly, whatever it finds. */
+export class Statements extends RunCommand {
+  readonly kind = 'statements';
+  readonly promise: RunPromise = { followsJobs: false, verifies: false };
+  constructor(readonly month: string) {
+    super();
+  }
+  async go(a: Adversary) {
+    const outcome = await cli(a.world, ['statements', '--month', this.month], { readsCloudforet: false });
+    return { code: outcome.code };
+  }
+  toString() {
+    return `cli statements --month ${this.month}`;
+  }
+}
+
 export class Inventory extends RunCommand {
   readonly kind = 'inventory';
   readonly promise: RunPromise = { followsJobs: false, verifies: false };
@@ -139,6 +194,8 @@ const change = fc.oneof(
   fc.constant<Change>({}),
   fc.constantFrom<Change>({ costFactor: 1.5 }, { costFactor: 0.8 }),
   fc.constantFrom<Change>({ rowDelta: 3 }, { rowDelta: -2 }),
+  // Re-attribution: rows move to other accounts' projects, count and sum the same.
+  fc.constant<Change>({ shift: 3 }),
 );
 const MONTHS = worldCalendar().months;
 
@@ -161,6 +218,19 @@ export function commandArbitraries(opts: { s3?: boolean } = {}): Array<fc.Arbitr
     fc.integer({ min: 1, max: 3 }).map((n) => new FaceCosts({}, { startAtMost: n })),
     fc.constant(new Scheduled()),
     fc.constant(new Inventory()),
+    fc.constantFrom(...MONTHS.slice(0, 2)).map((m) => new Statements(m)),
+    fc
+      .constantFrom<[RunCommand, RunCommand]>(
+        [new CliCosts('default'), new CliCosts('default')],
+        [new CliCosts('default'), new FaceCosts({})],
+        [new CliCosts('default'), new Scheduled()],
+        [new FaceCosts({}), new CliCosts('verify')],
+      )
+      .map(([x, y]) => new TwoRuns(x, y)),
+    fc.constantFrom(-3, 3, 30).map((h) => new FaceCosts({}, { skewMs: h * 3_600_000 })),
+    fc
+      .tuple(dsIndex, fc.constantFrom<'fresh' | 'stale' | 'ended'>('fresh', 'stale', 'ended', 'ended'))
+      .map(([d, s]) => new Running(d, s)),
     fc.constant(new Clock()),
     fc
       .tuple(dsIndex, fc.constantFrom(...MONTHS), day, change)

@@ -17,7 +17,7 @@ export class Clock extends Base {
   }
 }
 
-export type Change = { rowDelta?: number; costFactor?: number };
+export type Change = { rowDelta?: number; costFactor?: number; shift?: number };
 
 export class Sync extends Base {
   constructor(
@@ -51,6 +51,31 @@ export class Sync extends Base {
     if (this.status === 'FAILURE')
       return `failed sync ${ds(this.dsIndex)} from ${this.start} (3 leftover rows on ${this.day})`;
     return `sync ${ds(this.dsIndex)} from ${this.start} (${this.day} ${JSON.stringify(this.change)})`;
+  }
+}
+
+/** A sync of one data source running (started minutes ago, or days ago: a stale job), or ended. */
+export class Running extends Base {
+  constructor(
+    readonly dsIndex: number,
+    readonly state: 'fresh' | 'stale' | 'ended',
+  ) {
+    super();
+  }
+  run(_m: Model, a: Adversary) {
+    a.count('commands', `sync ${this.state === 'ended' ? 'ended' : `running (${this.state})`}`);
+    const id = a.world.dataSources[this.dsIndex % a.world.dataSources.length]!;
+    if (this.state === 'ended') a.world.sim.setJobInProgress(id, false);
+    else
+      a.world.sim.setJobInProgress(id, true, {
+        startedAgoMs: this.state === 'fresh' ? 10 * 60_000 : 3 * 86_400_000,
+      });
+    return Promise.resolve();
+  }
+  toString() {
+    return this.state === 'ended'
+      ? `running sync of ${ds(this.dsIndex)} ended`
+      : `${this.state} sync of ${ds(this.dsIndex)} running`;
   }
 }
 

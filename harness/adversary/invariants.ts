@@ -1,7 +1,6 @@
 // The archive's invariants, checked after every step against the simulator's truth. A violation
 // names its invariant and a tag saying which case of it (the test may list tags known to be open).
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { storedFiles } from '../stored-files.ts';
 
 export type InvariantName =
   /** (a) A reader sees rows that are neither Cloudforet's now nor the unit's last archived ones. */
@@ -28,18 +27,6 @@ export class InvariantViolation extends Error {
   get signature(): string {
     return `${this.invariant}[${this.tag}]`;
   }
-}
-
-/** Every file under dir, by relative path with '/' separators. */
-export async function storedFiles(dir: string): Promise<Map<string, Buffer>> {
-  const files = new Map<string, Buffer>();
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  for (const e of entries) {
-    if (!e.isFile()) continue;
-    const path = join(e.parentPath, e.name);
-    files.set(relative(dir, path).split(sep).join('/'), await readFile(path));
-  }
-  return files;
 }
 
 /** (d): the secret nowhere in the texts nor in the stored bytes; no temporary file after a run. */

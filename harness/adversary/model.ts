@@ -126,6 +126,9 @@ export class Adversary {
     await this.world.s3?.mirror(this.world.out);
     const reader = new ArchiveReader(this.world.out);
     const yesterday = utcDay(new Date(Date.now() - 86_400_000));
+    // A data source whose sync is running is left alone, and the summary says so: the run answers
+    // for none of its units (the next run exports them).
+    const syncing = new Set(outcome.summary?.skippedSyncInProgress ?? []);
     for (const ds of this.world.dataSources)
       for (const day of this.world.days) {
         const s = this.state(ds, day);
@@ -155,8 +158,12 @@ export class Adversary {
               `Cloudforet ${describe(truth.synced)}; exit ${outcome.code}`,
           );
         }
-        if (outcome.code !== 0) continue;
+        if (outcome.code !== 0 || syncing.has(ds)) continue;
+        // A run that says it left work (the deadline: units not started, `left`) answers for what it
+        // did, not for its window; the next run's checks hold it to the rest.
         const inWindow =
+          !outcome.summary?.left &&
+          !outcome.summary?.notStarted &&
           outcome.from !== undefined &&
           outcome.to !== undefined &&
           day >= outcome.from &&

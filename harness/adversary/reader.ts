@@ -7,10 +7,12 @@ import { costObjectKey } from '../../functions/lib/costs/sources/day-keys.ts';
 import { compactionStateKey } from '../../functions/lib/storage/layout.ts';
 import { readWithArrow, type Row } from '../parquet-readers.ts';
 
-/** A unit's rows as compared: cost_ids sorted, and the cost sum. */
+/** A unit's rows as compared: cost_ids sorted, the cost sum, and the rows per project (the attribution). */
 export interface UnitRows {
   readonly ids: readonly string[];
   readonly costSum: number;
+  /** `project:rows` sorted: a re-attribution moves rows between projects, count and sum the same. */
+  readonly attribution: string;
 }
 
 export interface UnitView extends UnitRows {
@@ -23,24 +25,34 @@ export const monthlyKey = (ds: string, month: string) => `costs_monthly/billed_m
 export function rowsOf(rows: readonly Row[]): UnitRows {
   const ids = rows.map((r) => String(r.cost_id)).sort();
   const costSum = rows.reduce((s, r) => s + Number(r.cost ?? 0), 0);
-  return { ids, costSum };
+  const perProject = new Map<string, number>();
+  for (const r of rows)
+    perProject.set(String(r.project_id ?? ''), (perProject.get(String(r.project_id ?? '')) ?? 0) + 1);
+  const attribution = [...perProject]
+    .map(([p, n]) => `${p}:${n}`)
+    .sort()
+    .join(',');
+  return { ids, costSum, attribution };
 }
 
 export function sameRows(a: UnitRows, b: UnitRows): boolean {
   if (a.ids.length !== b.ids.length) return false;
   for (let i = 0; i < a.ids.length; i++) if (a.ids[i] !== b.ids[i]) return false;
-  return Math.abs(a.costSum - b.costSum) <= 1e-6 * Math.max(1, Math.abs(a.costSum));
+  return sameSum(a.costSum, b.costSum) && a.attribution === b.attribution;
+}
+
+/** Equal within rounding; an unreadable object's NaN equals itself (the same damage seen twice). */
+function sameSum(a: number, b: number): boolean {
+  if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b);
+  return Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(a));
 }
 
 /**
- * The same figures (count and cost sum): a re-sync that gives a day new ids and nothing else is no
+ * The same figures (count, cost sum, rows per project): a re-sync that gives a day new ids and nothing else is no
  * change the exporter must follow (docs/guarantees.md, "Restatements only on change").
  */
 export function sameFigures(a: UnitRows, b: UnitRows): boolean {
-  return (
-    a.ids.length === b.ids.length &&
-    Math.abs(a.costSum - b.costSum) <= 1e-6 * Math.max(1, Math.abs(a.costSum))
-  );
+  return a.ids.length === b.ids.length && sameSum(a.costSum, b.costSum) && a.attribution === b.attribution;
 }
 
 /** Reads the destination once per check: parsed objects are cached by key for that check. */

@@ -34,6 +34,10 @@ export interface RunSummary {
   readonly removed?: number;
   readonly interrupted?: boolean;
   readonly notStarted?: number;
+  /** What the run left for the next one (units or FOCUS units not started, steps left out). */
+  readonly left?: string;
+  /** Data sources left alone because a sync of theirs was running (the next run exports them). */
+  readonly skippedSyncInProgress?: readonly string[];
 }
 
 function bufferIo(): CliIo & { text: () => string } {
@@ -56,19 +60,18 @@ function lastJson(text: string): RunSummary | undefined {
   return undefined;
 }
 
-/** `cloudforet-export <args> --endpoint <gateway> --secret-file … --out … --json`, in process. */
-export async function cli(world: World, args: readonly string[]): Promise<RunOutcome> {
+/** `cloudforet-export <args> --endpoint <gateway> --secret-file … --out … --json`, in process (no endpoint for a command that reads --out only). */
+export async function cli(
+  world: World,
+  args: readonly string[],
+  opts: { readonly readsCloudforet?: boolean } = {},
+): Promise<RunOutcome> {
   const io = bufferIo();
-  const argv = [
-    ...args,
-    '--endpoint',
-    world.gateway.url,
-    '--secret-file',
-    world.secretFile,
-    '--out',
-    world.destination,
-    '--json',
-  ];
+  const cloudforet =
+    opts.readsCloudforet === false
+      ? []
+      : ['--endpoint', world.gateway.url, '--secret-file', world.secretFile];
+  const argv = [...args, ...cloudforet, '--out', world.destination, '--json'];
   const code = await main(argv, { LOG_LEVEL: 'warn' }, io);
   const text = io.text();
   world.texts.push(text);
@@ -83,13 +86,15 @@ export interface FaceRunOptions {
   readonly abortAfterUnits?: number;
   /** The Lambda's deadline: no unit starts once this many have started. */
   readonly startAtMost?: number;
+  /** The run's clock off the world's by this much (a skewed host). */
+  readonly skewMs?: number;
 }
 
 /** The costs face run in process, on the world's clock: what the CLI and the cost function run. */
 export async function faceRun(world: World, opts: FaceRunOptions): Promise<RunOutcome> {
   const lines: string[] = [];
   const log = createLogger({ level: 'warn', write: (l) => lines.push(l) });
-  const now = world.now;
+  const now = new Date(world.now.getTime() + (opts.skewMs ?? 0));
   try {
     const request = costs.parse(opts.event, CLI_SETTINGS, now);
     const session = await openSession({

@@ -56,7 +56,7 @@ export async function runScheduled(world: World, event: Record<string, unknown>)
     const failure = scheduledFailure({ ...summary, ...(finishError && { finishError }) });
     lines.push(JSON.stringify({ ...summary, perDataSource: undefined }));
     if (failure) lines.push(failure);
-    return { code: failure === undefined ? 0 : 1, from: summary.from, to: summary.to };
+    return { code: failure === undefined ? 0 : 1, summary, from: summary.from, to: summary.to };
   } catch (error) {
     lines.push(`${errorCode(error)}: ${errorMessage(error)}`);
     return { code: 2 };

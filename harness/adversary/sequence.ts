@@ -65,6 +65,8 @@ export async function runSequence(
 
 async function healthyEnd(a: Adversary): Promise<void> {
   a.world.gateway.clear();
+  // Healthy: no sync running any more (one still running leaves its data source for a later run).
+  for (const ds of a.world.dataSources) a.world.sim.setJobInProgress(ds, false);
   const repair = await cli(a.world, ['costs', '--verify']);
   await a.afterRun('healthy end: cli costs --verify', repair, { followsJobs: true, verifies: true });
   const again = await cli(a.world, ['costs', '--verify']);

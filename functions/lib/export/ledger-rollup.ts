@@ -13,6 +13,7 @@
 import { addDays, daysBetween, isIsoDate, utcDay } from '../dates.ts';
 import type { Logger } from '../log.ts';
 import { forEachLimit } from '../pool.ts';
+import { setAsideUnreadable } from '../storage/gate.ts';
 import { ledgerPrefix, ledgerRollupKey, ledgerRollupStateKey } from '../storage/layout.ts';
 import type { Sink } from '../storage/sink.ts';
 import { exportUnitsLatestTable, exportUnitsTable } from '../tables/ledger.ts';
@@ -30,6 +31,8 @@ export interface LedgerRollupSummary {
   readonly units: number;
   /** False: lines of later export days are left for the next run (ROLLUP_LINES_PER_RUN). */
   readonly complete: boolean;
+  /** Rollup objects that did not parse: set aside (_damaged/), rebuilt from every line by the next rollup. */
+  readonly rebuildFromStart?: readonly string[];
   /** Line files that do not parse (damaged): left out of the rollup, named (costs --verify names them too). */
   readonly unreadable?: readonly string[];
 }
@@ -88,9 +91,16 @@ export async function rollUpLedger(
   }
   let units = 0;
   let objectsWritten = 0;
+  const damaged: string[] = [];
   await forEachLimit([...groups.values()], READS_AT_ONCE, async ({ table, source, rows }) => {
     const key = ledgerRollupKey(exportUnitsLatestTable, table, source);
-    const before = parseRows(await sink.read(key));
+    let before: RollupRow[];
+    try {
+      before = parseRows(await sink.read(key));
+    } catch {
+      damaged.push(key);
+      return;
+    }
     const merged = new Map(before.map((r) => [unitOf(r), r]));
     let changed = false;
     for (const row of rows) {
@@ -111,10 +121,13 @@ export async function rollUpLedger(
   // Last: a run stopped before this line leaves the watermark where it was, and the next re-reads.
   // Nothing new rolled up and nothing left behind: the watermark stays (a run that changed
   // nothing writes nothing).
-  if (objectsWritten > 0 || (!complete && through !== state?.through))
+  // A rollup object that does not parse is derived: set aside, and the whole ledger read again.
+  if (damaged.length > 0) await resetDamagedRollups(sink, damaged);
+  else if (objectsWritten > 0 || (!complete && through !== state?.through))
     await sink.put(stateKey, `${JSON.stringify({ through } satisfies RollupState)}\n`, 'application/json');
   return {
     ...(from && { from }),
+    ...(damaged.length > 0 && { rebuildFromStart: damaged }),
     linesRead: lines.length,
     objectsWritten,
     units,
@@ -142,9 +155,38 @@ export async function rollUp(sink: Sink, now: Date, log: Logger): Promise<void> 
   }
 }
 
+/** Rollup objects that do not parse: each set aside whole, and the watermark cleared so the next rollup reads every line. */
+export async function resetDamagedRollups(sink: Sink, keys: readonly string[]): Promise<void> {
+  for (const key of keys) await setAsideUnreadable(sink, key);
+  await sink.put(
+    ledgerRollupStateKey(exportUnitsLatestTable),
+    `${JSON.stringify({ through: null })}\n`,
+    'application/json',
+  );
+}
+
+/** Lines written again (ledger-repair.ts) on export days the rollup has passed: it reads them again from there. */
+export async function rewindRollup(sink: Sink, exportDays: readonly string[]): Promise<void> {
+  const first = [...exportDays].sort()[0];
+  if (first === undefined) return;
+  const key = ledgerRollupStateKey(exportUnitsLatestTable);
+  const state = parseState(await sink.read(key));
+  if (!state || state.through <= first) return;
+  await sink.put(key, `${JSON.stringify({ through: first } satisfies RollupState)}\n`, 'application/json');
+}
+
+/** Whether `key` is one of the rollup's objects. */
+export const isRollupObject = (key: string): boolean =>
+  key.startsWith(ledgerPrefix(exportUnitsLatestTable.name)) && key.endsWith('.json');
+
 function parseState(text: string | undefined): RollupState | undefined {
   if (!text) return undefined;
-  const parsed = JSON.parse(text) as Partial<RollupState>;
+  let parsed: Partial<RollupState>;
+  try {
+    parsed = JSON.parse(text) as Partial<RollupState>;
+  } catch {
+    return undefined; // unreadable: read every line again, which rebuilds the same rollup
+  }
   return isIsoDate(parsed.through) ? { through: parsed.through } : undefined;
 }
 

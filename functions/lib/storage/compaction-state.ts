@@ -11,7 +11,10 @@
 // its costs day) marks the month with an object of its own (markCompactionDirty), which no other
 // write can lose; the next run lowers the state below it and the compaction step compacts it again.
 // The line holds no time: lowered for a day that then failed, and raised again, it is the same bytes.
-import { compactionDirtyKey, compactionDirtyPrefix, compactionStateKey } from './layout.ts';
+import { forEachLimit } from '../pool.ts';
+import { compactionDirtyKey, compactionDirtyPrefix, compactionStateKey, MANIFESTS_DIR } from './layout.ts';
+import type { UnitManifest } from './manifest.ts';
+import { objectDifference } from './object-check.ts';
 import type { Sink } from './sink.ts';
 
 export interface CompactionState {
@@ -113,6 +116,7 @@ export async function leaveCompactionFor(
   sink: Sink,
   months: Iterable<string>,
   onUnreadable?: (dailyTable: string, why: string) => void,
+  onDamaged?: (units: readonly DamagedDailyUnit[]) => void,
 ): Promise<Map<string, CompactionStateRead>> {
   const planned = [...months];
   const found = new Map<string, CompactionStateRead>();
@@ -128,9 +132,71 @@ export async function leaveCompactionFor(
     const marked = (await dirtyMarks(sink, table)).map((m) => m.month);
     const first = [...planned, ...marked].sort()[0];
     if (first === undefined || first > state.through) continue;
-    const lowered = monthBefore(first);
+    // Views read a month's days once it is below the state: never a month one of whose daily units
+    // is damaged (its compacted object still holds the rows); the run repairs it, and the units of
+    // a month kept compacted mark it (markCompactionDirty) for the compaction step.
+    const damaged = await damagedDailyUnits(sink, table, monthBefore(first), state.through);
+    if (damaged.length > 0) onDamaged?.(damaged);
+    const keep = damaged
+      .map((d) => d.month)
+      .sort()
+      .at(-1);
+    const lowered = keep ?? monthBefore(first);
+    if (lowered >= state.through) continue;
     await writeCompactionState(sink, table, lowered < '0001-01' ? undefined : lowered);
   }
+  return found;
+}
+
+/** A daily unit whose object is not what its manifest describes (or whose manifest does not parse). */
+export interface DamagedDailyUnit {
+  readonly table: string;
+  readonly month: string;
+  /** The unit's partition value (a day, YYYY-MM-DD) and name (a data source id), when its manifest says. */
+  readonly partition?: string;
+  readonly name?: string;
+  readonly manifestKey: string;
+  readonly why: string;
+}
+
+/** The daily units of the months after `after` through `through` that a reader must not be sent to. */
+export async function damagedDailyUnits(
+  sink: Sink,
+  dailyTable: string,
+  after: string,
+  through: string,
+): Promise<DamagedDailyUnit[]> {
+  const prefix = `${MANIFESTS_DIR}/${dailyTable}/`;
+  const monthOf = (key: string) => /^[^/=]+=(\d{4}-\d\d)/.exec(key.slice(prefix.length))?.[1];
+  const keys = [...(await sink.listObjects(prefix)).keys()].filter((k) => {
+    const month = monthOf(k);
+    return k.endsWith('.json') && month !== undefined && month > after && month <= through;
+  });
+  if (keys.length === 0) return [];
+  const objects = await sink.listObjects(`${dailyTable}/`);
+  const found: DamagedDailyUnit[] = [];
+  await forEachLimit(keys, 16, async (manifestKey) => {
+    const month = monthOf(manifestKey)!;
+    let m: UnitManifest;
+    try {
+      m = JSON.parse((await sink.read(manifestKey)) ?? '') as UnitManifest;
+      if (typeof m !== 'object' || m === null) throw new Error('not an object');
+    } catch {
+      found.push({ table: dailyTable, month, manifestKey, why: 'manifest unparsable' });
+      return;
+    }
+    if (m.key === null || typeof m.key !== 'string') return;
+    const why = await objectDifference(sink, m, m.key, objects.get(m.key), false);
+    if (why)
+      found.push({
+        table: dailyTable,
+        month,
+        partition: m.partition,
+        ...((m.dataSourceId ?? undefined) !== undefined && { name: m.dataSourceId }),
+        manifestKey,
+        why,
+      });
+  });
   return found;
 }
 

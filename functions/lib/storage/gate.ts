@@ -5,6 +5,7 @@
 // build, and only from evidence that positively shows the new state: an answer with no rows at
 // all, a missing field, a bare 2xx or a lost race never makes one (docs/guarantees.md).
 import { ExportError, UnprovenRemovalError } from '../errors.ts';
+import { setAsideKey } from './layout.ts';
 import type { Sink } from './sink.ts';
 
 declare const PROVEN: unique symbol;
@@ -171,6 +172,27 @@ export function proveJobRows(jobId: string, written: number, published: number):
 /** An object the run itself made for its own use (a claim, a probe), never an archived one. */
 export function ownScratch(why: string): Proof {
   return proof(`own scratch object: ${why}`);
+}
+
+/**
+ * Sets aside a bookkeeping file that does not parse (a ledger line, a rollup object): its bytes are
+ * kept whole under `_damaged/` (outside every table) before it leaves its place, so no reader trips
+ * on it and nothing of it is lost. Returns where the bytes are kept.
+ */
+export async function setAsideUnreadable(sink: Sink, key: string): Promise<string> {
+  const keptAt = setAsideKey(key);
+  const bytes = await sink.readBytes(key);
+  if (bytes === undefined) return keptAt;
+  const upload = sink.begin(keptAt, 'application/octet-stream');
+  try {
+    await upload.write(bytes);
+    await upload.commit();
+  } catch (error) {
+    await upload.abort().catch(() => undefined);
+    throw error;
+  }
+  await sink.remove(key);
+  return keptAt;
 }
 
 /** Removes a published object, given the proof that the source no longer has it. */

@@ -20,6 +20,7 @@
 //   _destination.json, _destination-costs.json              which domain and cost scope own it
 //   _claim-takeovers/<claim>-<time>.json                    one per expired claim taken over
 //   _tmp/.<name>.<pid>-<hex>.tmp                            the directory sink's temporaries
+//   _damaged/<key>                                          a ledger file that did not parse, set aside whole
 // A leading `_` keeps Athena, Spark and Hive from reading bookkeeping as data.
 import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
@@ -53,6 +54,11 @@ export function claimTakeoverKey(claimKey: string, at: string): string {
   return `${CLAIM_TAKEOVERS_DIR}/${claimKey.replace(/^_|\.json$/g, '')}-${stamp}.json`;
 }
 export const TEMP_DIR = '_tmp';
+/** Bookkeeping files that did not parse, set aside whole (storage/gate.ts setAsideUnreadable). */
+export const DAMAGED_DIR = '_damaged';
+export function setAsideKey(key: string): string {
+  return `${DAMAGED_DIR}/${key}`;
+}
 export const JOB_MARKS_PREFIX = `${MANIFESTS_DIR}/cost-jobs/`;
 
 /** The folder of one partition of a table: `<table>/<partition key>=<value>/` (see partitionPath). */

@@ -4,15 +4,17 @@
 // same list in its states (states.ts, functions/backfill-*.ts). Nothing composes the job elsewhere.
 import { DAY_MISSING } from '../../compaction/absence.ts';
 import { type CompactionSummary, compactConfirmedMonths } from '../../compaction/compact.ts';
-import { rollUp } from '../../export/ledger-rollup.ts';
 import { prepareDestination } from '../../export/prepare-destination.ts';
 import { UNIT_INTERRUPTED } from '../../export/unit-attempts.ts';
 import { errorCode, errorMessage } from '../../errors.ts';
 import { exportFocus, type FocusPassSummary } from '../../focus/pass.ts';
 import { forEachLimit, Gate } from '../../pool.ts';
-import { leaveCompactionFor } from '../../storage/compaction-state.ts';
-import { verifyDestination } from '../../storage/verify-destination.ts';
+import { type DamagedDailyUnit, leaveCompactionFor } from '../../storage/compaction-state.ts';
+import { type VerifyReport, verifyDestination } from '../../storage/verify-destination.ts';
+import { isLedgerLine, repairLedgerLines } from '../../export/ledger-repair.ts';
+import { isRollupObject, resetDamagedRollups, rewindRollup, rollUp } from '../../export/ledger-rollup.ts';
 import { costsMonthlyTable } from '../../tables/compacted.ts';
+import { costTable } from '../../tables/costs.ts';
 import { unitExecutor } from '../days/day-runner.ts';
 import { retentionStart } from '../planning/job-history.ts';
 import { writeJobMarks } from '../planning/job-marks.ts';
@@ -106,7 +108,13 @@ export const COST_JOB: readonly CostJobStep[] = [
       // holds its rows, so the views keep reading the month compacted (the unit marks it, and the
       // compaction step rebuilds it) rather than lose the day until the repair is done.
       const changing = plan.units.filter((u) => u.reason !== 'repair');
-      job.compactionStateAtStart = Object.fromEntries(await leaveCompaction(env, changing));
+      const damaged: DamagedDailyUnit[] = [];
+      job.compactionStateAtStart = Object.fromEntries(
+        await leaveCompaction(env, changing, (units) => damaged.push(...units)),
+      );
+      // A damaged day of a month the views keep reading compacted for it: this run repairs it too.
+      const repairs = compactedRepairs(job, damaged, retentionStart(env.now?.() ?? new Date()));
+      if (repairs.length > 0) job.plan = { ...job.plan, units: [...job.plan.units, ...repairs] };
     },
   },
   {
@@ -259,7 +267,10 @@ export const COST_JOB: readonly CostJobStep[] = [
       job.request.verify === true ? waiting(env, job, true) : notAsked('--verify not asked'),
     run: async (env, job) => {
       try {
-        job.verify = await verifyDestination(env.sink, { checksums: true, signal: env.signal });
+        job.verify = await repairBookkeeping(
+          env,
+          await verifyDestination(env.sink, { checksums: true, signal: env.signal }),
+        );
       } catch (error) {
         if (!stopped(env)) throw error;
         env.log.warn('verification stopped (rerun costs --verify to check every object)', {
@@ -342,6 +353,35 @@ async function focusOrFailure(
   }
 }
 
+/**
+ * The verifier's unreadable ledger files, repaired where a run can: a line rebuilt from its unit's
+ * manifest, a rollup object set aside and rebuilt by the rollup step (neither is a finding then);
+ * a line that cannot be rebuilt is set aside whole and stays a finding, naming where it is kept.
+ */
+async function repairBookkeeping(env: CostJobEnv, report: VerifyReport): Promise<VerifyReport> {
+  const unreadable = report.findings.filter((f) => f.why === 'unparsable').map((f) => f.key);
+  const rollups = unreadable.filter(isRollupObject);
+  const lines = await repairLedgerLines(env.sink, unreadable.filter(isLedgerLine));
+  if (rollups.length > 0) await resetDamagedRollups(env.sink, rollups);
+  else await rewindRollup(env.sink, lines.rebuiltDays);
+  if (rollups.length + lines.rebuilt.length + lines.setAside.length === 0) return report;
+  env.log.warn('unreadable ledger files repaired', {
+    rebuilt: lines.rebuilt,
+    rollupsRebuilt: rollups,
+    setAside: lines.setAside,
+  });
+  const done = new Set([...rollups, ...lines.rebuilt]);
+  const keptAt = new Map(lines.setAside.map((s) => [s.key, s.keptAt]));
+  return {
+    ...report,
+    findings: report.findings
+      .filter((f) => !done.has(f.key))
+      .map((f) =>
+        keptAt.has(f.key) ? { ...f, why: `unparsable: set aside whole at ${keptAt.get(f.key)}` } : f,
+      ),
+  };
+}
+
 /** Units exported again after planning (their objects or manifests not what they should be). */
 async function exportRepairs(env: CostJobEnv, job: CostJob, repairs: readonly PlannedUnit[]): Promise<void> {
   const exec = await unitExecutor(env, job.dataSources);
@@ -355,7 +395,11 @@ async function exportRepairs(env: CostJobEnv, job: CostJob, repairs: readonly Pl
 }
 
 /** Lowers compaction_state below the units' months; returns the state as found, per daily table. */
-function leaveCompaction(env: CostJobEnv, units: readonly PlannedUnit[]) {
+function leaveCompaction(
+  env: CostJobEnv,
+  units: readonly PlannedUnit[],
+  onDamaged: (units: readonly DamagedDailyUnit[]) => void,
+) {
   return leaveCompactionFor(
     env.sink,
     units.map((u) => u.date.slice(0, 7)),
@@ -364,7 +408,32 @@ function leaveCompaction(env: CostJobEnv, units: readonly PlannedUnit[]) {
         table,
         why,
       }),
+    (damaged) => {
+      env.log.warn('daily units damaged in compacted months: those months stay read compacted', {
+        units: damaged.slice(0, 20).map(({ manifestKey, why }) => ({ manifestKey, why })),
+        count: damaged.length,
+      });
+      onDamaged(damaged);
+    },
   );
+}
+
+/** Repair units for the damaged cost days leaveCompaction found: selected data sources, retained days, not yet planned. */
+function compactedRepairs(
+  job: CostJob,
+  damaged: readonly DamagedDailyUnit[],
+  retained: string,
+): PlannedUnit[] {
+  const planned = new Set((job.plan?.units ?? []).map((u) => `${u.dataSourceId}/${u.date}`));
+  const selected = new Set(job.dataSources.map((d) => d.id));
+  const repairs = new Map<string, PlannedUnit>();
+  for (const d of damaged) {
+    if (d.table !== costTable.name || !d.name || !d.partition || !selected.has(d.name)) continue;
+    if (d.partition < retained) continue;
+    const id = `${d.name}/${d.partition}`;
+    if (!planned.has(id)) repairs.set(id, { dataSourceId: d.name, date: d.partition, reason: 'repair' });
+  }
+  return [...repairs.values()];
 }
 
 /** The compaction step, or its failure as a summary: the views keep reading the days meanwhile. */
