@@ -33,12 +33,15 @@ describe('tenants on the Lambda path', () => {
     secrets = await startSecretsManager({
       'cloudforet/acme': consoleAppJson(acme.issueToken()),
       'cloudforet/beta': consoleAppJson(beta.issueToken()),
+      // A client secret regenerated in Cloudforet: the one in Secrets Manager no longer authenticates.
+      'cloudforet/gamma': consoleAppJson(acme.issueToken({ badSignature: true })),
     });
     Object.assign(process.env, {
       EXPORT_TENANTS: encodeTenants(
         new Map([
           ['acme', { endpoint: acme.url, secretId: 'cloudforet/acme' }],
           ['beta', { endpoint: beta.url, secretId: 'cloudforet/beta' }],
+          ['gamma', { endpoint: acme.url, secretId: 'cloudforet/gamma' }],
         ]),
       ),
       EXPORT_BUCKET: BUCKET,
@@ -128,5 +131,23 @@ describe('tenants on the Lambda path', () => {
       (l) => JSON.stringify(l._aws.CloudWatchMetrics[0]!.Dimensions) !== '[["service"]]',
     );
     expect(labelled.map((l) => l.tenant)).toEqual(labelled.map(() => 'beta'));
+  });
+
+  it("fails a tenant whose secret no longer authenticates alone, naming it, and leaves the others' objects", async () => {
+    const before = await listKeys(s3.client, BUCKET, '');
+
+    const run = await runStateMachine(s3.client, { tenant: 'gamma' }, { runId: 'gamma-1' });
+    const snapshot = await inventory({ tenant: 'gamma' }, { awsRequestId: 'inv-gamma' } as Context).catch(
+      (error: Error) => error,
+    );
+
+    expect(run.failed).toBe(true);
+    expect(String((run.result as Error).message)).toMatch(/^tenant gamma: /);
+    expect((run.result as { code?: string }).code).toBe('CLOUDFORET_ERROR_AUTHENTICATE_FAILURE');
+    expect((snapshot as Error).message).toMatch(/^tenant gamma: /);
+    const after = await listKeys(s3.client, BUCKET, '');
+    expect(after.filter((k) => !k.startsWith('lake/tenants/gamma/'))).toEqual(
+      before.filter((k) => !k.startsWith('lake/tenants/gamma/')),
+    );
   });
 });

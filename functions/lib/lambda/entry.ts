@@ -11,7 +11,7 @@ import { redactError, redactValue } from '../redact.ts';
 import type { Sink } from '../storage/sink.ts';
 import { runDeadline } from './deadline.ts';
 import { publishRunMetrics, type RunFigures } from './run-metrics.ts';
-import { stampTenant, tenantScope } from './tenant-scope.ts';
+import { nameTenant, stampTenant, type TenantScope, tenantScope } from './tenant-scope.ts';
 
 /** What every use case is given besides its request. */
 export interface EntryContext {
@@ -64,40 +64,56 @@ function invocation<C extends { readonly sink: Sink }, Req, Res>(
 ): (event: unknown, context?: Context) => Promise<Res> {
   return async (given, context) => {
     const { env, event, tenant } = tenantScope(process.env, given);
-    const config = readConfig(env);
-    const log = createLogger({
-      level: config.logLevel,
-      fields: { function: name, requestId: context?.awsRequestId, ...(tenant && { tenant }) },
+    return serve(name, useCase, { env, event, tenant, context }).catch((error: unknown) => {
+      throw nameTenant(error, tenant);
     });
-    const request = useCase.parse(event, config, new Date());
-    // A unit started with less than two request timeouts left might not finish.
-    const deadline = runDeadline(context, {
-      reserveMs: 2 * config.requestTimeoutMs + 10_000,
-      hardStopMs: 5_000,
-    });
-    try {
-      const entry: EntryContext = {
-        name,
-        config,
-        log,
-        runId: context?.awsRequestId,
-        tenant,
-        shouldStartUnit: deadline.shouldStartUnit,
-        signal: deadline.signal,
-      };
-      const connected = await useCase.connect(entry);
-      const result = await useCase.run({ ...entry, ...connected }, request).catch((error: unknown) => {
-        if (useCase.failedFigures) publishRunMetrics(name, useCase.failedFigures(connected), tenant);
-        throw error;
-      });
-      publishRunMetrics(name, useCase.figures(result, connected), tenant);
-      const line = useCase.summary?.(result);
-      if (line) log.info(line[0], line[1]);
-      const failure = useCase.failure?.(result);
-      if (failure !== undefined) throw new RunFailedError(tenant ? `tenant ${tenant}: ${failure}` : failure);
-      return stampTenant(result, tenant);
-    } finally {
-      deadline.dispose();
-    }
   };
+}
+
+async function serve<C extends { readonly sink: Sink }, Req, Res>(
+  name: string,
+  useCase: UseCase<C, Req, Res>,
+  invoked: {
+    env: TenantScope['env'];
+    event: unknown;
+    tenant: string | undefined;
+    context?: Context | undefined;
+  },
+): Promise<Res> {
+  const { env, event, tenant, context } = invoked;
+  const config = readConfig(env);
+  const log = createLogger({
+    level: config.logLevel,
+    fields: { function: name, requestId: context?.awsRequestId, ...(tenant && { tenant }) },
+  });
+  const request = useCase.parse(event, config, new Date());
+  // A unit started with less than two request timeouts left might not finish.
+  const deadline = runDeadline(context, {
+    reserveMs: 2 * config.requestTimeoutMs + 10_000,
+    hardStopMs: 5_000,
+  });
+  try {
+    const entry: EntryContext = {
+      name,
+      config,
+      log,
+      runId: context?.awsRequestId,
+      tenant,
+      shouldStartUnit: deadline.shouldStartUnit,
+      signal: deadline.signal,
+    };
+    const connected = await useCase.connect(entry);
+    const result = await useCase.run({ ...entry, ...connected }, request).catch((error: unknown) => {
+      if (useCase.failedFigures) publishRunMetrics(name, useCase.failedFigures(connected), tenant);
+      throw error;
+    });
+    publishRunMetrics(name, useCase.figures(result, connected), tenant);
+    const line = useCase.summary?.(result);
+    if (line) log.info(line[0], line[1]);
+    const failure = useCase.failure?.(result);
+    if (failure !== undefined) throw new RunFailedError(failure);
+    return stampTenant(result, tenant);
+  } finally {
+    deadline.dispose();
+  }
 }

@@ -67,3 +67,14 @@ export function stampTenant<Res>(result: Res, tenant: string | undefined): Res {
     return result;
   return { tenant, ...result };
 }
+
+/**
+ * A failure of a tenant's invocation names the tenant first in its message: the Lambda console, the
+ * execution's Cause and the alarms' dead-letter messages then say whose run failed.
+ */
+export function nameTenant(error: unknown, tenant: string | undefined): unknown {
+  if (tenant === undefined || !(error instanceof Error)) return error;
+  const prefix = `tenant ${tenant}: `;
+  if (!error.message.startsWith(prefix)) error.message = `${prefix}${error.message}`;
+  return error;
+}
