@@ -2,8 +2,13 @@
 // of its own, one Glue database whose tables all live under its folder, one workgroup, one reader
 // role naming its own folder, database and workgroup and nothing of another tenant, and schedules
 // that start the shared functions with {"tenant": "<id>"}.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../infra/export-function.ts';
 import { type Json, idOf, statementsOfRole, synthStack } from './support/synth-stack.ts';
 
 const TENANTS = [
@@ -193,5 +198,29 @@ describe('the most tenants the settings take', () => {
       const bytes = Object.entries(env).reduce((n, [k, v]) => n + k.length + JSON.stringify(v).length, 0);
       expect(bytes).toBeLessThan(4096);
     }
+  });
+});
+
+describe('infra/app.ts with tenants in its context, as cdk.json gives them', () => {
+  it('names every bad tenant in one message, without a stack trace, and exits 1', () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'cdk-app-tenants-'));
+    const context = { tenants: [TENANTS[0], { ...TENANTS[1], id: 'acme' }, { id: 'Nope' }] };
+
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, CDK_CONTEXT_JSON: JSON.stringify(context), CDK_OUTDIR: outdir },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    rmSync(outdir, { recursive: true, force: true });
+
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      'invalid CDK context for the Cloudforet export stack (set with -c key=value or in cdk.json):',
+      expect.stringMatching(/^ {2}- tenants\[2\] \(Nope\): a tenant id is 1-20 lower-case letters/),
+      "  - tenants[2] (Nope): endpoint is required (the tenant's Cloudforet API base), or set cloudforetEndpoint as every tenant's default",
+      "  - tenants[2] (Nope): secretName is required: the Secrets Manager secret holding the tenant's Cloudforet app (create it first, then deploy)",
+      "  - tenants[1] (acme): the id is tenants[0]'s already; each tenant needs its own",
+    ]);
   });
 });
