@@ -6,7 +6,7 @@ import { Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Alias } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { Topic } from 'aws-cdk-lib/aws-sns';
+import { SubscriptionFilter, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -37,6 +37,15 @@ export class CostAlerts extends Construct {
     });
     if (settings.alertEmail !== undefined)
       this.topic.addSubscription(new EmailSubscription(settings.alertEmail));
+    // A tenant's own recipients get its alerts alone: each message carries the attribute `tenant`.
+    for (const tenant of settings.tenants ?? []) {
+      if (tenant.alertEmail === undefined) continue;
+      this.topic.addSubscription(
+        new EmailSubscription(tenant.alertEmail, {
+          filterPolicy: { tenant: SubscriptionFilter.stringFilter({ allowlist: [tenant.id] }) },
+        }),
+      );
+    }
     const common = {
       ...props,
       access: 'read' as const,

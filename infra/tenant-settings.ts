@@ -11,9 +11,13 @@ export interface TenantSettings {
   readonly endpoint: string;
   /** The Secrets Manager secret holding the tenant's Cloudforet app (imported by name). */
   readonly secretName: string;
+  /** E-mail subscribed to this tenant's alerts alone (a filter on the alerts topic); undefined: none. */
+  readonly alertEmail?: string | undefined;
 }
 
-const TENANT_KEYS = ['id', 'endpoint', 'secretName'];
+const TENANT_KEYS = ['id', 'endpoint', 'secretName', 'alertEmail'];
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** The portfolio's name (portfolio-lake.ts), which no tenant may take. */
 const RESERVED_ID = 'portfolio';
@@ -115,7 +119,15 @@ function readTenant(
     problems.push(
       `${at}: secretName must be a Secrets Manager secret name (letters, digits and /_+=.@-) (got ${JSON.stringify(e.secretName)})`,
     );
-  return { id: typeof e.id === 'string' ? e.id : '', endpoint: endpoint ?? '', secretName };
+  const alertEmail = typeof e.alertEmail === 'string' ? e.alertEmail.trim() : undefined;
+  if (e.alertEmail !== undefined && (alertEmail === undefined || !EMAIL.test(alertEmail)))
+    problems.push(`${at}: alertEmail must be an e-mail address (got ${JSON.stringify(e.alertEmail)})`);
+  return {
+    id: typeof e.id === 'string' ? e.id : '',
+    endpoint: endpoint ?? '',
+    secretName,
+    ...(alertEmail !== undefined && { alertEmail }),
+  };
 }
 
 function duplicateProblems(tenants: readonly TenantSettings[]): string[] {

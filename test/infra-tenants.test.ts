@@ -12,7 +12,12 @@ import { PROJECT_ROOT } from '../infra/export-function.ts';
 import { type Json, idOf, statementsOfRole, synthStack } from './support/synth-stack.ts';
 
 const TENANTS = [
-  { id: 'acme', endpoint: 'https://cf-one.example.com', secretName: 'cloudforet/acme' },
+  {
+    id: 'acme',
+    endpoint: 'https://cf-one.example.com',
+    secretName: 'cloudforet/acme',
+    alertEmail: 'finops@acme.example',
+  },
   { id: 'beta-2', endpoint: 'https://cf-two.example.com', secretName: 'cloudforet/beta' },
   { id: 'gamma', endpoint: 'https://cf-one.example.com', secretName: 'cloudforet/gamma' },
 ];
@@ -159,6 +164,18 @@ describe('a stack of three tenants', () => {
     );
   });
 
+  it("subscribes a tenant's own alert e-mail to its alerts alone", () => {
+    const subscriptions = resources(parent, 'AWS::SNS::Subscription').map(props);
+
+    expect(subscriptions).toEqual([
+      expect.objectContaining({
+        Protocol: 'email',
+        Endpoint: 'finops@acme.example',
+        FilterPolicy: { tenant: ['acme'] },
+      }),
+    ]);
+  });
+
   it("expires each tenant's working files as the shared ones expire", () => {
     const bucket = props(resources(parent, 'AWS::S3::Bucket')[0]!);
     const rules = bucket.LifecycleConfiguration.Rules as Array<{ Id: string; Prefix?: string }>;
@@ -171,12 +188,12 @@ describe('a stack of three tenants', () => {
     ]);
   });
 
-  it('stays far below CloudFormation’s 500 resources: one more in the parent per tenant', () => {
+  it('stays far below CloudFormation’s 500 resources: one or two more in the parent per tenant', () => {
     const counts = [parent, ...lakes.values()].map((t) => Object.keys(t.toJSON().Resources).length);
 
     // 73 shared resources (functions, roles, state machine, alarms, bucket…), one stack per tenant
-    // and the portfolio's.
-    expect(counts[0]).toBe(73 + IDS.length + 1);
+    // and the portfolio's, and acme's alert subscription.
+    expect(counts[0]).toBe(73 + IDS.length + 1 + 1);
     expect(counts.slice(1, -1)).toEqual([67, 67, 67]);
     expect(counts.at(-1)).toBeLessThan(40);
   });

@@ -74,5 +74,8 @@ describe("a tenant's alerts on the shared topic", () => {
     expect(sent[0]!.Subject).toMatch(/^\[beta-2\] Budget x+\.\.\.$/);
     expect(sent[0]!.Subject).toHaveLength(100);
     expect(JSON.parse(sent[0]!.Message!).default).toBe('Tenant: beta-2\n\nBudget: 120 %\n');
+    expect((sent[0] as { MessageAttributes?: unknown }).MessageAttributes).toEqual({
+      tenant: { DataType: 'String', StringValue: 'beta-2' },
+    });
   });
 });

@@ -79,6 +79,15 @@ describe('the tenants setting', () => {
     ]);
   });
 
+  it("reads a tenant's own alert e-mail, and refuses one that is no address", () => {
+    expect(readSettings({ tenants: [{ ...acme, alertEmail: 'finops@acme.example' }] }).tenants).toEqual([
+      { ...acme, alertEmail: 'finops@acme.example' },
+    ]);
+    expect(problemsOf({ tenants: [{ ...acme, alertEmail: 'finops' }] })).toEqual([
+      'tenants[0] (acme): alertEmail must be an e-mail address (got "finops")',
+    ]);
+  });
+
   it("refuses the portfolio's name as a tenant id", () => {
     expect(problemsOf({ tenants: [{ ...acme, id: 'portfolio' }] })).toEqual([
       'tenants[0] (portfolio): portfolio is reserved: it names the database and workgroup across every tenant',

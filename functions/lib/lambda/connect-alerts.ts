@@ -38,7 +38,8 @@ export function snsMessage(subject: string, body: string): string {
 
 /**
  * In a stack of tenants every tenant's alerts reach the one topic: each names its tenant, in the
- * subject (first, so a mail filter can route it) and in the body's first line.
+ * subject (first), in the body's first line and in the message attribute `tenant`, on which a
+ * subscription's filter policy routes it to that tenant's recipients.
  */
 export function snsPublish(client: SNSClient, topicArn: string, tenant?: string): Publish {
   return async (alert) => {
@@ -53,6 +54,10 @@ export function snsPublish(client: SNSClient, topicArn: string, tenant?: string)
           Subject: subject,
           MessageStructure: 'json',
           Message: snsMessage(subject, body),
+          // What a subscription's filter policy routes on: one tenant's recipients get its alerts.
+          ...(tenant !== undefined && {
+            MessageAttributes: { tenant: { DataType: 'String', StringValue: tenant } },
+          }),
         }),
       );
       return answer.MessageId ?? '';
