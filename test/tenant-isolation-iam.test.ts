@@ -22,6 +22,8 @@ function resolve(value: unknown): unknown {
     const [sep, parts] = o['Fn::Join'] as [string, unknown[]];
     return parts.map(resolve).join(sep);
   }
+  // Another resource of the stack (a queue, a log group): a stand-in ARN, none of the requests' own.
+  if ('Fn::GetAtt' in o) return `arn:aws:sqs:${REGION}:${ACCOUNT}:${(o['Fn::GetAtt'] as string[])[0]}`;
   if ('Ref' in o) {
     const pseudo: Record<string, string> = {
       'AWS::Partition': 'aws',
@@ -40,7 +42,7 @@ type Decision = 'Allowed' | 'ImplicitlyDenied' | 'ExplicitlyDenied';
 describe('tenant readers under an IAM policy simulator', () => {
   const policies = new Map<string, Json>();
   beforeAll(() => {
-    const { nested } = synthStack({
+    const { template, nested } = synthStack({
       bucketName: BUCKET,
       cloudforetEndpoint: 'https://cf.example.com',
       tenants: IDS.map((id) => ({ id, secretName: `cloudforet/${id}` })),
@@ -50,6 +52,8 @@ describe('tenant readers under an IAM policy simulator', () => {
       const statements = statementsOfRole(t, idOf(t, 'AWS::IAM::Role', 'Reader'));
       policies.set(id, { Version: '2012-10-17', Statement: resolve(statements) });
     }
+    const exporter = statementsOfRole(template, idOf(template, 'AWS::IAM::Role', 'CostExportRole'));
+    policies.set('cost-export', { Version: '2012-10-17', Statement: resolve(exporter) });
   });
 
   async function decide(
@@ -61,12 +65,12 @@ describe('tenant readers under an IAM policy simulator', () => {
     const response = await runSimulation(
       {
         request: {
-          principal: `arn:aws:iam::${ACCOUNT}:role/reader-${reader}`,
+          principal: `arn:aws:iam::${ACCOUNT}:role/${reader}`,
           action,
           resource: { resource, accountId: ACCOUNT },
           contextVariables: context,
         },
-        identityPolicies: [{ name: `reader-${reader}`, policy: policies.get(reader) }],
+        identityPolicies: [{ name: reader, policy: policies.get(reader) }],
         serviceControlPolicies: [],
         resourceControlPolicies: [],
       },
@@ -124,5 +128,31 @@ describe('tenant readers under an IAM policy simulator', () => {
 
       expect(decisions, id).toEqual(shared.map(() => 'ImplicitlyDenied'));
     }
+  });
+
+  it("lets the shared cost function write every tenant's folder and read its secrets, and nothing beside", async () => {
+    const secret = (name: string) => `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${name}-AbCdEf`;
+    const allowed: Array<[string, string, Record<string, string>?]> = [
+      [
+        's3:PutObject',
+        `arn:aws:s3:::${BUCKET}/cloudforet/tenants/ac/costs/billed_date=2026-01-01/ds-1.parquet`,
+      ],
+      ['s3:DeleteObject', `arn:aws:s3:::${BUCKET}/cloudforet/tenants/globex/_runs/costs/r/units.json`],
+      ['s3:ListBucket', `arn:aws:s3:::${BUCKET}`, { 's3:prefix': 'cloudforet/tenants/beta-2/' }],
+      ['secretsmanager:GetSecretValue', secret('cloudforet/acme')],
+      ['secretsmanager:GetSecretValue', secret('cloudforet/beta-2')],
+    ];
+    const denied: Array<[string, string, Record<string, string>?]> = [
+      ['s3:PutObject', `arn:aws:s3:::${BUCKET}/cloudforet/costs/billed_date=2026-01-01/ds-1.parquet`],
+      ['s3:PutObject', `arn:aws:s3:::${BUCKET}/athena-results/tenants/acme/q.csv`],
+      ['s3:ListBucket', `arn:aws:s3:::${BUCKET}`, { 's3:prefix': 'cloudforet/' }],
+      ['secretsmanager:GetSecretValue', secret('cloudforet/app')],
+    ];
+
+    const yes = await Promise.all(allowed.map(([a, r, c]) => decide('cost-export', a, r, c)));
+    const no = await Promise.all(denied.map(([a, r, c]) => decide('cost-export', a, r, c)));
+
+    expect(yes).toEqual(allowed.map(() => 'Allowed'));
+    expect(no).toEqual(denied.map(() => 'ImplicitlyDenied'));
   });
 });
