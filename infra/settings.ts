@@ -1,7 +1,7 @@
 // Stack settings from CDK context (`-c key=value` or cdk.json), checked at synth time.
 // Every bad value is reported in one error, so one failed synth shows everything to fix.
 import { type ContextReader, contextReader } from './context-reader.ts';
-import { readTenants, type TenantSettings } from './tenant-settings.ts';
+import { readTenants, tenantProblems, type TenantSettings } from './tenant-settings.ts';
 import { closestName } from '../functions/lib/closest-name.ts';
 import { COMPRESSIONS, DEFAULT_COMPRESSION, parseCompression } from '../functions/lib/codecs.ts';
 import {
@@ -187,24 +187,6 @@ function crossProblems(s: Settings): string[] {
     );
   }
   problems.push(...tenantProblems(s));
-  return problems;
-}
-
-/** What a stack of tenants does not take, or takes only short enough for every tenant's names. */
-function tenantProblems(s: Settings): string[] {
-  if (s.tenants === undefined) return [];
-  const problems: string[] = [];
-  if (s.secretName !== undefined) {
-    problems.push(
-      "secretName is the single domain's secret: with tenants, each tenant names its own (secretName in its entry)",
-    );
-  }
-  const longest = Math.max(...s.tenants.map((t) => t.id.length));
-  if (s.workgroupName.length + 1 + longest > 128) {
-    problems.push(
-      `workgroupName (${s.workgroupName.length} characters) must leave room for '-<tenant id>' within 128`,
-    );
-  }
   return problems;
 }
 

@@ -152,3 +152,25 @@ function duplicateProblems(tenants: readonly TenantSettings[]): string[] {
   }
   return problems;
 }
+
+/** What a stack of tenants does not take, or takes only short enough for every tenant's names. */
+export function tenantProblems(s: {
+  readonly tenants?: readonly TenantSettings[] | undefined;
+  readonly secretName: string | undefined;
+  readonly workgroupName: string;
+}): string[] {
+  if (s.tenants === undefined) return [];
+  const problems: string[] = [];
+  if (s.secretName !== undefined) {
+    problems.push(
+      "secretName is the single domain's secret: with tenants, each tenant names its own (secretName in its entry)",
+    );
+  }
+  const longest = Math.max(...s.tenants.map((t) => t.id.length));
+  if (s.workgroupName.length + 1 + longest > 128) {
+    problems.push(
+      `workgroupName (${s.workgroupName.length} characters) must leave room for '-<tenant id>' within 128`,
+    );
+  }
+  return problems;
+}
