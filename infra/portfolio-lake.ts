@@ -11,11 +11,14 @@ import { AccountRootPrincipal, PolicyStatement, Role } from 'aws-cdk-lib/aws-iam
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import type { TableDef } from '../functions/lib/parquet/columns.ts';
+import { ledgerPrefix } from '../functions/lib/storage/layout.ts';
+import { exportUnitsLatestTable } from '../functions/lib/tables/ledger.ts';
 import { TENANTS_DIR } from '../functions/lib/tenant.ts';
 import { glueTableInput } from './athena-tables.ts';
 import { AthenaWorkgroup } from './athena-workgroup.ts';
 import { ATHENA_RESULTS_PREFIX } from './export-bucket.ts';
 import { bucketKeyStatements } from './export-function.ts';
+import { ledgerTableInput } from './ledger-tables.ts';
 import { loadNamedQueries } from './named-queries.ts';
 import type { Settings } from './settings.ts';
 import { ATHENA_QUERY_ACTIONS, GLUE_READ_ACTIONS } from './tenant-lake.ts';
@@ -58,19 +61,25 @@ export class PortfolioLake extends NestedStack {
         description: 'Every tenant of the Cloudforet export, each table partitioned by tenant',
       },
     });
-    const tables = portfolioTables(props.tables).map((table) => {
-      const cfn = new CfnTable(this, `Table-${table.name}`, {
+    const where = {
+      root: `s3://${bucket.bucketName}/${tenantsRoot}/`,
+      projectionStart: settings.projectionStart,
+      tenantIds: props.tenantIds,
+    };
+    const table = (name: string, tableInput: CfnTable.TableInputProperty) => {
+      const cfn = new CfnTable(this, `Table-${name}`, {
         catalogId,
         databaseName: this.databaseName,
-        tableInput: portfolioTableInput(table, {
-          root: `s3://${bucket.bucketName}/${tenantsRoot}/`,
-          projectionStart: settings.projectionStart,
-          tenantIds: props.tenantIds,
-        }),
+        tableInput,
       });
       cfn.node.addDependency(database);
       return cfn;
-    });
+    };
+    const tables = [
+      ...portfolioTables(props.tables).map((t) => table(t.name, portfolioTableInput(t, where))),
+      // The run ledger's rollup: every tenant's latest export of each unit, for its run health.
+      table(exportUnitsLatestTable.name, portfolioLedgerInput(where)),
+    ];
     const resultsPrefix = `${ATHENA_RESULTS_PREFIX}${PORTFOLIO}`;
     const athena = new AthenaWorkgroup(this, 'Athena', {
       name: this.workgroupName,
@@ -98,7 +107,17 @@ export function portfolioTableInput(
   table: TableDef<never, never>,
   where: { readonly root: string; readonly projectionStart: string; readonly tenantIds: readonly string[] },
 ): CfnTable.TableInputProperty {
-  const input = glueTableInput(table, `${where.root}\${tenant}/${table.name}/`, where.projectionStart);
+  return withTenantPartition(
+    glueTableInput(table, `${where.root}\${tenant}/${table.name}/`, where.projectionStart),
+    where,
+  );
+}
+
+/** A tenant's table input with `tenant` first among its partition keys, stored under every tenant's folder. */
+function withTenantPartition(
+  input: CfnTable.TableInputProperty,
+  where: { readonly root: string; readonly tenantIds: readonly string[] },
+): CfnTable.TableInputProperty {
   const parameters = input.parameters as Record<string, string>;
   const storage = input.storageDescriptor as CfnTable.StorageDescriptorProperty;
   return {
@@ -114,6 +133,19 @@ export function portfolioTableInput(
     ],
     storageDescriptor: { ...storage, location: where.root },
   };
+}
+
+/** The ledger's rollup (export_units_latest) of every tenant, `tenant` first among its partitions. */
+export function portfolioLedgerInput(where: {
+  readonly root: string;
+  readonly projectionStart: string;
+  readonly tenantIds: readonly string[];
+}): CfnTable.TableInputProperty {
+  const location = `${where.root}\${tenant}/${ledgerPrefix(exportUnitsLatestTable.name)}`;
+  return withTenantPartition(
+    ledgerTableInput(exportUnitsLatestTable, location, where.projectionStart),
+    where,
+  );
 }
 
 function portfolioReaderStatements(

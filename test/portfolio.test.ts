@@ -35,7 +35,9 @@ describe('the portfolio database', () => {
     t.hasResourceProperties('AWS::Glue::Database', {
       DatabaseInput: { Name: 'cloudforet_export_portfolio' },
     });
-    const tables = Object.values(t.findResources('AWS::Glue::Table')).map((r) => props(r).TableInput);
+    const tables = Object.values(t.findResources('AWS::Glue::Table'))
+      .map((r) => props(r).TableInput)
+      .filter((input) => input.Name !== 'export_units_latest');
     const names = tables.map((input) => input.Name as string);
 
     expect(names).toContain('costs');
@@ -49,6 +51,20 @@ describe('the portfolio database', () => {
         `/cloudforet/tenants/\${tenant}/${input.Name}/`,
       );
     }
+  });
+
+  it("has every tenant's ledger rollup, partitioned by tenant and table", () => {
+    const [ledger] = Object.values(t.findResources('AWS::Glue::Table'))
+      .map((r) => props(r).TableInput)
+      .filter((input) => input.Name === 'export_units_latest');
+
+    expect(ledger.PartitionKeys.map((k: { Name: string }) => k.Name)).toEqual(['tenant', 'table_name']);
+    expect(ledger.Parameters['projection.tenant.values']).toBe('acme,beta-2');
+    expect(ledger.Parameters['projection.table_name.type']).toBe('enum');
+    expect(JSON.stringify(ledger.Parameters['storage.location.template'])).toContain(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: Athena's projection placeholders, literally
+      '/cloudforet/tenants/${tenant}/ledger/export_units_latest/table_name=${table_name}/',
+    );
   });
 
   it("lets the provider's reader read every tenant's folder and the portfolio database only", () => {
@@ -65,7 +81,11 @@ describe('the portfolio database', () => {
     const queries = loadNamedQueries(PORTFOLIO_QUERY_DIR);
     const trino = new TrinoSQL();
 
-    expect(queries.map((q) => q.name)).toEqual(['freshness_by_tenant', 'spend_by_tenant_provider_month']);
+    expect(queries.map((q) => q.name)).toEqual([
+      'exports_by_tenant_table',
+      'freshness_by_tenant',
+      'spend_by_tenant_provider_month',
+    ]);
     for (const q of queries) expect(trino.validate(q.sql), q.name).toEqual([]);
     t.resourceCountIs('AWS::Athena::NamedQuery', queries.length);
   });
@@ -103,12 +123,18 @@ describe('the portfolio over two exported tenants', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** DuckDB as Athena reads the portfolio's costs: the tenant partition from the folder. */
-  async function query(sql: string, tenantFolder = '*'): Promise<Record<string, unknown>[]> {
+  /** DuckDB as Athena reads the portfolio's costs (and `views`): the tenant partition from the folder. */
+  async function query(
+    sql: string,
+    tenantFolder = '*',
+    views: Record<string, string> = {},
+  ): Promise<Record<string, unknown>[]> {
     const instance = await DuckDBInstance.create(':memory:');
     const connection = await instance.connect();
     try {
       await prepareSession(connection);
+      for (const [name, select] of Object.entries(views))
+        await connection.run(`CREATE VIEW ${name} AS ${select}`);
       await connection.run(
         `CREATE VIEW costs AS SELECT *, regexp_extract(filename, '/tenants/([^/]+)/costs/', 1) AS tenant
          FROM read_parquet('${out}/tenants/${tenantFolder}/costs/*/*.parquet', hive_partitioning = true,
@@ -148,6 +174,21 @@ describe('the portfolio over two exported tenants', () => {
       expect(theirs).toEqual(mine);
     }
     expect(await readdir(join(out, 'tenants'))).toEqual(['acme', 'beta-2']);
+  });
+
+  it("names each tenant's tables with their newest export, from the tenants' ledger rollups", async () => {
+    const sql = loadNamedQueries(PORTFOLIO_QUERY_DIR).find((q) => q.name === 'exports_by_tenant_table')!.sql;
+    const ledger = `SELECT *, regexp_extract(filename, '/tenants/([^/]+)/ledger/', 1) AS tenant
+      FROM read_json('${out}/tenants/*/ledger/export_units_latest/*/*.json', format = 'newline_delimited',
+        hive_partitioning = true, filename = true)`;
+
+    const rows = await query(sql, '*', { export_units_latest: ledger });
+
+    const costs = rows.filter((r) => r.table_name === 'costs');
+    expect(costs.map((r) => [r.tenant, r.newest_partition, Number(r.units)])).toEqual([
+      ['acme', TO, 5 * sims[0]!.dataSourceIds().length],
+      ['beta-2', TO, 5 * sims[1]!.dataSourceIds().length],
+    ]);
   });
 
   it('names each tenant and data source with its newest exported day', async () => {
