@@ -108,6 +108,11 @@ describe("the adversary replays issue 45's findings", () => {
       new Killed(1),
       new CliCosts('default'),
     ],
+    'seed 6: a day restated, then {} from data-source/list for a range run over that day': [
+      new Sync(0, twoBack, lastOf(months[1]!), { rowDelta: 3 }, 'SUCCESS'),
+      new Fault('data-source', 1, 'empty', undefined),
+      new CliCosts('range', lastOf(months[1]!), lastOf(months[1]!)),
+    ],
     'bug 3: {} from cost/list and from page 2 of cost/analyze, then costs': [
       new Fault('list', 1, 'empty', undefined),
       new Fault('analyze', 2, 'empty', undefined),

@@ -50,6 +50,11 @@ const CLOUDFORET: readonly ErrorCode[] = [
     'yes',
     'a body that is no Cloudforet answer (a proxy or gateway error page)',
   ),
+  code(
+    'CLOUDFORET_NO_DATA_SOURCES',
+    'yes',
+    'cost-analysis/data-source/list answered no data sources while the destination holds the costs of some: an empty answer (`{}` from a proxy) proves nothing, so nothing is exported and the run fails',
+  ),
   code('PAGING_DRIFT', 'yes', 'the data changed under a paging run (total_count moved, an id came twice)'),
   code(
     'ACCOUNT_LINKS_MISSING',

@@ -23,7 +23,7 @@ import { jobMarksOf, warnAboutSources } from '../planning/plan-reports.ts';
 import type { PlannedUnit } from '../planning/plan-units.ts';
 import { clampToRetention } from '../planning/retention.ts';
 import { archiveCostReports } from '../reports/archive.ts';
-import { listDataSources, selectDataSources } from '../sources/data-sources.ts';
+import { checkNoneListed, listDataSources, selectDataSources } from '../sources/data-sources.ts';
 import {
   changedDaysByMonth,
   exportUnifiedMonths,
@@ -70,7 +70,9 @@ export const COST_JOB: readonly CostJobStep[] = [
         costs: true,
       });
       job.staleTemporariesRemoved = destination.staleTemporariesRemoved;
-      job.dataSources = selectDataSources(await listDataSources(env.client), job.request.dataSourceIds);
+      const listed = await listDataSources(env.client);
+      if (listed.length === 0) await checkNoneListed(env.sink);
+      job.dataSources = selectDataSources(listed, job.request.dataSourceIds);
       await destination.claim();
     },
   },

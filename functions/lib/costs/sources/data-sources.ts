@@ -2,6 +2,10 @@
 import type { CloudforetClient } from '../../cloudforet/client.ts';
 import { CloudforetApiError, EventError, ExportError } from '../../errors.ts';
 import { type ApiRecord, listPages } from '../../cloudforet/pager.ts';
+import { JOB_MARKS_PREFIX, ledgerRollupKey } from '../../storage/layout.ts';
+import type { Sink } from '../../storage/sink.ts';
+import { costTable } from '../../tables/costs.ts';
+import { exportUnitsLatestTable } from '../../tables/ledger.ts';
 
 export interface DataSourceInfo {
   readonly id: string;
@@ -23,6 +27,30 @@ export async function listDataSources(client: CloudforetClient): Promise<DataSou
     for (const r of page) found.push(toInfo(r));
   }
   return found;
+}
+
+/**
+ * data-source/list answered none (Cloudforet omits an empty list: `{}`, which a broken proxy sends
+ * too): the destination says whether that can be so. Where it holds the costs of data sources (a
+ * job mark each, or the ledger's rollup of their units), the answer proves nothing and the run
+ * fails naming them, rather than export nothing with exit 0.
+ */
+export async function checkNoneListed(sink: Sink): Promise<void> {
+  const rollup = ledgerRollupKey(exportUnitsLatestTable, costTable.name, '');
+  const [marks, rolled] = await Promise.all([
+    sink.list(JOB_MARKS_PREFIX),
+    sink.list(rollup.slice(0, rollup.lastIndexOf('/') + 1)),
+  ]);
+  const name = (key: string) => key.slice(key.lastIndexOf('/') + 1).replace(/\.json$/, '');
+  const known = [...new Set([...marks, ...rolled].filter((k) => k.endsWith('.json')).map(name))].sort();
+  if (known.length === 0) return;
+  throw new ExportError(
+    'CLOUDFORET_NO_DATA_SOURCES',
+    `cost-analysis/data-source/list answered no data sources, while this destination holds the costs of ${known.length} ` +
+      `(${known.slice(0, 5).join(', ')}${known.length > 5 ? ', …' : ''}): an empty answer from a proxy or gateway proves nothing, ` +
+      'so nothing was exported. Check the endpoint (`check`), and rerun; if every data source was removed in Cloudforet, ' +
+      'there is nothing left to export: stop the schedule.',
+  );
 }
 
 /** The data sources asked for (all when none are named); an unknown id is an error naming it. */
