@@ -272,7 +272,13 @@ def main():
         print(json.dumps({'type': 'done', **out}), flush=True)
         return
     BRIDGE.phase = 'focus_consolidation_view'
-    out['created'] = consolidation.create_or_update_view()  # non-interactive: every table found
+    # CID's parameters as cid-cmd passes them (e.g. focus-tables: the tables to consolidate);
+    # none: non-interactive, every table found
+    Prompts.params = dict(INIT.get('params', {}))
+    out['created'] = consolidation.create_or_update_view()
+    if INIT.get('consolidationOnly'):  # the consolidation view alone, not the dashboard's views
+        print(json.dumps({'type': 'done', **out}), flush=True)
+        return
 
     for mode, interactive, answers in (('no-tags', False, {}), ('tags', True, INIT['tagAnswers'])):
         Prompts.params, Prompts.answers, Prompts.interactive = {}, answers, interactive

@@ -78,6 +78,10 @@ export interface CidRunOptions {
   readonly workDir: string;
   /** Run after each view CID creates, before CID goes on (a later phase replaces the view). */
   readonly afterCreate: (view: string) => Promise<Json[]>;
+  /** CID's parameters as cid-cmd passes them, e.g. `{ 'focus-tables': ['db.focus'] }`. */
+  readonly params?: Record<string, unknown>;
+  /** Create the consolidation view alone, not the dashboard's views over it. */
+  readonly consolidationOnly?: boolean;
 }
 
 /**
@@ -128,6 +132,8 @@ export async function runCid(options: CidRunOptions): Promise<CidRun> {
       databases: options.databases,
       views: cidViews(),
       tagAnswers: options.tagAnswers,
+      params: options.params ?? {},
+      consolidationOnly: options.consolidationOnly ?? false,
     }),
   );
   const python = spawn('python3', [HARNESS, init], { stdio: ['pipe', 'pipe', 'pipe'] });
