@@ -115,7 +115,7 @@ describe("CID's consolidation view over two tenants' focus tables", () => {
 
   for (const id of TENANTS) {
     it(`totals ${id}'s focus rows alone when CID's focus-tables names its table`, async () => {
-      const { run, totals } = await consolidated({ 'focus-tables': [`${database(id)}.focus`] });
+      const { run, totals } = await consolidated({ 'focus-tables': `${database(id)}.focus` });
 
       const created = run.statements.find((s) => s.sql.startsWith('CREATE OR REPLACE VIEW'))!.sql;
       expect(created.match(/FROM\n +"\w+"\."focus"/g)).toEqual([`FROM\n  "${database(id)}"."focus"`]);

@@ -11,6 +11,7 @@ InquirerPy) are not installed; focus.yaml comes parsed from the test as JSON.
 Usage: python3 harness.py <init.json>; requests and answers are JSON lines.
 """
 import ast
+import csv
 import importlib.util
 import itertools
 import json
@@ -146,9 +147,11 @@ class Prompts:
     interactive = False
 
 
-def get_parameter(param_name, message, choices=None, default=None, **_):
+def get_parameter(param_name, message, choices=None, default=None, multi=False, **_):
     if param_name in Prompts.params:
-        return Prompts.params[param_name]
+        value = Prompts.params[param_name]
+        # as cid.utils.get_parameter: a list given on the command line is one string
+        return split_respecting_quotes(value) if multi and isinstance(value, str) else value
     return Prompts.answers.get(param_name, default)
 
 
@@ -222,7 +225,8 @@ def vendored_functions(path, names, class_name=None, **globals_):
     return [namespace[name] for name in names]
 
 
-(merge_objects,) = vendored_functions('cid/utils.py', ['merge_objects'])
+merge_objects, split_respecting_quotes = vendored_functions(
+    'cid/utils.py', ['merge_objects', 'split_respecting_quotes'], csv=csv)
 utils.merge_objects = merge_objects
 
 

@@ -78,7 +78,7 @@ export interface CidRunOptions {
   readonly workDir: string;
   /** Run after each view CID creates, before CID goes on (a later phase replaces the view). */
   readonly afterCreate: (view: string) => Promise<Json[]>;
-  /** CID's parameters as cid-cmd passes them, e.g. `{ 'focus-tables': ['db.focus'] }`. */
+  /** CID's parameters as cid-cmd passes them, e.g. `{ 'focus-tables': 'db.focus' }` (`--focus-tables db.focus`). */
   readonly params?: Record<string, unknown>;
   /** Create the consolidation view alone, not the dashboard's views over it. */
   readonly consolidationOnly?: boolean;
