@@ -1,11 +1,12 @@
 // The portfolio's spend in USD and run health by tenant, over two tenants exported into one
-// destination (one with a billed day never exported, as a failed unit leaves it): each tenant's
-// lines equal that tenant's own saved queries run over its own folder and views.
+// destination (acme with a billed day never exported, as a failed unit leaves it, and a month without
+// unified costs yet; beta-2 at Cloudforet's fallback rates): each tenant's lines equal that tenant's
+// own saved queries run over its own folder and views.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
-import { addDays, utcDay } from '../functions/lib/dates.ts';
+import { addDays } from '../functions/lib/dates.ts';
 import { type AthenaLike, athenaOver } from '../harness/duckdb-athena.ts';
 import { portfolioOver } from '../harness/duckdb-portfolio.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
@@ -13,11 +14,13 @@ import { appFolder } from '../harness/tokens.ts';
 import { loadNamedQueries } from '../infra/named-queries.ts';
 import { PORTFOLIO_QUERY_DIR } from '../infra/portfolio-lake.ts';
 import { fakeIo } from './support/fake-io.ts';
+import { monthsBack } from './support/months.ts';
 
 const NOW = new Date();
-const TO = addDays(utcDay(NOW), -2);
-const FROM = addDays(TO, -5);
-const GAP = addDays(FROM, 2);
+// Three days either side of last month's first: two months, the later one's rates withheld for acme.
+const FROM = addDays(monthsBack(1, NOW), -3);
+const TO = addDays(monthsBack(1, NOW), 2);
+const GAP = addDays(FROM, 1);
 const TENANTS = ['acme', 'beta-2'];
 
 const portfolioSql = (name: string) =>
@@ -45,13 +48,15 @@ describe("the portfolio's spend in USD and run health, by tenant", () => {
       db.close();
     }
   };
+  const bySignature = (rows: Record<string, unknown>[]) =>
+    [...rows].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
   const lines = (rows: Record<string, unknown>[], id: string) =>
     rows.filter((r) => r.tenant === id).map(({ tenant, ...rest }) => rest);
 
   beforeAll(async () => {
     sims = await Promise.all([
       startSimulator({ seed: 81, dataSources: 2, from: FROM, to: TO, rowsPerDay: 12 }),
-      startSimulator({ seed: 82, dataSources: 3, from: FROM, to: TO, rowsPerDay: 8 }),
+      startSimulator({ seed: 82, dataSources: 3, from: FROM, to: TO, rowsPerDay: 8, fallbackRates: true }),
     ]);
     const apps = await Promise.all(sims.map((s, i) => appFolder(`portfolio-health-${i}`, s.issueToken())));
     dir = apps[0]!.dir;
@@ -66,6 +71,9 @@ describe("the portfolio's spend in USD and run health, by tenant", () => {
     await costs(0, addDays(GAP, 1), TO);
     await costs(1, FROM, TO);
     await rm(apps[1]!.dir, { recursive: true, force: true });
+    await rm(join(out, 'tenants', 'acme', 'unified_costs', `billed_month=${TO.slice(0, 7)}`), {
+      recursive: true,
+    });
     portfolio = await portfolioOver(out, TENANTS, { now: NOW });
   });
   afterAll(async () => {
@@ -81,8 +89,14 @@ describe("the portfolio's spend in USD and run health, by tenant", () => {
     for (const id of TENANTS) {
       const mine = await own(id, 'spend_usd_by_month_last_12_months');
       expect(mine.length, id).toBeGreaterThan(0);
-      expect(lines(rows, id), id).toEqual(mine);
+      // The same lines; their order is the query's (ties on the rounded total in either order).
+      expect(bySignature(lines(rows, id)), id).toEqual(bySignature(mine));
     }
+    const flags = (id: string, flag: string) => [...new Set(lines(rows, id).map((r) => r[flag]))].sort();
+    expect(flags('acme', 'rate_is_latest_known')).toEqual([false, true]);
+    expect(flags('acme', 'rate_is_fallback')).toEqual([false]);
+    expect(flags('beta-2', 'rate_is_fallback')).toEqual([true]);
+    expect(new Set(rows.map((r) => r.billed_month))).toEqual(new Set([FROM.slice(0, 7), TO.slice(0, 7)]));
     // Both tenants bill in KRW too, each converted at its own Cloudforet's rate.
     const rates = await portfolio.run(
       `SELECT tenant, max(cost_usd / cost_krw) AS krw_to_usd FROM unified_costs
