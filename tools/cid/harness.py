@@ -98,6 +98,9 @@ class FakeAthenaClient:
         return [{'DataCatalogsSummary': [{'CatalogName': 'AwsDataCatalog', 'Type': 'GLUE'}]}]
 
     def _list_databases(self, CatalogName):
+        if INIT.get('listDatabasesDenied'):  # a principal without glue:GetDatabases (a tenant's reader)
+            raise ClientError('An error occurred (AccessDeniedException) when calling the ListDatabases '
+                              'operation: not authorized to perform glue:GetDatabases')
         return [{'DatabaseList': [{'Name': name} for name in self.databases]}]
 
     def _list_table_metadata(self, CatalogName, DatabaseName, PaginationConfig=None):

@@ -91,6 +91,8 @@ export interface CidRunOptions {
 export async function discoverCid(
   databases: Record<string, Json[]>,
   workDir: string,
+  /** As a principal that may not list the databases (glue:GetDatabases) would discover. */
+  options: { readonly listDatabasesDenied?: boolean } = {},
 ): Promise<Pick<CidRun, 'discovered' | 'consolidationSql'>> {
   const init = join(workDir, 'cid-discover.json');
   await writeFile(
@@ -101,6 +103,7 @@ export async function discoverCid(
       databases,
       views: cidViews(),
       discoverOnly: true,
+      listDatabasesDenied: options.listDatabasesDenied ?? false,
     }),
   );
   const python = spawn('python3', [HARNESS, init], { stdio: ['ignore', 'pipe', 'pipe'] });
