@@ -99,7 +99,7 @@ describe("the portfolio's spend in USD and run health, by tenant", () => {
     expect(new Set(rows.map((r) => r.billed_month))).toEqual(new Set([FROM.slice(0, 7), TO.slice(0, 7)]));
     // Both tenants bill in KRW too, each converted at its own Cloudforet's rate.
     const rates = await portfolio.run(
-      `SELECT tenant, max(cost_usd / cost_krw) AS krw_to_usd FROM unified_costs
+      `SELECT tenant, sum(cost_usd) / sum(cost_krw) AS krw_to_usd FROM unified_costs
        WHERE currency = 'KRW' GROUP BY tenant ORDER BY tenant`,
     );
     expect(rates).toHaveLength(2);
