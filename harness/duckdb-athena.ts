@@ -130,6 +130,12 @@ export async function athenaOver(dir: string, options: AthenaOptions = {}): Prom
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   await prepareSession(connection);
+  await createTableViews(connection, dir);
+  return athenaLike(instance, connection, options);
+}
+
+/** One view per exported table found under `dir` (a ledger or compacted table empty when none), in the current schema. */
+export async function createTableViews(connection: DuckDBConnection, dir: string): Promise<void> {
   for (const table of exportTables) {
     if (!existsSync(join(dir, table.name))) {
       // A destination with nothing compacted yet: Athena's table is there, empty; so is this one.
@@ -143,6 +149,14 @@ export async function athenaOver(dir: string, options: AthenaOptions = {}): Prom
   }
   for (const table of ledgerTables) await connection.run(ledgerView(dir, table));
   await connection.run(compactionStateView(dir));
+}
+
+/** The connection as Athena answers: translated Trino SQL at `options.now`. */
+export function athenaLike(
+  instance: DuckDBInstance,
+  connection: DuckDBConnection,
+  options: AthenaOptions,
+): AthenaLike {
   type Row = Record<string, unknown>;
   const run = async (sql: string) =>
     (await connection.runAndReadAll(trinoToDuckDb(sql, options.now))).getRowObjectsJS() as Row[];

@@ -186,7 +186,9 @@ export class BackfillStateMachine extends Construct {
           bucketNamePath: JsonPath.stringAt('$.bucket'),
           key: JsonPath.stringAt('$.unitsObjectKey'),
         }),
-        maxConcurrency: props.settings.backfillMaxConcurrency,
+        // With tenants each tenant's job is its own execution: the tenant's cap here, the overall
+        // one in the unit function's reserved concurrency, so one tenant's backfill leaves room.
+        maxConcurrency: props.settings.tenantMaxConcurrency ?? props.settings.backfillMaxConcurrency,
         // Failed units are the Finish state's to gather and the Summary's to report: the map never fails on them.
         toleratedFailurePercentage: 100,
         resultWriterV2: new PrefixResultWriter(props.bucket, mapResultsPrefix),

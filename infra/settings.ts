@@ -64,6 +64,11 @@ export interface Settings {
   readonly parquetCompression: string;
   /** Backfill units exported at once by the state machine: it bounds the load on the Cloudforet API. */
   readonly backfillMaxConcurrency: number;
+  /**
+   * With tenants: units of one tenant's cost job exported at once (the Map's concurrency), under
+   * backfillMaxConcurrency, which the unit function reserves across every tenant. Unset: the same.
+   */
+  readonly tenantMaxConcurrency?: number | undefined;
 }
 
 /** Every context key this stack reads, with its default ('' when it has none). */
@@ -99,6 +104,7 @@ export const settingDefaults = {
   logLevel: 'info',
   parquetCompression: DEFAULT_COMPRESSION,
   backfillMaxConcurrency: 4,
+  tenantMaxConcurrency: '',
   tenants: '',
 } as const;
 
@@ -184,6 +190,16 @@ function crossProblems(s: Settings): string[] {
   if (s.secretKmsKeyArn !== undefined && s.secretName === undefined) {
     problems.push(
       "secretKmsKeyArn is for an imported secret: give secretName too (the stack's own secret uses the AWS-managed key)",
+    );
+  }
+  if (s.tenantMaxConcurrency !== undefined && s.tenants === undefined) {
+    problems.push(
+      "tenantMaxConcurrency caps one tenant's units at once: give tenants too (without them, backfillMaxConcurrency is the cap)",
+    );
+  } else if (s.tenantMaxConcurrency !== undefined && s.tenantMaxConcurrency > s.backfillMaxConcurrency) {
+    problems.push(
+      `tenantMaxConcurrency (${s.tenantMaxConcurrency}) must be at most backfillMaxConcurrency (${s.backfillMaxConcurrency}), ` +
+        "the units at once across every tenant (the unit function's reserved concurrency)",
     );
   }
   problems.push(...tenantProblems(s));
@@ -278,6 +294,8 @@ function readFunctionTuning(r: Reader) {
     logLevel,
     parquetCompression,
     backfillMaxConcurrency: r.integer('backfillMaxConcurrency', 1, 1000),
+    tenantMaxConcurrency:
+      r.orDefault('tenantMaxConcurrency') === '' ? undefined : r.integer('tenantMaxConcurrency', 1, 1000),
   };
 }
 

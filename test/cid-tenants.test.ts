@@ -13,13 +13,14 @@ const IDS = ['acme', 'beta-2', 'globex'];
 describe("CID's discovery over a stack of tenants", () => {
   let dir: string;
   let found: Awaited<ReturnType<typeof discoverCid>>;
+  let databases: Parameters<typeof discoverCid>[0];
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'cid-tenants-'));
     const { nested } = synthStack({
       cloudforetEndpoint: 'https://cf.example.com',
       tenants: IDS.map((id) => ({ id, secretName: `cloudforet/${id}` })),
     });
-    const databases = Object.assign({}, ...[...nested.values()].map((t) => listTableMetadata(t)));
+    databases = Object.assign({}, ...[...nested.values()].map((t) => listTableMetadata(t)));
     found = await discoverCid(databases, dir);
   });
   afterAll(async () => {
@@ -40,5 +41,12 @@ describe("CID's discovery over a stack of tenants", () => {
       expect(found.consolidationSql.split(table).length - 1, table).toBe(1);
     }
     expect(found.consolidationSql).not.toContain('portfolio');
+  });
+
+  it("finds nothing as a tenant's reader, which may not list the databases", async () => {
+    const denied = await discoverCid(databases, dir, { listDatabasesDenied: true });
+
+    expect(denied.discovered).toEqual([]);
+    expect(denied.consolidationSql).toBe('');
   });
 });

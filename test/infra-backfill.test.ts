@@ -321,3 +321,16 @@ describe('the backfill state machine with -c backfillMaxConcurrency=7', () => {
     });
   });
 });
+
+describe('the backfill state machine of tenants with -c tenantMaxConcurrency=2', () => {
+  it("runs 2 units of one tenant's job at once and reserves backfillMaxConcurrency across tenants", () => {
+    const tenants = [{ id: 'acme', secretName: 'cloudforet/acme' }];
+    const t = synth({ tenants, backfillMaxConcurrency: '8', tenantMaxConcurrency: '2' });
+
+    expect(stateOf(definitionOf(t), 'ExportUnits').MaxConcurrency).toBe(2);
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'Cost job, state ExportUnits: units',
+      ReservedConcurrentExecutions: 8,
+    });
+  });
+});

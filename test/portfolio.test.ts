@@ -84,7 +84,9 @@ describe('the portfolio database', () => {
     expect(queries.map((q) => q.name)).toEqual([
       'exports_by_tenant_table',
       'freshness_by_tenant',
+      'health_by_tenant_data_source',
       'spend_by_tenant_provider_month',
+      'spend_usd_by_tenant_month',
     ]);
     for (const q of queries) expect(trino.validate(q.sql), q.name).toEqual([]);
     t.resourceCountIs('AWS::Athena::NamedQuery', queries.length);

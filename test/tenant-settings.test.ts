@@ -118,3 +118,28 @@ describe('the tenants setting', () => {
     ]);
   });
 });
+
+describe('the tenantMaxConcurrency setting', () => {
+  it("reads one tenant's units at once, up to backfillMaxConcurrency; unset without it", () => {
+    const settings = readSettings({
+      tenants: [acme, beta],
+      backfillMaxConcurrency: '8',
+      tenantMaxConcurrency: '2',
+    });
+
+    expect(settings.tenantMaxConcurrency).toBe(2);
+    expect(readSettings({ tenants: [acme] }).tenantMaxConcurrency).toBeUndefined();
+  });
+
+  it('refuses more than backfillMaxConcurrency, and a cap without tenants', () => {
+    expect(problemsOf({ tenants: [acme], tenantMaxConcurrency: '5' })).toEqual([
+      "tenantMaxConcurrency (5) must be at most backfillMaxConcurrency (4), the units at once across every tenant (the unit function's reserved concurrency)",
+    ]);
+    expect(problemsOf({ cloudforetEndpoint: 'https://cf.example.com', tenantMaxConcurrency: '2' })).toEqual([
+      "tenantMaxConcurrency caps one tenant's units at once: give tenants too (without them, backfillMaxConcurrency is the cap)",
+    ]);
+    expect(problemsOf({ tenants: [acme], tenantMaxConcurrency: '0' })).toEqual([
+      'tenantMaxConcurrency must be a whole number from 1 to 1000 (got "0")',
+    ]);
+  });
+});

@@ -11,6 +11,7 @@ InquirerPy) are not installed; focus.yaml comes parsed from the test as JSON.
 Usage: python3 harness.py <init.json>; requests and answers are JSON lines.
 """
 import ast
+import csv
 import importlib.util
 import itertools
 import json
@@ -97,6 +98,9 @@ class FakeAthenaClient:
         return [{'DataCatalogsSummary': [{'CatalogName': 'AwsDataCatalog', 'Type': 'GLUE'}]}]
 
     def _list_databases(self, CatalogName):
+        if INIT.get('listDatabasesDenied'):  # a principal without glue:GetDatabases (a tenant's reader)
+            raise ClientError('An error occurred (AccessDeniedException) when calling the ListDatabases '
+                              'operation: not authorized to perform glue:GetDatabases')
         return [{'DatabaseList': [{'Name': name} for name in self.databases]}]
 
     def _list_table_metadata(self, CatalogName, DatabaseName, PaginationConfig=None):
@@ -146,9 +150,11 @@ class Prompts:
     interactive = False
 
 
-def get_parameter(param_name, message, choices=None, default=None, **_):
+def get_parameter(param_name, message, choices=None, default=None, multi=False, **_):
     if param_name in Prompts.params:
-        return Prompts.params[param_name]
+        value = Prompts.params[param_name]
+        # as cid.utils.get_parameter: a list given on the command line is one string
+        return split_respecting_quotes(value) if multi and isinstance(value, str) else value
     return Prompts.answers.get(param_name, default)
 
 
@@ -222,7 +228,8 @@ def vendored_functions(path, names, class_name=None, **globals_):
     return [namespace[name] for name in names]
 
 
-(merge_objects,) = vendored_functions('cid/utils.py', ['merge_objects'])
+merge_objects, split_respecting_quotes = vendored_functions(
+    'cid/utils.py', ['merge_objects', 'split_respecting_quotes'], csv=csv)
 utils.merge_objects = merge_objects
 
 
@@ -272,7 +279,13 @@ def main():
         print(json.dumps({'type': 'done', **out}), flush=True)
         return
     BRIDGE.phase = 'focus_consolidation_view'
-    out['created'] = consolidation.create_or_update_view()  # non-interactive: every table found
+    # CID's parameters as cid-cmd passes them (e.g. focus-tables: the tables to consolidate);
+    # none: non-interactive, every table found
+    Prompts.params = dict(INIT.get('params', {}))
+    out['created'] = consolidation.create_or_update_view()
+    if INIT.get('consolidationOnly'):  # the consolidation view alone, not the dashboard's views
+        print(json.dumps({'type': 'done', **out}), flush=True)
+        return
 
     for mode, interactive, answers in (('no-tags', False, {}), ('tags', True, INIT['tagAnswers'])):
         Prompts.params, Prompts.answers, Prompts.interactive = {}, answers, interactive

@@ -78,6 +78,10 @@ export interface CidRunOptions {
   readonly workDir: string;
   /** Run after each view CID creates, before CID goes on (a later phase replaces the view). */
   readonly afterCreate: (view: string) => Promise<Json[]>;
+  /** CID's parameters as cid-cmd passes them, e.g. `{ 'focus-tables': 'db.focus' }` (`--focus-tables db.focus`). */
+  readonly params?: Record<string, unknown>;
+  /** Create the consolidation view alone, not the dashboard's views over it. */
+  readonly consolidationOnly?: boolean;
 }
 
 /**
@@ -87,6 +91,8 @@ export interface CidRunOptions {
 export async function discoverCid(
   databases: Record<string, Json[]>,
   workDir: string,
+  /** As a principal that may not list the databases (glue:GetDatabases) would discover. */
+  options: { readonly listDatabasesDenied?: boolean } = {},
 ): Promise<Pick<CidRun, 'discovered' | 'consolidationSql'>> {
   const init = join(workDir, 'cid-discover.json');
   await writeFile(
@@ -97,6 +103,7 @@ export async function discoverCid(
       databases,
       views: cidViews(),
       discoverOnly: true,
+      listDatabasesDenied: options.listDatabasesDenied ?? false,
     }),
   );
   const python = spawn('python3', [HARNESS, init], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -128,6 +135,8 @@ export async function runCid(options: CidRunOptions): Promise<CidRun> {
       databases: options.databases,
       views: cidViews(),
       tagAnswers: options.tagAnswers,
+      params: options.params ?? {},
+      consolidationOnly: options.consolidationOnly ?? false,
     }),
   );
   const python = spawn('python3', [HARNESS, init], { stdio: ['pipe', 'pipe', 'pipe'] });
