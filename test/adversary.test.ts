@@ -96,11 +96,12 @@ describe("the adversary replays issue 45's findings", () => {
       new Sync(1, thisMonth, days.at(-3)!, { costFactor: 1.5 }, 'SUCCESS'),
       new FaceCosts({}, { startAtMost: 1 }),
     ],
-    're-attribution: rows of a day of this month and of a compacted month moved to other projects, then costs': [
-      new Sync(0, thisMonth, days.at(-3)!, { shift: 3 }, 'SUCCESS'),
-      new Sync(1, twoBack, lastOf(twoBack), { shift: 3 }, 'resync'),
-      new CliCosts('default'),
-    ],
+    're-attribution: rows of a day of this month and of a compacted month moved to other projects, then costs':
+      [
+        new Sync(0, thisMonth, days.at(-3)!, { shift: 3 }, 'SUCCESS'),
+        new Sync(1, twoBack, lastOf(twoBack), { shift: 3 }, 'resync'),
+        new CliCosts('default'),
+      ],
     'bug 3: {} from cost/list and from page 2 of cost/analyze, then costs': [
       new Fault('list', 1, 'empty', undefined),
       new Fault('analyze', 2, 'empty', undefined),

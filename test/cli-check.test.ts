@@ -108,7 +108,7 @@ describe('costs and inventory say where the data goes before they start', () => 
 
   it.each([
     ['costs', '--date', YESTERDAY],
-    ['inventory', '--snapshot-date', YESTERDAY],
+    ['inventory', '--snapshot-date', utcDay(new Date())],
   ])('%s names the directory as its first line', async (command, ...more) => {
     const dir = join(work, command);
 

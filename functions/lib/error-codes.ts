@@ -86,6 +86,11 @@ const EVENT: readonly ErrorCode[] = [
   code('EVENT_RANGE_REVERSED', 'no', '"from" after "to"'),
   code('EVENT_RANGE_TOO_LONG', 'no', 'more days than one invocation exports: use the backfill or the CLI'),
   code('EVENT_DATE_IN_FUTURE', 'no', 'a day after today (UTC)'),
+  code(
+    'EVENT_SNAPSHOT_NOT_TODAY',
+    'no',
+    'an inventory snapshot dated before today: Cloudforet lists its inventory only as it is now',
+  ),
   code('EVENT_BEYOND_RETENTION', 'no', "days wholly before Cloudforet's 12 months of daily costs"),
   code('EVENT_BAD_DATA_SOURCE_IDS', 'no', '"dataSourceIds" is not a non-empty list of ids'),
   code('EVENT_BAD_FORCE', 'no', '"force" is not true or false'),

@@ -193,6 +193,13 @@ export function eventRows(): Row[] {
   ]);
   rows.push([
     'inventory-export',
+    'a snapshotDate before today',
+    { snapshotDate: YESTERDAY },
+    'EVENT_SNAPSHOT_NOT_TODAY',
+    /^"snapshotDate" \d{4}-\d\d-\d\d is not today \(.*\): Cloudforet lists its inventory only as it is now/,
+  ]);
+  rows.push([
+    'inventory-export',
     'includeInactive as "yes"',
     { includeInactive: 'yes' },
     'EVENT_BAD_INCLUDE_INACTIVE',
