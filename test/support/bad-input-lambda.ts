@@ -165,6 +165,23 @@ export function eventRows(): Row[] {
   ]);
   rows.push([
     'cost-export',
+    'an EventBridge envelope',
+    {
+      version: '0',
+      id: '53dc4d37-cffa-4f76-80c9-8b7d4a4d2eaa',
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      account: '123456789012',
+      time: `${YESTERDAY}T06:00:00Z`,
+      region: 'us-east-1',
+      resources: ['arn:aws:events:us-east-1:123456789012:rule/daily'],
+      detail: {},
+    },
+    'EVENT_UNKNOWN_KEYS',
+    /^event is an EventBridge envelope \("detail-type", "source", "detail", …\), not this function's event: its schedule passes \{\}; give \{\}/,
+  ]);
+  rows.push([
+    'cost-export',
     'force as null',
     { force: null },
     'EVENT_BAD_FORCE',
