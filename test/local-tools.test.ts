@@ -39,9 +39,12 @@ describe('npm run invoke', () => {
     const event = join(work, 'one-day.json');
     await writeFile(event, JSON.stringify({ date: YESTERDAY }));
 
-    const { code, out } = await tool('tools/invoke.ts', ['cost-export', event]);
+    const { code, out, err } = await tool('tools/invoke.ts', ['cost-export', event]);
 
     expect(code).toBe(0);
+    expect(err).toMatch(
+      /^invoke: starting the simulator .* on loopback …\ninvoke: local services ready in \d+\.\d s; running cost-export …\n/,
+    );
     expect(out).toMatch(/^Function Logs:\n/);
     const response = JSON.parse(out.slice(out.indexOf('Response:\n') + 10)) as Record<string, unknown>;
     expect(response).toMatchObject({ from: YESTERDAY, to: YESTERDAY, written: 3, failed: 0 });

@@ -33,6 +33,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/readme.test.ts',
   'test/redact.test.ts',
   'test/schema-lock.test.ts',
+  'test/secret-shapes.test.ts',
   'test/sent-ledger.test.ts',
   'test/setting-rules.test.ts',
   'test/sql-grammar.test.ts',

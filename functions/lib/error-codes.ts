@@ -68,6 +68,7 @@ const SECRET: readonly ErrorCode[] = [
     'the --secret-file is longer than 64 KiB (a device such as /dev/zero?)',
   ),
   code('SECRET_FILE_ENCODING', 'no', 'the secret file is UTF-16, not UTF-8'),
+  code('SECRET_FILE_COMPRESSED', 'no', 'the secret file is gzip-compressed or a zip archive'),
   code('SECRET_INVALID_JSON', 'no', 'the secret starts like JSON but does not parse'),
   code('SECRET_JSON_NO_CLIENT_SECRET', 'no', "the secret's JSON has no client_secret field"),
   code('SECRET_NOT_A_JWT', 'no', 'the client_secret is not a JWT'),
