@@ -2,6 +2,8 @@
 // request: the endpoint (https, or http on this machine), the per-request timeout and answer
 // size limit, the secret, the destination and the concurrency. A bad value is a usage error
 // naming its flag.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
   createLogger,
@@ -30,7 +32,7 @@ import {
 
 /** The context of a command that reads the destination only (anomalies): --out, nothing else. */
 export function destinationContext(command: string, values: Values, env: Env, io: CliIo): CommandContext {
-  const destination = values.out ?? env.EXPORT_DESTINATION;
+  const destination = homeExpanded(values.out ?? env.EXPORT_DESTINATION);
   if (!destination)
     throw usageError(`missing --out (or EXPORT_DESTINATION); see cloudforet-export ${command} --help`);
   parseDestination(destination);
@@ -55,7 +57,7 @@ export function commandContext(
   signal?: AbortSignal,
 ): CommandContext {
   const endpoint = values.endpoint ?? env.CLOUDFORET_ENDPOINT;
-  const destination = values.out ?? env.EXPORT_DESTINATION;
+  const destination = homeExpanded(values.out ?? env.EXPORT_DESTINATION);
   const missing = [
     !endpoint && '--endpoint (or CLOUDFORET_ENDPOINT)',
     !destination && '--out (or EXPORT_DESTINATION)',
@@ -90,6 +92,18 @@ export function commandContext(
         signal,
       }),
   };
+}
+
+/**
+ * `~/exports` in quotes (or from EXPORT_DESTINATION) reaches us unexpanded: the home folder is
+ * meant, not a folder named '~'. `~user/…` is refused rather than guessed.
+ */
+function homeExpanded(destination: string | undefined): string | undefined {
+  if (destination === undefined || !destination.startsWith('~')) return destination;
+  if (/^~(\/|$)/.test(destination)) return join(homedir(), destination.slice(1));
+  throw usageError(
+    `--out '${destination}' starts with '~user', which is not expanded here: give the folder's full path`,
+  );
 }
 
 /**

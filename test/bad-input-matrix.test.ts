@@ -24,6 +24,7 @@ import { type S3Server, startS3 } from '../harness/s3-server.ts';
 import { type SecretsManagerResponder, startSecretsManager } from '../harness/secrets-manager.ts';
 import { LAST_WEEK, type Row, type Said, YESTERDAY } from './support/bad-input-row.ts';
 import { simulatorRows } from './support/bad-input-simulator.ts';
+import { wordRows } from './support/bad-input-words.ts';
 
 const linux = process.platform === 'linux';
 const root = process.getuid?.() === 0;
@@ -442,6 +443,15 @@ const table: Row[] = [
   ...lambdaEndpointRows(),
   ...envRows(),
   ...simulatorRows(() => busyPort),
+  ...wordRows({
+    cli,
+    file,
+    closed: () => closed,
+    simulatorUrl: () => sim.url,
+    silent: () => silent.url,
+    simulatorApp: file('sim-app.json'),
+    secretFile,
+  }),
 ];
 
 async function check(row: Row): Promise<void> {

@@ -243,6 +243,27 @@ export function eventRows(): Row[] {
     'EVENT_BAD_MONTH',
     /the current month is never confirmed/,
   ]);
+  rows.push([
+    'statements',
+    'month 2026-1, without its leading zero',
+    { month: '2026-1' },
+    'EVENT_BAD_MONTH',
+    /^"month" must be a past month as YYYY-MM, two digits for the month \(got "2026-1"\)$/,
+  ]);
+  rows.push([
+    'cost-export',
+    'February 29 of a common year',
+    { date: '2025-02-29' },
+    'EVENT_BAD_DATE',
+    /^"date" must be a date as YYYY-MM-DD \(got "2025-02-29"\): not a date of the calendar, February 2025 has 28 days$/,
+  ]);
+  rows.push([
+    'cost-export',
+    'a data source named twice',
+    { date: YESTERDAY, dataSourceIds: ['ds-1', 'ds-1'] },
+    'EVENT_BAD_DATA_SOURCE_IDS',
+    /^"dataSourceIds" names ds-1 more than once: name each data source once$/,
+  ]);
   rows.push(['statements', 'month as a number', { month: 202601 }, 'EVENT_BAD_MONTH', /\(got 202601\)/]);
   rows.push([
     'statements',
@@ -382,6 +403,18 @@ export function envRows(): Row[] {
       'CLOUDFORET_ENDPOINT ftp://…',
       { CLOUDFORET_ENDPOINT: 'ftp://console.example.com' },
       /CLOUDFORET_ENDPOINT must be an http\(s\) URL/,
+    ],
+    [
+      'cost-export',
+      'EXPORT_BUCKET as an s3:// URL',
+      { EXPORT_BUCKET: 's3://exports/cf' },
+      /EXPORT_BUCKET takes the bucket's name alone, not a URL or an ARN \(got 's3:\/\/exports\/cf'\): set EXPORT_BUCKET=exports, and a prefix in EXPORT_PREFIX/,
+    ],
+    [
+      'inventory-export',
+      'EXPORT_BUCKET as an ARN',
+      { EXPORT_BUCKET: 'arn:aws:s3:::exports' },
+      /EXPORT_BUCKET takes the bucket's name alone, not a URL or an ARN \(got 'arn:aws:s3:::exports'\): set EXPORT_BUCKET=exports/,
     ],
     [
       'alerts',

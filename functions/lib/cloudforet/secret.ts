@@ -295,6 +295,8 @@ async function fetchFailureMessage(
     case 'DecryptionFailure':
       return `${head}: the function's role cannot decrypt it: grant kms:Decrypt on the secret's KMS key`;
     default:
+      if (error instanceof Error && /Region is missing/i.test(error.message))
+        return `${head}: no AWS region is set: set AWS_REGION to the secret's region (e.g. AWS_REGION=us-east-1), or a region in the AWS profile`;
       return `${head}: ${error instanceof Error ? error.message : String(error)}`;
   }
 }

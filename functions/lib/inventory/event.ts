@@ -2,7 +2,7 @@
 // optional "includeInactive": true. Cloudforet lists its inventory only as it is now, so a
 // snapshot is of today: "snapshotDate" may only name today (the day the run began, by the UTC
 // clock when the event is read), never another day, which would file a false record.
-import { isIsoDate, utcDay } from '../dates.ts';
+import { calendarNote, isIsoDate, utcDay } from '../dates.ts';
 import { EventError } from '../errors.ts';
 import { eventFields, flag } from '../event-shape.ts';
 import type { InventoryRunRequest } from './run.ts';
@@ -17,7 +17,7 @@ export function parseInventoryEvent(event: unknown, now: Date): InventoryRunRequ
   if (!isIsoDate(snapshotDate)) {
     throw new EventError(
       'EVENT_BAD_DATE',
-      `"snapshotDate" must be a date as YYYY-MM-DD (got ${JSON.stringify(snapshotDate)})`,
+      `"snapshotDate" must be a date as YYYY-MM-DD (got ${JSON.stringify(snapshotDate)})${calendarNote(snapshotDate)}`,
     );
   }
   if (snapshotDate > today) {
