@@ -1,4 +1,5 @@
-// Progress for long runs: a live line on a terminal, a line every few seconds otherwise.
+// Progress for long runs: a live line on a terminal; on a pipe or a file, one line per step (each
+// tenth of the units, each phase after them) and one at least every few seconds in between.
 import type { RunProgress } from '../functions/lib/faces/face.ts';
 
 export function progressReporter(
@@ -7,6 +8,8 @@ export function progressReporter(
   intervalMs = 5_000,
 ): { update(p: RunProgress): void; done(): void } {
   let lastLine = 0;
+  let lastTenth = -1;
+  let lastPhase: string | undefined;
   let shown = false;
   return {
     update(p) {
@@ -19,9 +22,15 @@ export function progressReporter(
       if (stream.isTTY) {
         stream.write(`\r\x1b[2K${text}`);
         shown = true;
-      } else if (Date.now() - lastLine >= intervalMs || p.unitsDone === p.unitsTotal || p.phase) {
+        return;
+      }
+      const tenth = p.unitsTotal > 0 ? Math.floor((p.unitsDone * 10) / p.unitsTotal) : 10;
+      const step = p.phase ? p.phase !== lastPhase : tenth > lastTenth;
+      if (step || Date.now() - lastLine >= intervalMs) {
         stream.write(`${text}\n`);
         lastLine = Date.now();
+        lastTenth = Math.max(lastTenth, tenth);
+        lastPhase = p.phase;
       }
     },
     done() {

@@ -62,6 +62,7 @@ describe('cloudforet-export check', () => {
     );
     expect(lines[2]).toBe(`output   ok: ${dir} takes a write (a test object, written and removed)`);
     expect(await filesUnder(dir)).toEqual([]);
+    expect(await readdir(dir)).toEqual([]);
   });
 
   it('takes S3://bucket/prefix in upper case as S3 and leaves no object and no local folder', async () => {

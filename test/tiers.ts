@@ -9,6 +9,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/body-bytes.test.ts',
   'test/cli-faces.test.ts',
   'test/cli-help.test.ts',
+  'test/cli-progress.test.ts',
   'test/cloudforet-unreachable.test.ts',
   'test/code-layout.test.ts',
   'test/cost-report-facts.test.ts',

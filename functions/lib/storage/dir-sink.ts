@@ -12,6 +12,7 @@ import {
   readFile,
   rename,
   rm,
+  rmdir,
   stat,
   writeFile,
 } from 'node:fs/promises';
@@ -88,6 +89,10 @@ export function dirSink(root: string): Sink {
     checkWritable: async () => {
       const { path, error } = await writableAncestor(base);
       if (error) throw sinkError('write', path, error);
+    },
+    removeEmptyFolders: async (prefixes) => {
+      // rmdir refuses a folder that is not empty: a concurrent run's files are never touched.
+      for (const prefix of prefixes) await rmdir(pathOf(prefix)).catch(() => undefined);
     },
     removeStaleTemporaries: (startedAt) => removeStaleTemporaries(base, startedAt),
   };
