@@ -1,6 +1,6 @@
 // Progress for long runs: a live line on a terminal; on a pipe or a file, one line per step (each
 // tenth of the units, each phase after them) and one at least every few seconds in between.
-import type { RunProgress } from '../functions/lib/faces/face.ts';
+import type { CloudforetSession, RunProgress } from '../functions/lib/faces/face.ts';
 
 export function progressReporter(
   stream: NodeJS.WriteStream,
@@ -43,4 +43,32 @@ export function progressReporter(
 export function announceDestination(stream: NodeJS.WriteStream, label: string, location: string): void {
   const kind = location.startsWith('s3://') ? 'Amazon S3' : 'local directory';
   stream.write(`${label}: writing to ${location} (${kind})\n`);
+}
+
+/**
+ * A line every 5 s while the run waits on an endpoint that answers nothing (before it gives up),
+ * so a silent endpoint is never a silent run. Returns the function that stops the watch.
+ */
+export function watchSilence(
+  stream: NodeJS.WriteStream,
+  label: string,
+  session: CloudforetSession | undefined,
+  everyMs = 5_000,
+): () => void {
+  const silence = session?.client.silence;
+  if (!silence) return () => {};
+  let said = 0;
+  const timer = setInterval(() => {
+    const waited = silence.waitingMs();
+    const step = Math.floor(waited / everyMs);
+    if (step === 0) said = 0;
+    if (step <= said) return;
+    said = step;
+    stream.write(
+      `${label}: waiting for ${session.client.endpoint}: no answer for ${Math.round(waited / 1000)} s ` +
+        `(gives up after ${Math.round(silence.budgetMs / 1000)} s of silence; --give-up-after)\n`,
+    );
+  }, 250);
+  timer.unref();
+  return () => clearInterval(timer);
 }

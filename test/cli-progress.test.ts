@@ -1,7 +1,9 @@
 // Progress on a pipe or a file: one line per step (each tenth of the units, each phase after them),
 // never a redraw, and never the same step twice.
-import { describe, expect, it } from 'vitest';
-import { progressReporter } from '../cli/progress.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { progressReporter, watchSilence } from '../cli/progress.ts';
+import { SilenceBudget } from '../functions/lib/cloudforet/silence.ts';
+import type { CloudforetSession } from '../functions/lib/faces/face.ts';
 
 function pipe(): { stream: NodeJS.WriteStream; lines(): string[] } {
   let text = '';
@@ -47,5 +49,33 @@ describe('progress on a pipe', () => {
       'inventory: 12/12 units, 120 rows; now the FOCUS rows of the days',
     ]);
     expect(out.lines().join('\n')).not.toContain('\r');
+  });
+});
+
+describe('waiting on a silent endpoint', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('says every 5 s that it waits, and nothing while a request is answered', () => {
+    vi.useFakeTimers();
+    const out = pipe();
+    const silence = new SilenceBudget(60_000);
+    const session = {
+      client: { endpoint: 'https://api.example.com', silence },
+    } as unknown as CloudforetSession;
+    const stop = watchSilence(out.stream, 'costs', session);
+
+    silence.asking();
+    vi.advanceTimersByTime(11_000);
+    silence.heard();
+    silence.settled();
+    vi.advanceTimersByTime(20_000);
+    stop();
+
+    expect(out.lines()).toEqual([
+      'costs: waiting for https://api.example.com: no answer for 5 s (gives up after 60 s of silence; --give-up-after)',
+      'costs: waiting for https://api.example.com: no answer for 10 s (gives up after 60 s of silence; --give-up-after)',
+    ]);
   });
 });

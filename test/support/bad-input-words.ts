@@ -142,6 +142,28 @@ export function wordRows(ctx: WordsContext): Row[] {
       /^cloudforet-export: .*no AWS region is set: set AWS_REGION to the bucket's region \(e\.g\. AWS_REGION=us-east-1\)/,
     within: 15,
   });
+  // The table's own app file is of a domain the simulator does not have (makeTestToken's).
+  for (const command of ['check', 'costs', 'inventory'] as const) {
+    rows.push({
+      kind: 'endpoint',
+      name: `${command}: an app file of another domain`,
+      act: () =>
+        ctx.cli([
+          command,
+          '--endpoint',
+          ctx.simulatorUrl(),
+          '--secret-file',
+          ctx.secretFile,
+          '--out',
+          ctx.file('out'),
+        ]),
+      expected: 2,
+      first:
+        /^cloudforet-export: cloudforet: 401 ERROR_AUTHENTICATE_FAILURE for \S+ — the client_secret in file '.*app\.json' is of domain domain-\w+, which http:\/\/127\.0\.0\.1:\d+ does not know: it is an app of another Cloudforet or another domain/,
+      within: 15,
+      alone: command === 'inventory',
+    });
+  }
   for (const command of ['costs', 'inventory'] as const) {
     rows.push({
       kind: 'file',

@@ -2,6 +2,7 @@
 // Retry policy lives here and only here; callers never retry a single request themselves.
 import { Agent, type Dispatcher, request } from 'undici';
 import { type BodyBytes, BodyTooLargeError, readBody } from './body-bytes.ts';
+import { domainUnknownTo } from './domain-probe.ts';
 import { CloudforetApiError } from '../errors.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { registerSecret } from '../redact.ts';
@@ -32,6 +33,8 @@ export interface CloudforetClientOptions {
   readonly dispatcher: Dispatcher;
   /** Named in error messages (e.g. "secret 'cloudforet/app'"); never the token itself. */
   readonly credentialSource?: string;
+  /** The token's domain (its did claim): after a 401, the endpoint is asked whether it knows it. */
+  readonly credentialDomainId?: string;
   /** The deadline of one attempt, headers and body together (default 60 s). */
   readonly requestTimeoutMs?: number;
   /** Finer limits on the wait for headers and between body chunks; the deadline covers both. */
@@ -93,8 +96,14 @@ export class CloudforetClient {
   private readonly log: Logger;
   private readonly deadlineMs: number;
   private readonly maxAnswerBytes: number;
+  /** The run's bound on an endpoint that answers nothing, if it has one: the CLI says it waits. */
+  get silence(): SilenceBudget | undefined {
+    return this.opts.silence;
+  }
+
   /** Requests that were retried; for summaries and the soak. */
   retries = 0;
+  private domainCheck: Promise<string | undefined> | undefined;
 
   constructor(opts: CloudforetClientOptions) {
     this.endpoint = normalizeEndpoint(opts.endpoint);
@@ -214,6 +223,11 @@ export class CloudforetClient {
         : networkError(path, error, timeoutMs ?? this.deadlineMs);
     let response: Dispatcher.ResponseData;
     this.opts.silence?.asking();
+    let settled = false;
+    const settle = () => {
+      if (!settled) this.opts.silence?.settled();
+      settled = true;
+    };
     try {
       response = await request(`${this.endpoint}${path}`, {
         method: 'POST',
@@ -226,6 +240,8 @@ export class CloudforetClient {
       });
     } catch (error) {
       throw failure(error, this.opts.headersTimeoutMs);
+    } finally {
+      settle();
     }
     this.opts.silence?.heard();
     let bytes: BodyBytes;
@@ -238,7 +254,21 @@ export class CloudforetClient {
     }
     const status = response.statusCode;
     if (status >= 200 && status < 300) return { status, bytes };
-    throw this.httpError(path, status, bytes.text(), response.headers);
+    const domain = status === 401 ? await this.unknownDomain() : undefined;
+    throw this.httpError(path, status, bytes.text(), response.headers, domain);
+  }
+
+  /** The token's domain when the endpoint says it has no such domain (asked once per client). */
+  private unknownDomain(): Promise<string | undefined> {
+    const domainId = this.opts.credentialDomainId;
+    if (domainId === undefined) return Promise.resolve(undefined);
+    this.domainCheck ??= domainUnknownTo(
+      this.endpoint,
+      domainId,
+      this.opts.dispatcher,
+      Math.min(this.deadlineMs, 10_000),
+    ).then((unknown) => (unknown ? domainId : undefined));
+    return this.domainCheck;
   }
 
   private httpError(
@@ -246,6 +276,7 @@ export class CloudforetClient {
     status: number,
     text: string,
     headers: Dispatcher.ResponseData['headers'],
+    unknownDomain?: string,
   ): CloudforetApiError {
     const location = headers.location;
     const detail = { ...parseDetail(text), location: typeof location === 'string' ? location : undefined };
@@ -260,6 +291,7 @@ export class CloudforetClient {
         path,
         endpoint: this.endpoint,
         source: this.opts.credentialSource,
+        unknownDomain,
       }),
       retryAfterMs: typeof retryAfter === 'string' ? parseRetryAfter(retryAfter) : undefined,
     });
