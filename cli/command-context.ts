@@ -19,6 +19,7 @@ export const options = {
   'secret-file': { type: 'string' },
   'secret-id': { type: 'string' },
   out: { type: 'string' },
+  tenant: { type: 'string' },
   date: { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },

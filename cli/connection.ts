@@ -19,6 +19,8 @@ import {
   plainHttpProblem,
   type SecretSource,
   secretsManagerSource,
+  tenantDestination,
+  tenantIdProblem,
   wholeNumberProblem,
 } from '../functions/lib/faces/edge.ts';
 import {
@@ -32,10 +34,10 @@ import {
 
 /** The context of a command that reads the destination only (anomalies): --out, nothing else. */
 export function destinationContext(command: string, values: Values, env: Env, io: CliIo): CommandContext {
-  const destination = homeExpanded(values.out ?? env.EXPORT_DESTINATION);
-  if (!destination)
+  const given = homeExpanded(values.out ?? env.EXPORT_DESTINATION);
+  if (!given)
     throw usageError(`missing --out (or EXPORT_DESTINATION); see cloudforet-export ${command} --help`);
-  parseDestination(destination);
+  const destination = withTenant(given, values, env);
   return {
     values,
     io,
@@ -57,16 +59,16 @@ export function commandContext(
   signal?: AbortSignal,
 ): CommandContext {
   const endpoint = values.endpoint ?? env.CLOUDFORET_ENDPOINT;
-  const destination = homeExpanded(values.out ?? env.EXPORT_DESTINATION);
+  const given = homeExpanded(values.out ?? env.EXPORT_DESTINATION);
   const missing = [
     !endpoint && '--endpoint (or CLOUDFORET_ENDPOINT)',
-    !destination && '--out (or EXPORT_DESTINATION)',
+    !given && '--out (or EXPORT_DESTINATION)',
   ].filter(Boolean);
-  if (!endpoint || !destination) {
+  if (!endpoint || !given) {
     throw usageError(`missing ${missing.join(' and ')}; see cloudforet-export ${command} --help`);
   }
   checkEndpoint(endpoint, values['allow-insecure-http'] === true);
-  parseDestination(destination);
+  const destination = withTenant(given, values, env);
   const requestTimeoutMs = timeoutMs(values.timeout, env.CLOUDFORET_TIMEOUT_MS);
   const timeoutGiven = values.timeout !== undefined || env.CLOUDFORET_TIMEOUT_MS !== undefined;
   const giveUpAfterMs =
@@ -104,6 +106,19 @@ function homeExpanded(destination: string | undefined): string | undefined {
   throw usageError(
     `--out '${destination}' starts with '~user', which is not expanded here: give the folder's full path`,
   );
+}
+
+/**
+ * The destination checked, narrowed to a tenant's folder (tenants/<id>/) when --tenant names one:
+ * a shared lake holds each tenant's layout in its own folder, as the stack's tenants do.
+ */
+function withTenant(destination: string, values: Values, env: Env): string {
+  parseDestination(destination);
+  const tenant = values.tenant ?? env.EXPORT_TENANT;
+  if (tenant === undefined) return destination;
+  const problem = tenantIdProblem(tenant);
+  if (problem) throw usageError(`--tenant: ${problem}`);
+  return tenantDestination(destination, tenant);
 }
 
 /**

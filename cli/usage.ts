@@ -5,6 +5,8 @@ import { CLAIM_EXPIRY_MS } from '../functions/lib/faces/release-claim.ts';
 
 const EXPIRY_MIN = CLAIM_EXPIRY_MS / 60_000;
 
+const TENANT = `  --tenant ID              one tenant of a shared --out: its folder tenants/ID/ (env EXPORT_TENANT; default none)`;
+
 const CONNECTION = `Connection (every command):
   --endpoint URL           Cloudforet HTTP API base, https:// (env CLOUDFORET_ENDPOINT)
   --secret-file PATH       the app's 'Download JSON' file or its client_secret (env CLOUDFORET_SECRET_FILE)
@@ -13,7 +15,8 @@ const CONNECTION = `Connection (every command):
   --give-up-after SECONDS  give up once the endpoint answered nothing this long, 1-86400 (default 60; costs, inventory)
   --max-answer-mb MB       largest API answer taken, 1-1024 (env CLOUDFORET_MAX_ANSWER_MB; default 64)
   --allow-insecure-http    accept an http:// endpoint that is not on this machine (sends the token in clear text)
-  --out DIR | s3://bucket/prefix   where data goes (env EXPORT_DESTINATION)`;
+  --out DIR | s3://bucket/prefix   where data goes (env EXPORT_DESTINATION)
+${TENANT}`;
 
 export const EXIT_CODES = `Exit codes: 0 every unit exported; 1 a unit or table failed (the rest are written);
 2 bad usage or configuration (options, dates, endpoint, secret, destination, a range wholly past
@@ -92,6 +95,7 @@ Reads what 'costs' exported (its manifests): no Cloudforet request. Exits 0 with
 anomalies (2 when nothing was exported there). Method: docs/anomalies.md.
 Options:
   --out DIR | s3://bucket/prefix   the destination 'costs' exported to (env EXPORT_DESTINATION)
+${TENANT}
   --json                   print {"anomalies":[...], ...} as one JSON object (default: lines for people)
 ${EXIT_CODES}`,
   statements: `Usage: cloudforet-export statements --month YYYY-MM --out (DIR | s3://bucket/prefix) [--currency USD|KRW|JPY] [--json]
@@ -105,6 +109,7 @@ Options:
   --month YYYY-MM          the billed month of the statements (required)
   --currency CODE          USD, KRW or JPY, at the month's rates (default USD)
   --out DIR | s3://bucket/prefix   the destination 'costs' exported to (env EXPORT_DESTINATION)
+${TENANT}
   --json                   print a summary of the statements written as one JSON object (default: lines for people)
 ${EXIT_CODES}`,
   'release-claim': `Usage: cloudforet-export release-claim --out (DIR | s3://bucket/prefix) [--force]
@@ -115,6 +120,7 @@ prefix. A claim also expires by itself ${EXPIRY_MIN} min after its holder's late
 run takes it over. No Cloudforet request. Exits 0 when released or when there is none, 2 when refused.
 Options:
   --out DIR | s3://bucket/prefix   the destination whose claim to release (env EXPORT_DESTINATION)
+${TENANT}
   --force                  release it although its holder's latest run started less than ${EXPIRY_MIN} min ago
                            (default: only an expired claim); say it only when no run of it is going
 ${EXIT_CODES}`,

@@ -18,10 +18,13 @@ export const handler = lambdaEntry('backfill-plan', {
   run: async (entry, request) => {
     const { config } = entry;
     const env = { ...exportRunDeps(entry), runId: entry.runId ?? crypto.randomUUID() };
-    const { job, ...ref } = await planState(env, request, {
-      name: config.bucket,
-      key: (relative) => joinKey(config.prefix, relative),
-    });
+    // A tenant's units name it: each unit's invocation serves that tenant.
+    const { job, ...ref } = await planState(
+      env,
+      request,
+      { name: config.bucket, key: (relative) => joinKey(config.prefix, relative) },
+      entry.tenant === undefined ? {} : { tenant: entry.tenant },
+    );
     return { ...ref, from: job.request.from, to: job.request.to, unchanged: sumOf(job.plan?.unchanged) };
   },
   figures: (ref, { session }) => ({

@@ -12,10 +12,10 @@ import { publishFreshness } from './lib/lambda/run-metrics.ts';
 export const handler = lambdaEntry('freshness-check', {
   connect: connectCloudforet,
   parse: (event) => eventFields(event, [], '{}'),
-  run: async ({ session, sink, config, log }) => {
+  run: async ({ session, sink, config, log, tenant }) => {
     const dataSources = await listDataSources(session.client);
     const report = await checkFreshness({ sink, dataSources, now: new Date() }, config.freshnessHours);
-    publishFreshness(report.dataSources);
+    publishFreshness(report.dataSources, tenant);
     for (const stale of report.stale)
       log.warn('data source stale', { ...stale, staleAfterHours: config.freshnessHours });
     return report;

@@ -37,18 +37,7 @@ export async function startLocalAws(options: SimulatorOptions = {}, s3Directory?
       throw error;
     },
   );
-  const env = {
-    CLOUDFORET_ENDPOINT: simulator.url,
-    CLOUDFORET_SECRET_ID: SECRET_ID,
-    EXPORT_BUCKET: BUCKET,
-    EXPORT_PREFIX: PREFIX,
-    AWS_ENDPOINT_URL_S3: s3.endpoint,
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
-    LOG_LEVEL: 'info',
-  };
+  const env = awsEnv(simulator.url, s3, secrets);
   return {
     simulator,
     s3,
@@ -62,7 +51,28 @@ export async function startLocalAws(options: SimulatorOptions = {}, s3Directory?
   };
 }
 
-function applyEnv(values: Record<string, string>): () => void {
+/** The environment Lambda would set for the functions: Cloudforet at `endpoint`, S3 and Secrets Manager on loopback. */
+export function awsEnv(
+  endpoint: string,
+  s3: Pick<S3Server, 'endpoint'>,
+  secrets: Pick<SecretsManagerResponder, 'endpoint'>,
+): Record<string, string> {
+  return {
+    CLOUDFORET_ENDPOINT: endpoint,
+    CLOUDFORET_SECRET_ID: SECRET_ID,
+    EXPORT_BUCKET: BUCKET,
+    EXPORT_PREFIX: PREFIX,
+    AWS_ENDPOINT_URL_S3: s3.endpoint,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    LOG_LEVEL: 'info',
+  };
+}
+
+/** Sets the environment as Lambda would; returns a function restoring the previous one. */
+export function applyEnv(values: Record<string, string>): () => void {
   const previous = Object.fromEntries(Object.keys(values).map((k) => [k, process.env[k]]));
   Object.assign(process.env, values);
   return () => {

@@ -26,7 +26,12 @@ import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2 } from 'aws-cdk-lib/
 import { Construct } from 'constructs';
 import { COST_JOB_STATES, type CostJobState } from '../functions/lib/costs/job/states.ts';
 import { RUNS_DIR } from '../functions/lib/storage/layout.ts';
-import { bucketKeyStatements, ExportFunction, type ExportFunctionProps } from './export-function.ts';
+import {
+  bucketKeyStatements,
+  dataRoot,
+  ExportFunction,
+  type ExportFunctionProps,
+} from './export-function.ts';
 
 const RUN_TIMEOUT = Duration.hours(24);
 const THROTTLE_INTERVAL_SECONDS = 10;
@@ -63,7 +68,8 @@ export class BackfillStateMachine extends Construct {
       });
     }
     this.functions = fns;
-    const runs = `${settings.prefix}/${RUNS_DIR}`;
+    // With tenants, each tenant's job lives in its own folder; the Map's results in the shared one.
+    const runs = `${dataRoot(settings)}/${RUNS_DIR}`;
     // The Summary removes the job's folder (its state, units and unit reports) once it has reported.
     this.stateFunction('Summary').role.addToPrincipalPolicy(
       new PolicyStatement({
@@ -72,7 +78,7 @@ export class BackfillStateMachine extends Construct {
         resources: [bucket.arnForObjects(`${runs}/costs/*`)],
       }),
     );
-    const mapResults = `${runs}/costs/map-results`;
+    const mapResults = `${settings.prefix}/${RUNS_DIR}/costs/map-results`;
     const logs = new LogGroup(this, 'Logs', {
       retention: RetentionDays.THREE_MONTHS,
       removalPolicy: RemovalPolicy.RETAIN,

@@ -2,7 +2,9 @@
 // backfill state machine and the inventory function on daily schedules, Glue tables with
 // partition projection, the run ledger's tables, an Athena workgroup, alarms, an hourly freshness
 // check with its alarms and a dashboard, and the cost alerts topic with the alerts and statements
-// functions, daily after the cost export.
+// functions, daily after the cost export. With tenants (settings.tenants) the same functions serve
+// every tenant, and each tenant gets its own database, workgroup, reader role and schedules in a
+// nested stack (tenant-lake.ts) instead of the stack's one.
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -10,18 +12,18 @@ import type { Construct } from 'constructs';
 import type { TableDef } from '../functions/lib/parquet/columns.ts';
 import { exportTables } from '../functions/lib/tables/all-tables.ts';
 import { ExportAlarms } from './alarms.ts';
-import { AthenaTables } from './athena-tables.ts';
-import { AthenaWorkgroup } from './athena-workgroup.ts';
 import { BackfillStateMachine } from './backfill-state-machine.ts';
 import { cloudforetSecret } from './cloudforet-secret.ts';
 import { CostAlerts } from './cost-alerts.ts';
-import { ATHENA_RESULTS_PREFIX, exportBucket } from './export-bucket.ts';
+import { exportBucket } from './export-bucket.ts';
 import { ExportFunction } from './export-function.ts';
-import { LedgerTables } from './ledger-tables.ts';
-import { CompactionStateTable } from './compaction-state-table.ts';
 import { ExportMonitoring } from './monitoring.ts';
+import { scheduledRuns } from './scheduled-runs.ts';
 import { ExportSchedules } from './schedules.ts';
 import type { Settings } from './settings.ts';
+import { singleLake } from './single-lake.ts';
+import { PortfolioLake } from './portfolio-lake.ts';
+import { TenantLake, tenantSecrets } from './tenant-lake.ts';
 
 export interface CloudforetExportStackProps extends StackProps {
   readonly settings: Settings;
@@ -33,11 +35,20 @@ export class CloudforetExportStack extends Stack {
   constructor(scope: Construct, id: string, props: CloudforetExportStackProps) {
     super(scope, id, props);
     const { settings } = props;
-    const bucket = exportBucket(this, settings.bucketName, settings.prefix);
-    const secret = cloudforetSecret(this, settings.secretName);
+    const tenants = settings.tenants;
+    const bucket = exportBucket(
+      this,
+      settings.bucketName,
+      settings.prefix,
+      tenants?.map((t) => t.id),
+    );
+    const secret = tenants ? undefined : cloudforetSecret(this, settings.secretName);
     const failedInvocations = deadLetterQueue(this, 'FailedInvocationsQueue');
     const schedulerDlq = deadLetterQueue(this, 'SchedulerDeadLetterQueue');
-    const common = { settings, bucket, secret, failureQueue: failedInvocations };
+    const secrets = secret
+      ? { secretId: secret.secretId, policyArns: [secret.policyArn] }
+      : tenantSecrets(this, tenants ?? []);
+    const common = { settings, bucket, secret: secrets, failureQueue: failedInvocations };
     const cost = new ExportFunction(this, 'CostExport', {
       ...common,
       entry: 'functions/cost-export.ts',
@@ -58,70 +69,41 @@ export class CloudforetExportStack extends Stack {
       reservedConcurrency: settings.reservedConcurrency === undefined ? undefined : 1,
     });
     const costAlerts = new CostAlerts(this, 'Reports', common);
-    new ExportSchedules(this, 'Schedules', {
-      timeZone: settings.scheduleTimeZone,
-      deadLetterQueue: schedulerDlq,
-      runs: [
-        {
-          id: 'CostDaily',
-          description: 'Daily cost export: the backfill state machine over the default window',
-          expression: settings.costSchedule,
-          target: { stateMachine: backfill.stateMachine },
-        },
-        {
-          id: 'InventoryDaily',
-          description: 'Daily inventory snapshot',
-          expression: settings.inventorySchedule,
-          target: { function: inventory.function },
-        },
-        {
-          id: 'AlertsDaily',
-          description: 'Daily cost alerts after the cost export: anomalies and budget burn rates',
-          expression: settings.alertsSchedule,
-          target: { function: costAlerts.alerts.function },
-        },
-        {
-          id: 'StatementsDaily',
-          description:
-            'Daily statements after the cost export: archive confirmed months, revise restated ones',
-          expression: settings.statementsSchedule,
-          target: { function: costAlerts.statements.function },
-        },
-        {
-          id: 'FreshnessHourly',
-          description: 'Hourly freshness check: the metrics the freshness alarms watch',
-          expression: 'rate(1 hour)',
-          target: { function: freshness.function },
-        },
-      ],
+    const runs = scheduledRuns(settings, {
+      cost: backfill.stateMachine,
+      inventory: inventory.function,
+      alerts: costAlerts.alerts.function,
+      statements: costAlerts.statements.function,
+      freshness: freshness.function,
     });
-    const tables = new AthenaTables(this, 'Tables', {
-      databaseName: settings.databaseName,
-      tables: props.tables ?? exportTables,
-      bucketName: bucket.bucketName,
-      prefix: settings.prefix,
-      projectionStart: settings.projectionStart,
-    });
-    const athena = new AthenaWorkgroup(this, 'Athena', {
-      name: settings.workgroupName,
-      databaseName: settings.databaseName,
-      resultsLocation: `s3://${bucket.bucketName}/${ATHENA_RESULTS_PREFIX}`,
-      bytesScannedCutoffPerQuery: settings.athenaBytesScannedLimit,
-    });
-    new LedgerTables(this, 'Ledger', {
-      database: tables.database,
-      databaseName: settings.databaseName,
-      bucketName: bucket.bucketName,
-      prefix: settings.prefix,
-      projectionStart: settings.projectionStart,
-    });
-    new CompactionStateTable(this, 'CompactionState', {
-      database: tables.database,
-      databaseName: settings.databaseName,
-      bucketName: bucket.bucketName,
-      prefix: settings.prefix,
-    });
-    athena.node.addDependency(tables);
+    const tables = props.tables ?? exportTables;
+    const lakes = (tenants ?? []).map(
+      (tenant) =>
+        new TenantLake(this, `Tenant-${tenant.id}`, {
+          tenant,
+          settings,
+          bucket,
+          tables,
+          runs,
+          schedulerDeadLetterQueue: schedulerDlq,
+        }),
+    );
+    const portfolio = tenants
+      ? new PortfolioLake(this, 'Portfolio', {
+          settings,
+          tenantIds: tenants.map((t) => t.id),
+          bucket,
+          tables,
+        })
+      : undefined;
+    if (!tenants) {
+      new ExportSchedules(this, 'Schedules', {
+        timeZone: settings.scheduleTimeZone,
+        deadLetterQueue: schedulerDlq,
+        runs,
+      });
+      singleLake(this, settings, bucket.bucketName, tables);
+    }
     const alarms = new ExportAlarms(this, 'Alarms', {
       email: settings.alarmEmail,
       functions: [
@@ -160,11 +142,17 @@ export class CloudforetExportStack extends Stack {
     output(
       'BackfillStateMachineArn',
       backfill.stateMachine.stateMachineArn,
-      'Cost backfill state machine; the daily schedule starts it with {} (test event: events/backfill-*.json)',
+      tenants
+        ? 'Cost backfill state machine; each tenant\'s daily schedule starts it with {"tenant": "<id>"}'
+        : 'Cost backfill state machine; the daily schedule starts it with {} (test event: events/backfill-*.json)',
     );
     output(
       'StartBackfillCommand',
-      backfill.startExecutionCommand({ from: '2026-01-01', to: '2026-03-31' }),
+      backfill.startExecutionCommand({
+        ...(tenants && { tenant: tenants[0]!.id }),
+        from: '2026-01-01',
+        to: '2026-03-31',
+      }),
       'Backfill a range of up to 400 days (edit the dates; add "force": true to re-export unchanged days)',
     );
     output(
@@ -177,14 +165,29 @@ export class CloudforetExportStack extends Stack {
       costAlerts.topic.topicArn,
       'Cost alerts (anomalies, budgets): subscribe e-mail (-c alertEmail) or AWS Chatbot for Slack',
     );
-    output('AthenaWorkgroup', athena.workgroup.ref, 'Athena workgroup with the saved queries');
-    output('GlueDatabase', settings.databaseName, 'Glue database holding the export tables');
-    output('SecretName', secret.secretName, 'Secret the functions read the Cloudforet credential from');
-    output(
-      'PutSecretValueCommand',
-      secret.putValueCommand,
-      "Store the Cloudforet app credential (the console's 'Download JSON' file saved as app.json)",
-    );
+    if (secret) {
+      output('SecretName', secret.secretName, 'Secret the functions read the Cloudforet credential from');
+      output(
+        'PutSecretValueCommand',
+        secret.putValueCommand,
+        "Store the Cloudforet app credential (the console's 'Download JSON' file saved as app.json)",
+      );
+    }
+    if (portfolio) {
+      output(
+        'PortfolioOutput',
+        `database ${portfolio.databaseName}, workgroup ${portfolio.workgroupName}, reader role ${portfolio.reader.roleArn}`,
+        "The provider's view across tenants: every tenant's tables with a tenant column",
+      );
+    }
+    for (const lake of lakes) {
+      // Output ids keep letters and digits only: X (never in an id) stands for '-', so no two collide.
+      output(
+        `Tenant${lake.tenant.replaceAll('-', 'X')}`,
+        `database ${lake.databaseName}, workgroup ${lake.workgroupName}, reader role ${lake.reader.roleArn}`,
+        `Tenant ${lake.tenant}: its Glue database, Athena workgroup and reader role`,
+      );
+    }
   }
 }
 

@@ -14,12 +14,16 @@ export interface CloudforetSecret {
   readonly putValueCommand: string;
 }
 
-export function cloudforetSecret(scope: Construct, secretName: string | undefined): CloudforetSecret {
+export function cloudforetSecret(
+  scope: Construct,
+  secretName: string | undefined,
+  id = 'CloudforetSecret',
+): CloudforetSecret {
   const region = Stack.of(scope).region;
   const command = (id: string) =>
     `aws secretsmanager put-secret-value --region ${region} --secret-id ${id} --secret-string file://app.json`;
   if (secretName !== undefined) {
-    const secret = Secret.fromSecretNameV2(scope, 'CloudforetSecret', secretName);
+    const secret = Secret.fromSecretNameV2(scope, id, secretName);
     // A name-only import cannot know the 6-character suffix Secrets Manager appends to the ARN.
     const policyArn = `${secret.secretArn}-??????`;
     return { secret, secretId: secretName, secretName, policyArn, putValueCommand: command(secretName) };

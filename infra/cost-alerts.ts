@@ -6,19 +6,18 @@ import { Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Alias } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { Topic } from 'aws-cdk-lib/aws-sns';
+import { SubscriptionFilter, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ALERTS_DIR, MANIFESTS_DIR, STATEMENTS } from '../functions/lib/storage/layout.ts';
-import type { CloudforetSecret } from './cloudforet-secret.ts';
-import { bucketKeyStatements, ExportFunction } from './export-function.ts';
+import { bucketKeyStatements, dataRoot, ExportFunction, type FunctionSecrets } from './export-function.ts';
 import type { Settings } from './settings.ts';
 
 export interface CostAlertsProps {
   readonly settings: Settings;
   readonly bucket: IBucket;
-  readonly secret: CloudforetSecret;
+  readonly secret: FunctionSecrets;
   readonly failureQueue: IQueue;
 }
 
@@ -38,6 +37,15 @@ export class CostAlerts extends Construct {
     });
     if (settings.alertEmail !== undefined)
       this.topic.addSubscription(new EmailSubscription(settings.alertEmail));
+    // A tenant's own recipients get its alerts alone: each message carries the attribute `tenant`.
+    for (const tenant of settings.tenants ?? []) {
+      if (tenant.alertEmail === undefined) continue;
+      this.topic.addSubscription(
+        new EmailSubscription(tenant.alertEmail, {
+          filterPolicy: { tenant: SubscriptionFilter.stringFilter({ allowlist: [tenant.id] }) },
+        }),
+      );
+    }
     const common = {
       ...props,
       access: 'read' as const,
@@ -55,7 +63,7 @@ export class CostAlerts extends Construct {
       entry: 'functions/statements.ts',
       description: 'Daily: archive the statements of confirmed months, and revisions of restated ones',
     });
-    const objects = (under: string) => bucket.arnForObjects(`${settings.prefix}/${under}*`);
+    const objects = (under: string) => bucket.arnForObjects(`${dataRoot(settings)}/${under}*`);
     // The sent-alerts ledger: claims are created, confirmed, and released when SNS refuses them.
     this.alerts.role.addToPrincipalPolicy(
       new PolicyStatement({

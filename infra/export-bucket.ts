@@ -9,6 +9,7 @@ import {
 } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { RUNS_DIR } from '../functions/lib/storage/layout.ts';
+import { tenantPrefix } from '../functions/lib/tenant.ts';
 
 /** Athena query results; outside the export prefix, so never inside a table folder. */
 export const ATHENA_RESULTS_PREFIX = 'athena-results/';
@@ -18,10 +19,12 @@ export function runsPrefix(exportPrefix: string): string {
   return `${exportPrefix}/${RUNS_DIR}/`;
 }
 
+/** `tenantIds`: each tenant's working files expire as the shared ones do (a rule per tenant). */
 export function exportBucket(
   scope: Construct,
   bucketName: string | undefined,
   exportPrefix: string,
+  tenantIds: readonly string[] = [],
 ): IBucket {
   if (bucketName !== undefined) return Bucket.fromBucketName(scope, 'ExportBucket', bucketName);
   return new Bucket(scope, 'ExportBucket', {
@@ -35,6 +38,11 @@ export function exportBucket(
       { id: 'expire-noncurrent-versions', noncurrentVersionExpiration: Duration.days(30) },
       { id: 'expire-athena-results', prefix: ATHENA_RESULTS_PREFIX, expiration: Duration.days(30) },
       { id: 'expire-backfill-runs', prefix: runsPrefix(exportPrefix), expiration: Duration.days(30) },
+      ...tenantIds.map((id) => ({
+        id: `expire-backfill-runs-${id}`,
+        prefix: runsPrefix(`${exportPrefix}/${tenantPrefix(id)}`),
+        expiration: Duration.days(30),
+      })),
     ],
     removalPolicy: RemovalPolicy.RETAIN,
   });

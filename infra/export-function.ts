@@ -12,7 +12,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { CloudforetSecret } from './cloudforet-secret.ts';
+import { encodeTenants, tenantPrefix } from '../functions/lib/tenant.ts';
 import type { Settings } from './settings.ts';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -43,7 +43,7 @@ export interface ExportFunctionProps {
   readonly description: string;
   readonly settings: Settings;
   readonly bucket: IBucket;
-  readonly secret: CloudforetSecret;
+  readonly secret: FunctionSecrets;
   readonly failureQueue: IQueue;
   /** Defaults to settings.reservedConcurrency. */
   readonly reservedConcurrency?: number | undefined;
@@ -57,6 +57,22 @@ export interface ExportFunctionProps {
 }
 
 export type ExportAccess = 'export' | 'read' | 'observe';
+
+/** The secret(s) the functions read: the one domain's, or in a stack of tenants every tenant's. */
+export interface FunctionSecrets {
+  /** What CLOUDFORET_SECRET_ID names; undefined with tenants (EXPORT_TENANTS names each). */
+  readonly secretId: string | undefined;
+  /** The ARNs GetSecretValue is allowed on. */
+  readonly policyArns: readonly string[];
+}
+
+/**
+ * Where the functions' data lives, as an S3 key pattern: the prefix, or with tenants every
+ * tenant's folder under it (`<prefix>/tenants/*`), which is where each tenant's layout starts.
+ */
+export function dataRoot(settings: Pick<Settings, 'prefix' | 'tenants'>): string {
+  return settings.tenants ? `${settings.prefix}/${tenantPrefix('*')}` : settings.prefix;
+}
 
 export class ExportFunction extends Construct {
   readonly function: NodejsFunction;
@@ -96,21 +112,32 @@ export class ExportFunction extends Construct {
       onFailure: new SqsDestination(props.failureQueue),
     });
     logGroup.grantWrite(role);
-    const grants = { bucket: props.bucket, secretArn: props.secret.policyArn, region: Stack.of(this).region };
+    const grants = {
+      bucket: props.bucket,
+      secretArns: props.secret.policyArns,
+      region: Stack.of(this).region,
+    };
     for (const statement of exportStatements(props.access ?? 'export', settings, grants)) {
       role.addToPrincipalPolicy(statement);
     }
   }
 }
 
+/** The variables every function gets; with tenants, EXPORT_TENANTS in place of the one endpoint and secret. */
 export function functionEnvironment(
   settings: Settings,
   bucketName: string,
-  secretId: string,
+  secretId: string | undefined,
 ): Record<string, string> {
+  const connection: Record<string, string> = settings.tenants
+    ? {
+        EXPORT_TENANTS: encodeTenants(
+          new Map(settings.tenants.map((t) => [t.id, { endpoint: t.endpoint, secretId: t.secretName }])),
+        ),
+      }
+    : { CLOUDFORET_ENDPOINT: settings.cloudforetEndpoint, CLOUDFORET_SECRET_ID: secretId ?? '' };
   return {
-    CLOUDFORET_ENDPOINT: settings.cloudforetEndpoint,
-    CLOUDFORET_SECRET_ID: secretId,
+    ...connection,
     EXPORT_BUCKET: bucketName,
     EXPORT_PREFIX: settings.prefix,
     EXPORT_CONCURRENCY: String(settings.exportConcurrency),
@@ -132,15 +159,16 @@ export function functionEnvironment(
 /**
  * What one function may do. 'export': read its one secret; read, write and list under its one
  * prefix. 'read': read and list under the prefix (the backfill summary). Customer-managed keys
- * of an imported bucket or secret are usable only through that service.
+ * of an imported bucket or secret are usable only through that service. With tenants, the
+ * secrets are every tenant's: the functions serve each tenant in turn.
  */
 export function exportStatements(
   access: ExportAccess,
-  settings: Pick<Settings, 'prefix' | 'bucketKmsKeyArn' | 'secretKmsKeyArn'>,
-  grants: { bucket: IBucket; secretArn: string; region: string },
+  settings: Pick<Settings, 'prefix' | 'tenants' | 'bucketKmsKeyArn' | 'secretKmsKeyArn'>,
+  grants: { bucket: IBucket; secretArns: readonly string[]; region: string },
 ): PolicyStatement[] {
-  const { bucket, secretArn, region } = grants;
-  const { prefix } = settings;
+  const { bucket, secretArns, region } = grants;
+  const prefix = dataRoot(settings);
   const writes = access === 'export';
   return [
     ...(access !== 'read'
@@ -148,7 +176,7 @@ export function exportStatements(
           new PolicyStatement({
             sid: 'ReadCloudforetSecret',
             actions: ['secretsmanager:GetSecretValue'],
-            resources: [secretArn],
+            resources: [...secretArns],
           }),
           ...keyStatement(
             'DecryptCloudforetSecret',

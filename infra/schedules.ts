@@ -10,7 +10,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 
-/** What a schedule starts, always with {} as its input. */
+/** What a schedule starts, with the schedules' input ({} unless given). */
 export type ScheduledTarget = { readonly function: IFunction } | { readonly stateMachine: IStateMachine };
 
 export interface ScheduledRun {
@@ -24,6 +24,8 @@ export interface ExportSchedulesProps {
   readonly runs: readonly ScheduledRun[];
   readonly timeZone: string;
   readonly deadLetterQueue: IQueue;
+  /** The input of every target; {} by default, {"tenant": "<id>"} for a tenant's schedules. */
+  readonly input?: Readonly<Record<string, string>>;
 }
 
 export const SCHEDULE_RETRY_ATTEMPTS = 4;
@@ -43,7 +45,7 @@ export class ExportSchedules extends Construct {
     const timeZone = TimeZone.of(props.timeZone);
     const targetProps = {
       role,
-      input: ScheduleTargetInput.fromObject({}),
+      input: ScheduleTargetInput.fromObject(props.input ?? {}),
       retryAttempts: SCHEDULE_RETRY_ATTEMPTS,
       maxEventAge: SCHEDULE_MAX_EVENT_AGE,
       deadLetterQueue: props.deadLetterQueue,

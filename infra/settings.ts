@@ -1,6 +1,7 @@
 // Stack settings from CDK context (`-c key=value` or cdk.json), checked at synth time.
 // Every bad value is reported in one error, so one failed synth shows everything to fix.
 import { type ContextReader, contextReader } from './context-reader.ts';
+import { readTenants, type TenantSettings } from './tenant-settings.ts';
 import { closestName } from '../functions/lib/closest-name.ts';
 import { COMPRESSIONS, DEFAULT_COMPRESSION, parseCompression } from '../functions/lib/codecs.ts';
 import {
@@ -15,7 +16,10 @@ import {
 } from './setting-values.ts';
 
 export interface Settings {
+  /** Every tenant's default endpoint when tenants are given ('' when none is). */
   readonly cloudforetEndpoint: string;
+  /** Several Cloudforet domains in one stack (tenant-settings.ts); undefined: one, as before. */
+  readonly tenants?: readonly TenantSettings[] | undefined;
   /** An existing secret to import by name; undefined: the stack creates an empty one. */
   readonly secretName: string | undefined;
   readonly costSchedule: string;
@@ -95,6 +99,7 @@ export const settingDefaults = {
   logLevel: 'info',
   parquetCompression: DEFAULT_COMPRESSION,
   backfillMaxConcurrency: 4,
+  tenants: '',
 } as const;
 
 export type SettingKey = keyof typeof settingDefaults;
@@ -120,8 +125,12 @@ const LOG_LEVELS = ['debug', 'info', 'warn', 'error'];
 export function readSettings(context: Readonly<Record<string, unknown>>): Settings {
   const r = contextReader(context, settingDefaults);
   r.problems.push(...unknownKeyProblems(context));
+  const tenantsGiven = ![undefined, null, ''].includes(context.tenants as never);
+  const connection = readConnection(r, tenantsGiven);
+  const tenants = readTenants(context.tenants, connection.cloudforetEndpoint || undefined, r.problems);
   const settings: Settings = {
-    ...readConnection(r),
+    ...connection,
+    ...(tenants && { tenants }),
     ...readSchedules(r),
     ...readStorage(r),
     ...readFunctionTuning(r),
@@ -177,16 +186,37 @@ function crossProblems(s: Settings): string[] {
       "secretKmsKeyArn is for an imported secret: give secretName too (the stack's own secret uses the AWS-managed key)",
     );
   }
+  problems.push(...tenantProblems(s));
   return problems;
 }
 
-function readConnection(r: Reader) {
+/** What a stack of tenants does not take, or takes only short enough for every tenant's names. */
+function tenantProblems(s: Settings): string[] {
+  if (s.tenants === undefined) return [];
+  const problems: string[] = [];
+  if (s.secretName !== undefined) {
+    problems.push(
+      "secretName is the single domain's secret: with tenants, each tenant names its own (secretName in its entry)",
+    );
+  }
+  const longest = Math.max(...s.tenants.map((t) => t.id.length));
+  if (s.workgroupName.length + 1 + longest > 128) {
+    problems.push(
+      `workgroupName (${s.workgroupName.length} characters) must leave room for '-<tenant id>' within 128`,
+    );
+  }
+  return problems;
+}
+
+function readConnection(r: Reader, tenantsGiven: boolean) {
   const cloudforetEndpoint = r.text('cloudforetEndpoint') ?? '';
   if (cloudforetEndpoint === '') {
-    r.problems.push(
-      'cloudforetEndpoint is required: the Cloudforet API endpoint, ' +
-        'e.g. -c cloudforetEndpoint=https://console-v2.api.example.com',
-    );
+    // With tenants, each tenant names its endpoint.
+    if (!tenantsGiven)
+      r.problems.push(
+        'cloudforetEndpoint is required: the Cloudforet API endpoint, ' +
+          'e.g. -c cloudforetEndpoint=https://console-v2.api.example.com',
+      );
   } else {
     r.check(
       'cloudforetEndpoint',

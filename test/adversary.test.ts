@@ -12,7 +12,7 @@
 // empty: none), ADVERSARY_STRICT=1 (known-open findings fail too).
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CliCosts, Damage, FaceCosts, Fault, Sync } from '../harness/adversary/commands.ts';
+import { CliCosts, Damage, FaceCosts, Fault, Killed, Sync } from '../harness/adversary/commands.ts';
 import { InvariantViolation } from '../harness/adversary/invariants.ts';
 import { newStats } from '../harness/adversary/model.ts';
 import { adversaryProperty, dropTemplate, replayPathOf, runSequence } from '../harness/adversary/sequence.ts';
@@ -102,6 +102,12 @@ describe("the adversary replays issue 45's findings", () => {
         new Sync(1, twoBack, lastOf(twoBack), { shift: 3 }, 'resync'),
         new CliCosts('default'),
       ],
+    'SIGKILL: days of both months restated, costs killed after one unit, then costs': [
+      new Sync(0, months[1]!, lastOf(months[1]!), { costFactor: 1.5 }, 'SUCCESS'),
+      new Sync(1, thisMonth, days.at(-3)!, { rowDelta: 3 }, 'SUCCESS'),
+      new Killed(1),
+      new CliCosts('default'),
+    ],
     'bug 3: {} from cost/list and from page 2 of cost/analyze, then costs': [
       new Fault('list', 1, 'empty', undefined),
       new Fault('analyze', 2, 'empty', undefined),

@@ -16,10 +16,12 @@ const CONNECTION = [
   'max-answer-mb',
   'allow-insecure-http',
   'out',
+  'tenant',
 ];
 
-/** The shared options a command takes: a command that reads the destination only takes --out. */
-const connection = (command: CommandName) => (readsDestinationOnly.has(command) ? ['out'] : CONNECTION);
+/** The shared options a command takes: a command that reads the destination only takes --out and --tenant. */
+const connection = (command: CommandName) =>
+  readsDestinationOnly.has(command) ? ['out', 'tenant'] : CONNECTION;
 
 async function help(command: CommandName): Promise<string> {
   const io = fakeIo();

@@ -60,6 +60,13 @@ describe('the cost columns of a row', () => {
     expect(costs).toMatchObject({ list: 2.5 * 4, listUnitPrice: 2.5, listBasis: 'pay-as-you-go' });
   });
 
+  it('lists a pay-as-you-go row with no quantity to price at its billed charge (ListCost-C-008-C)', () => {
+    for (const pricingQuantity of [null, 0]) {
+      const costs = rowCosts(costBasisOf(azure()), usage({ pricingQuantity }));
+      expect(costs).toMatchObject({ billed: 9, list: 9, listUnitPrice: null, listBasis: 'billed' });
+    }
+  });
+
   it('bills cost where the Actual Cost is denied, or where the plugin declares no other charge', () => {
     const denied = costBasisOf({
       ...azure(),

@@ -27,6 +27,7 @@ import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthsBack } from './support/months.ts';
 import { appFolder } from '../harness/tokens.ts';
+import { queryDuckDB } from '../harness/parquet-readers.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -95,6 +96,30 @@ describe('FOCUS conformance of the focus table the export writes', () => {
     const report = await checkFocusConformance({ parquetGlob: join(out, 'focus', '*', '*', '*.parquet') });
 
     expectConformant('simulator export', report, rows);
+    // ResourceType: inventory's kind wherever inventory knows the resource, NULL only where it does not.
+    const known = new Map(
+      sim
+        .cloudServiceRecords()
+        .map((r) => [
+          String((r.reference as { resource_id?: unknown }).resource_id),
+          `${r.cloud_service_group} ${r.cloud_service_type}`,
+        ]),
+    );
+    const typed = await queryDuckDB(
+      `SELECT ResourceId AS id, ResourceType AS type, count(*) AS n FROM read_parquet('${join(out, 'focus', '*', '*', '*.parquet')}')
+       WHERE ResourceId IS NOT NULL GROUP BY 1, 2`,
+    );
+    const counts = { typed: 0, untyped: 0, wrong: [] as string[] };
+    for (const { id, type, n } of typed.rows as Array<{ id: string; type: string | null; n: bigint }>) {
+      if (type === null && !known.has(id)) counts.untyped += Number(n);
+      else if (type !== null && known.get(id) === type) counts.typed += Number(n);
+      else counts.wrong.push(`${id}: ${type} (inventory: ${known.get(id)})`);
+    }
+    console.log(
+      `simulator export: ResourceType on ${counts.typed} rows, NULL on ${counts.untyped} (not in inventory)`,
+    );
+    expect(counts.wrong).toEqual([]);
+    expect(counts.typed).toBeGreaterThan(0);
   });
 
   it('passes every applicable MUST over every charge type the mappings know, and the gaps of real rows', async () => {

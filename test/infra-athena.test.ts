@@ -215,7 +215,7 @@ describe('Glue tables', () => {
       'projection.x_charge_day.range': '1,31',
       'projection.x_charge_day.digits': '2',
       'storage.location.template': `${location}x_billing_period=\${x_billing_period}/x_charge_day=\${x_charge_day}/`,
-      'cloudforet_export.schema_version': '3',
+      'cloudforet_export.schema_version': '4',
     });
     const columns = ((input.StorageDescriptor as Json).Columns as Json[]).map((c) => [c.Name, c.Type]);
     // The FOCUS 1.2 mandatory columns and the 1.3 provider columns, by their FOCUS names and types.

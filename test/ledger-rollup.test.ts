@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addDays } from '../functions/lib/dates.ts';
 import { appendLedger, type ExportUnitRecord, recordExportUnit } from '../functions/lib/export/ledger.ts';
 import { repairLedgerLines } from '../functions/lib/export/ledger-repair.ts';
-import { rollUpLedger } from '../functions/lib/export/ledger-rollup.ts';
+import { rewindRollup, rollUpLedger } from '../functions/lib/export/ledger-rollup.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { ledgerKey, ledgerPrefix } from '../functions/lib/storage/layout.ts';
 import type { Sink } from '../functions/lib/storage/sink.ts';
@@ -170,9 +170,17 @@ describe('the run ledger rollup', () => {
     const [oldKey, nowKey] = keys.sort((a, b) => (/~(\d+)-/.exec(a)![1]! < /~(\d+)-/.exec(b)![1]! ? -1 : 1));
     const nowText = (await sink.read(nowKey!))!;
     for (const key of [oldKey!, nowKey!]) await sink.put(key, '{"table_name": "co', 'application/x-ndjson');
+    // A rollup two days on leaves the damaged lines out, and its watermark passes their day.
+    expect((await rollUpLedger(sink, new Date(`${addDays(DAY, 2)}T12:00:00.000Z`))).unreadable).toHaveLength(
+      2,
+    );
+    expect(await rolledUp(sink)).toEqual(new Map());
 
     const repair = await repairLedgerLines(sink, [oldKey!, nowKey!]);
+    await rewindRollup(sink, repair.rebuiltDays);
+    await rollUpLedger(sink, new Date(`${addDays(DAY, 2)}T13:00:00.000Z`));
 
+    expect([...(await rolledUp(sink)).values()].map((r) => r.exported_at)).toEqual([now.exportedAt]);
     expect(repair.rebuilt).toEqual([nowKey]);
     expect(await sink.read(nowKey!)).toBe(nowText);
     expect(repair.setAside).toEqual([{ key: oldKey, keptAt: `_damaged/${oldKey}` }]);

@@ -38,6 +38,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/sent-ledger.test.ts',
   'test/setting-rules.test.ts',
   'test/sql-grammar.test.ts',
+  'test/tenant-settings.test.ts',
   'test/statements-arithmetic.test.ts',
   'test/statements-event.test.ts',
   'test/statements-race.test.ts',

@@ -104,6 +104,12 @@ const EVENT: readonly ErrorCode[] = [
     "a cost job state's event is not the Plan state's output, or its job's state is gone",
   ),
   code('EVENT_BAD_UNIT', 'no', "a backfill unit's event is not one the plan step wrote"),
+  code(
+    'EVENT_UNKNOWN_TENANT',
+    'no',
+    '"tenant" names no tenant of the stack (the message lists them), or the stack has no tenants',
+  ),
+  code('EVENT_TENANT_MISSING', 'no', 'a stack of tenants got an event that names no "tenant"'),
   code('UNKNOWN_DATA_SOURCE', 'no', 'a data source id the app does not see'),
 ];
 

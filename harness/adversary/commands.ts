@@ -8,6 +8,7 @@ import type { Adversary, RunPromise } from './model.ts';
 import { cli, faceRun, type RunOutcome } from './runs.ts';
 import { runScheduled } from './scheduled.ts';
 import { invokeCostExport } from './lambda.ts';
+import { killedRun } from './killed.ts';
 import { worldCalendar } from './world.ts';
 import { Base, type Cmd, type Model } from './command-base.ts';
 import { type Change, Clock, Damage, Fault, Running, Sync, type VERBS } from './event-commands.ts';
@@ -113,6 +114,25 @@ export class Scheduled extends RunCommand {
   }
   toString() {
     return 'scheduled {}';
+  }
+}
+
+/** `costs` in a child SIGKILLed after N more units (directory worlds: the trigger reads the ledger folder). */
+export class Killed extends RunCommand {
+  readonly kind = 'killed (SIGKILL)';
+  readonly promise: RunPromise = { followsJobs: false, verifies: false };
+  constructor(readonly afterUnits: number) {
+    super();
+  }
+  async go(a: Adversary): Promise<RunOutcome> {
+    const outcome = await killedRun(a.world, this.afterUnits);
+    if (outcome.killed) a.stats.kills++;
+    else a.count('commands', 'killed (SIGKILL): finished first');
+    // Nothing of a killed run cleans up: its temporaries are the next run's to remove.
+    return { ...outcome, debrisExpected: outcome.killed };
+  }
+  toString() {
+    return `cli costs SIGKILLed after ${this.afterUnits} unit(s)`;
   }
 }
 
@@ -228,6 +248,7 @@ export function commandArbitraries(opts: { s3?: boolean } = {}): Array<fc.Arbitr
       )
       .map(([x, y]) => new TwoRuns(x, y)),
     fc.constantFrom(-3, 3, 30).map((h) => new FaceCosts({}, { skewMs: h * 3_600_000 })),
+    ...(opts.s3 ? [] : [fc.integer({ min: 0, max: 3 }).map((n) => new Killed(n))]),
     fc
       .tuple(dsIndex, fc.constantFrom<'fresh' | 'stale' | 'ended'>('fresh', 'stale', 'ended', 'ended'))
       .map(([d, s]) => new Running(d, s)),

@@ -1,9 +1,8 @@
-// A hostile gateway between the exporter and the simulator: it forwards every request, and while
+// The adversary's hostile gateway (harness/hostile-gateway.ts, armed by rules): it forwards every request, and while
 // a rule is armed answers one verb's page (page 1, or any later page) with what a broken proxy or
 // upstream sends: `{}`, `{"results": null}`, an HTML 200, an error body, 429/503, a truncated body.
 // Rules are armed for the next run only (the world clears them after it).
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type OwnAnswer, startHostileGateway } from '../hostile-gateway.ts';
 
 export type GatewayFaultKind = 'empty' | 'null-results' | 'html' | 'detail' | '429' | '503' | 'truncated';
 
@@ -28,7 +27,7 @@ export interface Gateway {
 
 const HTML = '<!DOCTYPE html><html><body><h1>Bad gateway</h1></body></html>\n';
 
-function answerOf(kind: GatewayFaultKind): { status: number; type: string; body: string } | undefined {
+function answerOf(kind: Exclude<GatewayFaultKind, 'truncated'>): OwnAnswer {
   const json = 'application/json';
   switch (kind) {
     case 'empty':
@@ -47,77 +46,29 @@ function answerOf(kind: GatewayFaultKind): { status: number; type: string; body:
         type: json,
         body: '{"detail": {"code": "ERROR_GRPC_CONNECTION", "message": "Server is unavailable."}}',
       };
-    default:
-      return undefined;
   }
 }
 
-function pageOf(body: string): number {
-  try {
-    const start = (JSON.parse(body) as { query?: { page?: { start?: number } } }).query?.page?.start;
-    return typeof start === 'number' && start > 1 ? 2 : 1;
-  } catch {
-    return 1;
-  }
+/** 1: the first page; 2: any later one (query.page.start > 1). */
+function pageOf(body: Record<string, unknown> | undefined): 1 | 2 {
+  const start = (body as { query?: { page?: { start?: unknown } } } | undefined)?.query?.page?.start;
+  return typeof start === 'number' && start > 1 ? 2 : 1;
 }
 
 export async function startGateway(upstream: string): Promise<Gateway> {
-  const target = new URL(upstream);
+  const proxy = await startHostileGateway(upstream);
   const rules: Array<GatewayRule & { left: number }> = [];
   let injected = 0;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const path = new URL(req.url ?? '/', 'http://gateway').pathname;
-      const page = pageOf(body.toString());
-      const rule = rules.find((r) => r.left > 0 && r.path === path && r.page === page);
-      if (rule) {
-        rule.left--;
-        injected++;
-      }
-      const canned = rule && answerOf(rule.kind);
-      if (canned) {
-        const headers: Record<string, string | number> = {
-          'content-type': canned.type,
-          'content-length': Buffer.byteLength(canned.body),
-        };
-        if (canned.status === 429) headers['retry-after'] = '0';
-        res.writeHead(canned.status, headers);
-        res.end(canned.body);
-        return;
-      }
-      const headers = { ...req.headers, host: target.host };
-      const up = request(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
-        (answer) => {
-          if (rule?.kind !== 'truncated') {
-            res.writeHead(answer.statusCode ?? 502, answer.headers);
-            answer.pipe(res);
-            return;
-          }
-          const parts: Buffer[] = [];
-          answer.on('data', (c: Buffer) => parts.push(c));
-          answer.on('end', () => {
-            const whole = Buffer.concat(parts);
-            const half = whole.subarray(0, Math.floor(whole.length / 2));
-            res.writeHead(answer.statusCode ?? 200, {
-              'content-type': String(answer.headers['content-type'] ?? 'application/json'),
-              'content-length': half.length,
-            });
-            res.end(half);
-          });
-        },
-      );
-      up.on('error', () => res.destroy());
-      up.end(body);
-    });
+  proxy.intercept(({ path, body }) => {
+    const page = pageOf(body);
+    const rule = rules.find((r) => r.left > 0 && r.path === path && r.page === page);
+    if (!rule) return undefined;
+    rule.left--;
+    injected++;
+    return rule.kind === 'truncated' ? 'truncate' : answerOf(rule.kind);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: proxy.url,
     arm: (rule) => {
       rules.push({ ...rule, left: rule.times ?? Number.POSITIVE_INFINITY });
     },
@@ -127,10 +78,6 @@ export async function startGateway(upstream: string): Promise<Gateway> {
     get injected() {
       return injected;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => proxy.close(),
   };
 }

@@ -184,7 +184,7 @@ export class Adversary {
       }
     const texts = this.world.texts.slice(this.checkedTexts);
     this.checkedTexts = this.world.texts.length;
-    await checkHygiene(this.world.out, texts, this.world.token);
+    await checkHygiene(this.world.out, texts, this.world.token, { debris: !outcome.debrisExpected });
   }
 }
 

@@ -20,6 +20,8 @@ export interface RunOutcome {
   /** 0 all done, 1 a unit failed (or the run stopped), 2 the run threw. */
   readonly code: number;
   readonly summary?: RunSummary;
+  /** Killed: temporaries it left are expected until the next run removes them. */
+  readonly debrisExpected?: boolean;
   /** The window the run covered, when it planned one. */
   readonly from?: string;
   readonly to?: string;

@@ -1,19 +1,14 @@
 // The world's destination on S3 (s3rver, with a Secrets Manager responder holding the app), so the
 // cost function's real handler runs beside the CLI on one archive. The checks read a mirror of the
 // bucket (world.out), refreshed before each; a damage is made on the mirror and pushed.
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getObjectBytes, listKeys, type S3Server, startS3 } from '../s3-server.ts';
 import { type SecretsManagerResponder, startSecretsManager } from '../secrets-manager.ts';
+import { applyEnv, awsEnv, BUCKET, PREFIX, SECRET_ID } from '../local-aws.ts';
 import { consoleAppJson } from '../tokens.ts';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-
-export const BUCKET = 'exports';
-export const PREFIX = 'cf';
-const SECRET_ID = 'cloudforet/app';
 
 export interface S3Destination {
   readonly destination: string;
@@ -36,22 +31,12 @@ export async function startS3Destination(
   if (template) await cp(template, dataDir, { recursive: true, preserveTimestamps: true });
   const s3: S3Server = await startS3({ buckets: [BUCKET], directory: dataDir });
   const secrets: SecretsManagerResponder = await startSecretsManager({ [SECRET_ID]: consoleAppJson(token) });
-  const env: Record<string, string> = {
-    CLOUDFORET_ENDPOINT: gatewayUrl,
-    CLOUDFORET_SECRET_ID: SECRET_ID,
-    EXPORT_BUCKET: BUCKET,
-    EXPORT_PREFIX: PREFIX,
-    AWS_ENDPOINT_URL_S3: s3.endpoint,
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+  // The CLI (--out s3://…) and the handler read the environment, as on a machine or in Lambda.
+  const restore = applyEnv({
+    ...awsEnv(gatewayUrl, s3, secrets),
     SECRET_TTL_SECONDS: '0',
     LOG_LEVEL: 'warn',
-  };
-  // The CLI (--out s3://…) and the handler read the environment, as on a machine or in Lambda.
-  const previous = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, env);
+  });
   return {
     destination: `s3://${BUCKET}/${PREFIX}`,
     dataDir,
@@ -74,10 +59,7 @@ export async function startS3Destination(
       );
     },
     close: async () => {
-      for (const [k, v] of Object.entries(previous)) {
-        if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
-      }
+      restore();
       await Promise.all([s3.stop(), secrets.stop()]);
       await rm(dataDir, { recursive: true, force: true });
     },

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { App, NestedStack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { expect } from 'vitest';
 import { CloudforetExportStack } from '../../infra/cloudforet-export-stack.ts';
@@ -13,6 +13,18 @@ export type Json = Record<string, unknown>;
 
 /** The stack's template; the synth's output folder is removed before this returns. */
 export function synth(context: Json = {}): Template {
+  return synthStack({ cloudforetEndpoint: 'https://cf.example.com', ...context }).template;
+}
+
+/**
+ * The stack itself beside its template, and each nested stack's template by its construct id
+ * (a tenant's is `Tenant-<id>`), from `context` alone.
+ */
+export function synthStack(context: Json): {
+  stack: CloudforetExportStack;
+  template: Template;
+  nested: ReadonlyMap<string, Template>;
+} {
   const outdir = mkdtempSync(join(tmpdir(), 'cdk-synth-'));
   try {
     const app = new App({
@@ -20,8 +32,14 @@ export function synth(context: Json = {}): Template {
       context: { 'aws:cdk:bundling-stacks': [] },
       builtinCloudFormationValidation: false,
     });
-    const settings = readSettings({ cloudforetEndpoint: 'https://cf.example.com', ...context });
-    return Template.fromStack(new CloudforetExportStack(app, 'Export', { settings }));
+    const stack = new CloudforetExportStack(app, 'Export', { settings: readSettings(context) });
+    const template = Template.fromStack(stack);
+    const nested = new Map(
+      stack.node.children
+        .filter((child): child is NestedStack => child instanceof NestedStack)
+        .map((child) => [child.node.id, Template.fromStack(child)]),
+    );
+    return { stack, template, nested };
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }

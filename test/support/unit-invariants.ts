@@ -1,27 +1,18 @@
 // The promise of a run, checked per unit against the simulator's ground truth: a unit either
 // published exactly the source's rows (read back by DuckDB and Arrow) or failed loudly and left
 // the previous object and manifest byte for byte as they were.
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { join } from 'node:path';
 import { expect } from 'vitest';
 import { costManifestKey, costObjectKey } from '../../functions/lib/costs/sources/day-keys.ts';
 import type { CostRunSummary } from '../../functions/lib/costs/run.ts';
 import type { Simulator } from '../../harness/simulator/index.ts';
+import { storedFiles } from '../../harness/stored-files.ts';
 import { readBothWays } from './export-reader.ts';
 
 export type Snapshot = ReadonlyMap<string, Buffer>;
 
 /** Every file under dir, by relative path with '/' separators. */
-export async function snapshotDir(dir: string): Promise<Map<string, Buffer>> {
-  const files = new Map<string, Buffer>();
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  for (const e of entries) {
-    if (!e.isFile()) continue;
-    const path = join(e.parentPath, e.name);
-    files.set(relative(dir, path).split(sep).join('/'), await readFile(path));
-  }
-  return files;
-}
+export const snapshotDir = storedFiles;
 
 function sameBytes(a: Buffer | undefined, b: Buffer | undefined): boolean {
   return a === undefined || b === undefined ? a === b : a.equals(b);

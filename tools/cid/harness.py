@@ -268,6 +268,9 @@ def main():
     BRIDGE.phase = 'discovery'
     out['discovered'] = consolidation.discover_focus_tables()
     out['consolidationSql'] = consolidation.generate_view_sql(out['discovered'])
+    if INIT.get('discoverOnly'):  # discovery across the databases, no view created (no SQL run)
+        print(json.dumps({'type': 'done', **out}), flush=True)
+        return
     BRIDGE.phase = 'focus_consolidation_view'
     out['created'] = consolidation.create_or_update_view()  # non-interactive: every table found
 

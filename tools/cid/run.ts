@@ -80,6 +80,41 @@ export interface CidRunOptions {
   readonly afterCreate: (view: string) => Promise<Json[]>;
 }
 
+/**
+ * CID's discovery alone, across `databases` (as ListDatabases and ListTableMetadata answer them):
+ * the FOCUS tables it would consolidate and the consolidation view's SQL, with no query run.
+ */
+export async function discoverCid(
+  databases: Record<string, Json[]>,
+  workDir: string,
+): Promise<Pick<CidRun, 'discovered' | 'consolidationSql'>> {
+  const init = join(workDir, 'cid-discover.json');
+  await writeFile(
+    init,
+    JSON.stringify({
+      fixtures: CID_FIXTURES,
+      database: Object.keys(databases)[0],
+      databases,
+      views: cidViews(),
+      discoverOnly: true,
+    }),
+  );
+  const python = spawn('python3', [HARNESS, init], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  python.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number>((resolve) => python.on('close', (code) => resolve(code ?? -1)));
+  let done: Json | undefined;
+  for await (const line of createInterface({ input: python.stdout })) {
+    const message = JSON.parse(line) as Json;
+    if (message.type === 'done') done = message;
+  }
+  const code = await exited;
+  if (!done || code !== 0) throw new Error(`CID's harness exited ${code}:\n${stderr}`);
+  return done as unknown as Pick<CidRun, 'discovered' | 'consolidationSql'>;
+}
+
 const text = (v: unknown) =>
   v === null || v === undefined ? null : typeof v === 'object' ? JSON.stringify(v) : String(v);
 

@@ -156,9 +156,11 @@ export const cloudforetApplicability: Applicability = {
       'ResourceType MUST be present in a FOCUS dataset when the provider supports billing based on ' +
       'provisioned resources and supports assigning types to resources.',
     reason:
-      'Present; NULL where the type is not known. "ResourceType MUST NOT be null when ResourceId is not ' +
-      'null" (ResourceType-C-005-C): Cloudforet cost rows carry resource ids without a type. (The model ' +
-      "names that rule's condition column as CheckCondition, not ColumnName.)",
+      "Present: inventory's type where inventory knows the resource, NULL where it does not. " +
+      '"ResourceType MUST NOT be null when ResourceId is not null" (ResourceType-C-005-C): cost rows ' +
+      'name resources inventory never collected (deleted ones, services no collector covers), so the ' +
+      "rule cannot hold for every row. (The model names that rule's condition column as " +
+      'CheckCondition, not ColumnName.)',
   },
   PRICING_BILLING_CURRENCY_DIFFERENCES_SUPPORTED: {
     supported: false,

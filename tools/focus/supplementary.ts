@@ -125,6 +125,21 @@ export const supplementaryRules: SupplementaryRule[] = [
     },
   },
   {
+    id: 'Static-ListCost-C-008-C',
+    keyword: 'MUST',
+    requirement:
+      'When ListUnitPrice is null, ListCost of a charge unrelated to other charges MUST match the ' +
+      'BilledCost (the model applies ListCost-C-006-C only with PUBLIC_PRICE_LIST_SUPPORTED; the ' +
+      'data alone decides it for every row but Tax, which is calculated on other charges).',
+    source: 'model-1.2.json ListCost-C-006-C, ListCost-C-008-C',
+    check: {
+      kind: 'sql',
+      violation:
+        '"ListUnitPrice" IS NULL AND "ChargeCategory" <> \'Tax\' AND "ListCost" IS DISTINCT FROM "BilledCost"',
+      columns: ['ListUnitPrice', 'ChargeCategory', 'ListCost', 'BilledCost'],
+    },
+  },
+  {
     id: 'Static-BillingPeriodEnd-C-004-M',
     keyword: 'MUST',
     requirement:

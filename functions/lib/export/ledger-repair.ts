@@ -13,12 +13,14 @@ import { appendLedger, exportUnitRecord } from './ledger.ts';
 export interface LedgerRepair {
   /** Lines written again from their unit's manifest. */
   readonly rebuilt: readonly string[];
+  /** The export days of the lines rebuilt (the rollup reads them again). */
+  readonly rebuiltDays: readonly string[];
   /** Lines that could not be rebuilt: where their bytes are kept now. */
   readonly setAside: ReadonlyArray<{ readonly key: string; readonly keptAt: string }>;
 }
 
 const LINE = new RegExp(
-  `^${ledgerPrefix(exportUnitsTable.name)}${exportUnitsTable.partitionKey}=\\d{4}-\\d\\d-\\d\\d/(.+)~(\\d+)-[0-9a-f]+\\.json$`,
+  `^${ledgerPrefix(exportUnitsTable.name)}${exportUnitsTable.partitionKey}=(\\d{4}-\\d\\d-\\d\\d)/(.+)~(\\d+)-[0-9a-f]+\\.json$`,
 );
 
 /** Whether `key` is an export_units line (not a rollup object, not another ledger). */
@@ -27,19 +29,21 @@ export const isLedgerLine = (key: string): boolean => LINE.test(key);
 /** Rebuilds or sets aside each unreadable export_units line of `keys`. */
 export async function repairLedgerLines(sink: Sink, keys: readonly string[]): Promise<LedgerRepair> {
   const rebuilt: string[] = [];
+  const rebuiltDays = new Set<string>();
   const setAside: Array<{ key: string; keptAt: string }> = [];
   for (const key of keys) {
     const match = LINE.exec(key);
     if (!match) continue;
-    const [, flat, ms] = match as unknown as [string, string, string];
+    const [, day, flat, ms] = match as unknown as [string, string, string, string];
     const manifestKey = `${MANIFESTS_DIR}/${flat.replaceAll('~', '/')}.json`;
     const record = await currentRecord(sink, manifestKey);
     if (record && String(Date.parse(record.exported_at)) === ms) {
       await appendLedger(sink, key, record);
       rebuilt.push(key);
+      rebuiltDays.add(day);
     } else setAside.push({ key, keptAt: await setAsideUnreadable(sink, key) });
   }
-  return { rebuilt, setAside };
+  return { rebuilt, rebuiltDays: [...rebuiltDays], setAside };
 }
 
 async function currentRecord(sink: Sink, manifestKey: string) {

@@ -165,6 +165,16 @@ export async function resetDamagedRollups(sink: Sink, keys: readonly string[]): 
   );
 }
 
+/** Lines written again (ledger-repair.ts) on export days the rollup has passed: it reads them again from there. */
+export async function rewindRollup(sink: Sink, exportDays: readonly string[]): Promise<void> {
+  const first = [...exportDays].sort()[0];
+  if (first === undefined) return;
+  const key = ledgerRollupStateKey(exportUnitsLatestTable);
+  const state = parseState(await sink.read(key));
+  if (!state || state.through <= first) return;
+  await sink.put(key, `${JSON.stringify({ through: first } satisfies RollupState)}\n`, 'application/json');
+}
+
 /** Whether `key` is one of the rollup's objects. */
 export const isRollupObject = (key: string): boolean =>
   key.startsWith(ledgerPrefix(exportUnitsLatestTable.name)) && key.endsWith('.json');

@@ -16,6 +16,7 @@ export { createLogger, logLevelProblem, parseLogLevel } from '../log.ts';
 export { redact } from '../redact.ts';
 export { openSink } from '../storage/open-sink.ts';
 export { parseDestination } from '../storage/sink.ts';
+export { tenantDestination, tenantIdProblem } from '../tenant.ts';
 export { parseWholeNumber, wholeNumberProblem } from '../whole-number.ts';
 
 /** Errors the user fixes by changing the command line or the configuration, not by retrying. */

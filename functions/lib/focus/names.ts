@@ -6,7 +6,7 @@ import { type ApiRecord, type ListRequest, listPages } from '../cloudforet/pager
 import { CloudforetApiError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { FocusContext } from '../tables/focus.ts';
-import { readCostBases, readResourceNames } from './sources.ts';
+import { readCostBases, readResources } from './sources.ts';
 
 export type FocusNames = Omit<FocusContext, 'exportedAtMs'>;
 
@@ -65,7 +65,7 @@ export async function readFocusNames(
     allowedOrEmpty(client, { path: '/identity/provider/list', idKey: 'provider' }, log, signal),
     allowedOrEmpty(client, { path: '/inventory/region/list', idKey: 'region_id' }, log, signal),
     readCostBases(client, signal),
-    readResourceNames(client, signal),
+    readResources(client, signal),
   ]);
   const serviceAccounts = new Map<string, { name?: string; trustedAccountId?: string }>();
   for (const a of accounts) {
@@ -115,7 +115,8 @@ export async function readFocusNames(
     providerNames,
     regionNames,
     costBases,
-    resourceNames: resources,
+    resourceNames: resources.names,
+    resourceTypes: resources.types,
     ...(gap && { gap }),
   };
 }

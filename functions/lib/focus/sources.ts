@@ -49,32 +49,43 @@ export async function readCostBases(
   return bases;
 }
 
+/** What inventory knows of the resources cost rows name, by provider resource id. */
+export interface InventoryResources {
+  /** The display name a collector gave it (never the id itself). */
+  readonly names: Map<string, string>;
+  /** Its kind, as inventory files it: `<cloud_service_group> <cloud_service_type>` (FOCUS ResourceType). */
+  readonly types: Map<string, string>;
+}
+
 /**
- * Provider resource id -> the display name a collector gave it (inventory cloud services, ACTIVE
- * ones, as cloud-service/list returns by default). A name equal to the id is no display name.
- * Only three small fields are asked for: cloud service records are large.
+ * Provider resource id -> its display name and kind (inventory cloud services, ACTIVE ones, as
+ * cloud-service/list returns by default). A name equal to the id is no display name. Only a few
+ * small fields are asked for: cloud service records are large.
  */
-export async function readResourceNames(
+export async function readResources(
   client: CloudforetClient,
   signal?: AbortSignal,
-): Promise<Map<string, string>> {
+): Promise<InventoryResources> {
   const records = await allowed(
     client,
     {
       path: '/inventory/cloud-service/list',
       idKey: 'cloud_service_id',
-      only: ['name', 'reference.resource_id'],
+      only: ['name', 'reference.resource_id', 'cloud_service_group', 'cloud_service_type'],
       keyset: true,
     },
     signal,
   );
   const names = new Map<string, string>();
+  const types = new Map<string, string>();
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
   for (const r of records) {
-    const id = (r.reference as { resource_id?: unknown } | undefined)?.resource_id;
-    const name = r.name;
-    if (typeof id === 'string' && id !== '' && typeof name === 'string' && name !== '' && name !== id) {
-      names.set(id, name);
-    }
+    const id = str((r.reference as { resource_id?: unknown } | undefined)?.resource_id);
+    if (id === undefined) continue;
+    const name = str(r.name);
+    if (name !== undefined && name !== id) names.set(id, name);
+    const kind = [str(r.cloud_service_group), str(r.cloud_service_type)].filter((p) => p !== undefined);
+    if (kind.length > 0) types.set(id, kind.join(' '));
   }
-  return names;
+  return { names, types };
 }

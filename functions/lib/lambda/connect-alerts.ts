@@ -2,6 +2,7 @@
 // ALERTS_TOPIC_ARN (set by the stack on this function only). A publish SNS refuses is an error
 // naming the topic and what to check.
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { snsSubject } from '../alerts/alert-text.ts';
 import type { Publish } from '../alerts/sent-ledger.ts';
 import type { FunctionConfig } from '../config.ts';
 import { ConfigError, ExportError, errorMessage } from '../errors.ts';
@@ -35,8 +36,17 @@ export function snsMessage(subject: string, body: string): string {
   return JSON.stringify({ default: body, email: body, https: JSON.stringify(chatbot) });
 }
 
-export function snsPublish(client: SNSClient, topicArn: string): Publish {
-  return async ({ subject, body }) => {
+/**
+ * In a stack of tenants every tenant's alerts reach the one topic: each names its tenant, in the
+ * subject (first), in the body's first line and in the message attribute `tenant`, on which a
+ * subscription's filter policy routes it to that tenant's recipients.
+ */
+export function snsPublish(client: SNSClient, topicArn: string, tenant?: string): Publish {
+  return async (alert) => {
+    const { subject, body } =
+      tenant === undefined
+        ? alert
+        : { subject: snsSubject(`[${tenant}] ${alert.subject}`), body: `Tenant: ${tenant}\n\n${alert.body}` };
     try {
       const answer = await client.send(
         new PublishCommand({
@@ -44,6 +54,10 @@ export function snsPublish(client: SNSClient, topicArn: string): Publish {
           Subject: subject,
           MessageStructure: 'json',
           Message: snsMessage(subject, body),
+          // What a subscription's filter policy routes on: one tenant's recipients get its alerts.
+          ...(tenant !== undefined && {
+            MessageAttributes: { tenant: { DataType: 'String', StringValue: tenant } },
+          }),
         }),
       );
       return answer.MessageId ?? '';
@@ -60,7 +74,8 @@ export function snsPublish(client: SNSClient, topicArn: string): Publish {
 
 export async function connectAlerts(entry: {
   readonly config: FunctionConfig;
+  readonly tenant?: string | undefined;
 }): Promise<{ sink: Sink; publish: Publish }> {
   const topicArn = readAlertsTopic(process.env);
-  return { ...(await connectSink(entry)), publish: snsPublish(new SNSClient({}), topicArn) };
+  return { ...(await connectSink(entry)), publish: snsPublish(new SNSClient({}), topicArn, entry.tenant) };
 }

@@ -1,7 +1,8 @@
 // The adapters of an entry that talks to Cloudforet: a session (the client_secret from Secrets
-// Manager) and the S3 sink. The secret source lives in module scope so warm invocations reuse the
-// cached client_secret: a deliberate warm-Lambda cache, valid for one secret in one place (id,
-// region, endpoint), so a changed environment never reuses it.
+// Manager) and the S3 sink. The secret sources live in module scope so warm invocations reuse the
+// cached client_secret: a deliberate warm-Lambda cache, one source per secret in one place (id,
+// region, endpoint), so a changed environment never reuses it, and tenants taking turns on one
+// warm function (tenant-scope.ts) each keep their own.
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { type SecretSource, secretsManagerSource } from '../cloudforet/secret.ts';
 import { type CloudforetSession, openSession } from '../cloudforet/session.ts';
@@ -9,7 +10,7 @@ import type { Sink } from '../storage/sink.ts';
 import { connectSink } from './connect-sink.ts';
 import type { EntryContext } from './entry.ts';
 
-let secrets: { key: string; source: SecretSource } | undefined;
+const secrets = new Map<string, SecretSource>();
 
 export interface CloudforetConnection {
   readonly session: CloudforetSession;
@@ -19,14 +20,15 @@ export interface CloudforetConnection {
 export async function connectCloudforet({ config, log }: EntryContext): Promise<CloudforetConnection> {
   const { AWS_REGION, AWS_ENDPOINT_URL_SECRETS_MANAGER, AWS_ENDPOINT_URL } = process.env;
   const key = [config.secretId, AWS_REGION, AWS_ENDPOINT_URL_SECRETS_MANAGER ?? AWS_ENDPOINT_URL].join('|');
-  if (secrets?.key !== key) {
+  let source = secrets.get(key);
+  if (source === undefined) {
     const client = new SecretsManagerClient({});
-    const source = secretsManagerSource({ client, secretId: config.secretId, ttlMs: config.secretTtlMs });
-    secrets = { key, source };
+    source = secretsManagerSource({ client, secretId: config.secretId, ttlMs: config.secretTtlMs });
+    secrets.set(key, source);
   }
   const session = await openSession({
     endpoint: config.endpoint,
-    secrets: secrets.source,
+    secrets: source,
     log,
     requestTimeoutMs: config.requestTimeoutMs,
     maxAnswerBytes: config.maxAnswerBytes,

@@ -11,6 +11,7 @@ import { redactError, redactValue } from '../redact.ts';
 import type { Sink } from '../storage/sink.ts';
 import { runDeadline } from './deadline.ts';
 import { publishRunMetrics, type RunFigures } from './run-metrics.ts';
+import { nameTenant, stampTenant, type TenantScope, tenantScope } from './tenant-scope.ts';
 
 /** What every use case is given besides its request. */
 export interface EntryContext {
@@ -19,6 +20,8 @@ export interface EntryContext {
   readonly log: Logger;
   /** The invocation's request id; undefined outside Lambda. */
   readonly runId: string | undefined;
+  /** The tenant the event named, in a stack of tenants (tenant-scope.ts); undefined otherwise. */
+  readonly tenant?: string | undefined;
   /** False once a unit started now might not finish before the function's timeout. */
   readonly shouldStartUnit: () => boolean;
   /** Aborts shortly before the timeout: units still running end as UNIT_INTERRUPTED, untouched. */
@@ -59,40 +62,58 @@ function invocation<C extends { readonly sink: Sink }, Req, Res>(
   name: string,
   useCase: UseCase<C, Req, Res>,
 ): (event: unknown, context?: Context) => Promise<Res> {
-  return async (event, context) => {
-    const config = readConfig(process.env);
-    const log = createLogger({
-      level: config.logLevel,
-      fields: { function: name, requestId: context?.awsRequestId },
+  return async (given, context) => {
+    const { env, event, tenant } = tenantScope(process.env, given);
+    return serve(name, useCase, { env, event, tenant, context }).catch((error: unknown) => {
+      throw nameTenant(error, tenant);
     });
-    const request = useCase.parse(event, config, new Date());
-    // A unit started with less than two request timeouts left might not finish.
-    const deadline = runDeadline(context, {
-      reserveMs: 2 * config.requestTimeoutMs + 10_000,
-      hardStopMs: 5_000,
-    });
-    try {
-      const entry: EntryContext = {
-        name,
-        config,
-        log,
-        runId: context?.awsRequestId,
-        shouldStartUnit: deadline.shouldStartUnit,
-        signal: deadline.signal,
-      };
-      const connected = await useCase.connect(entry);
-      const result = await useCase.run({ ...entry, ...connected }, request).catch((error: unknown) => {
-        if (useCase.failedFigures) publishRunMetrics(name, useCase.failedFigures(connected));
-        throw error;
-      });
-      publishRunMetrics(name, useCase.figures(result, connected));
-      const line = useCase.summary?.(result);
-      if (line) log.info(line[0], line[1]);
-      const failure = useCase.failure?.(result);
-      if (failure !== undefined) throw new RunFailedError(failure);
-      return result;
-    } finally {
-      deadline.dispose();
-    }
   };
+}
+
+async function serve<C extends { readonly sink: Sink }, Req, Res>(
+  name: string,
+  useCase: UseCase<C, Req, Res>,
+  invoked: {
+    env: TenantScope['env'];
+    event: unknown;
+    tenant: string | undefined;
+    context?: Context | undefined;
+  },
+): Promise<Res> {
+  const { env, event, tenant, context } = invoked;
+  const config = readConfig(env);
+  const log = createLogger({
+    level: config.logLevel,
+    fields: { function: name, requestId: context?.awsRequestId, ...(tenant && { tenant }) },
+  });
+  const request = useCase.parse(event, config, new Date());
+  // A unit started with less than two request timeouts left might not finish.
+  const deadline = runDeadline(context, {
+    reserveMs: 2 * config.requestTimeoutMs + 10_000,
+    hardStopMs: 5_000,
+  });
+  try {
+    const entry: EntryContext = {
+      name,
+      config,
+      log,
+      runId: context?.awsRequestId,
+      tenant,
+      shouldStartUnit: deadline.shouldStartUnit,
+      signal: deadline.signal,
+    };
+    const connected = await useCase.connect(entry);
+    const result = await useCase.run({ ...entry, ...connected }, request).catch((error: unknown) => {
+      if (useCase.failedFigures) publishRunMetrics(name, useCase.failedFigures(connected), tenant);
+      throw error;
+    });
+    publishRunMetrics(name, useCase.figures(result, connected), tenant);
+    const line = useCase.summary?.(result);
+    if (line) log.info(line[0], line[1]);
+    const failure = useCase.failure?.(result);
+    if (failure !== undefined) throw new RunFailedError(failure);
+    return stampTenant(result, tenant);
+  } finally {
+    deadline.dispose();
+  }
 }

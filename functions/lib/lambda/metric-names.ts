@@ -29,3 +29,5 @@ export const FRESHNESS_METRICS = {
 
 export const FUNCTION_DIMENSION = 'function';
 export const DATA_SOURCE_DIMENSION = 'data_source_id';
+/** In a stack of tenants, a second copy of each metric carries the tenant (run-metrics.ts). */
+export const TENANT_DIMENSION = 'tenant';

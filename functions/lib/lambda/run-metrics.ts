@@ -1,6 +1,9 @@
 // CloudWatch embedded-metric-format lines through Powertools Metrics: one line per invocation with
 // the run's figures, one per data source with its ages, one with the worst ages. Only names,
-// numbers and ids go in: never the token, a header or a payload.
+// numbers and ids go in: never the token, a header or a payload. For a tenant each figure is also
+// published with the tenant among its dimensions (one more dimension set on the same line, or a
+// second line for the worst ages): the alarms keep watching the metrics without it, which every
+// tenant's runs feed, and the tenant's own say which tenant it was.
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import {
   DATA_SOURCE_DIMENSION,
@@ -10,6 +13,7 @@ import {
   METRICS_SERVICE,
   RUN_METRICS,
   SOURCE_METRICS,
+  TENANT_DIMENSION,
 } from './metric-names.ts';
 
 /** What one invocation did; a figure left out is not published. */
@@ -35,8 +39,10 @@ const UNITS: Record<keyof typeof RUN_METRICS, (typeof MetricUnit)[keyof typeof M
 // A new instance per line: Powertools keeps dimensions per instance, and none must leak between lines.
 const metrics = () => new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
 
-export function publishRunMetrics(functionName: string, figures: RunFigures): void {
+export function publishRunMetrics(functionName: string, figures: RunFigures, tenant?: string): void {
   const m = metrics().addDimension(FUNCTION_DIMENSION, functionName);
+  if (tenant !== undefined)
+    m.addDimensions({ [FUNCTION_DIMENSION]: functionName, [TENANT_DIMENSION]: tenant });
   for (const [name, value] of Object.entries(figures) as [keyof typeof RUN_METRICS, number][]) {
     if (Number.isFinite(value)) m.addMetric(RUN_METRICS[name], UNITS[name], value);
   }
@@ -44,9 +50,11 @@ export function publishRunMetrics(functionName: string, figures: RunFigures): vo
 }
 
 /** One line per data source, then the worst of each age (what the alarms watch). */
-export function publishFreshness(ages: readonly SourceAges[]): void {
+export function publishFreshness(ages: readonly SourceAges[], tenant?: string): void {
   for (const a of ages) {
     const m = metrics().addDimension(DATA_SOURCE_DIMENSION, a.dataSourceId);
+    if (tenant !== undefined)
+      m.addDimensions({ [DATA_SOURCE_DIMENSION]: a.dataSourceId, [TENANT_DIMENSION]: tenant });
     if (a.billedDayAgeHours !== undefined)
       m.addMetric(SOURCE_METRICS.billedDayAge, MetricUnit.NoUnit, a.billedDayAgeHours);
     if (a.syncAgeHours !== undefined) m.addMetric(SOURCE_METRICS.syncAge, MetricUnit.NoUnit, a.syncAgeHours);
@@ -54,16 +62,19 @@ export function publishFreshness(ages: readonly SourceAges[]): void {
   }
   const worst = (pick: (a: SourceAges) => number | undefined) =>
     Math.max(0, ...ages.map(pick).filter((v): v is number => v !== undefined));
-  metrics()
-    .addMetric(
+  for (const dimension of tenant === undefined ? [undefined] : [undefined, tenant]) {
+    const m = metrics();
+    if (dimension !== undefined) m.addDimension(TENANT_DIMENSION, dimension);
+    m.addMetric(
       FRESHNESS_METRICS.billedDayAge,
       MetricUnit.NoUnit,
       worst((a) => a.billedDayAgeHours),
     )
-    .addMetric(
-      FRESHNESS_METRICS.syncAge,
-      MetricUnit.NoUnit,
-      worst((a) => a.syncAgeHours),
-    )
-    .publishStoredMetrics();
+      .addMetric(
+        FRESHNESS_METRICS.syncAge,
+        MetricUnit.NoUnit,
+        worst((a) => a.syncAgeHours),
+      )
+      .publishStoredMetrics();
+  }
 }

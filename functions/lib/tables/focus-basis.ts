@@ -144,14 +144,12 @@ export function rowCosts(meta: CostBasisMeta | undefined, row: RowFacts): RowCos
   if (usageOrPurchase && q !== null && unitPrice !== undefined && unitPrice >= 0) {
     // The retail price the plugin looked up (amortized reservation rows): FOCUS ties ListCost to it.
     list = { list: unitPrice * q, listBasis: 'unit-price', listUnitPrice: unitPrice };
-  } else if (usageOrPurchase && costIsPayg(meta, row)) {
+  } else if (usageOrPurchase && costIsPayg(meta, row) && q !== null && q > 0 && row.cost >= 0) {
     // ListCost is the product of the unit price and PricingQuantity, exactly, as FOCUS checks it.
-    const price = q !== null && q > 0 && row.cost >= 0 ? row.cost / q : null;
-    list = {
-      list: price === null ? row.cost : price * (q as number),
-      listBasis: 'pay-as-you-go',
-      listUnitPrice: price,
-    };
+    // Without a quantity to price there is no ListUnitPrice, and FOCUS then asks ListCost to match
+    // BilledCost (ListCost-C-008-C): such rows keep the billed basis.
+    const price = row.cost / q;
+    list = { list: price * q, listBasis: 'pay-as-you-go', listUnitPrice: price };
   }
   return { billed, billedBasis, effective, effectiveBasis, ...list, costBasis: cloudforetCostBasis(meta) };
 }

@@ -24,6 +24,8 @@ export interface FocusContext {
   readonly costBases: ReadonlyMap<string, CostBasisMeta>;
   /** Provider resource id -> the display name inventory gives it (never the id itself). */
   readonly resourceNames: ReadonlyMap<string, string>;
+  /** Provider resource id -> its kind as inventory files it (`<group> <type>`); absent: none known. */
+  readonly resourceTypes?: ReadonlyMap<string, string>;
   readonly exportedAtMs: number;
 }
 
@@ -112,6 +114,11 @@ export const resourceId = (r: CostRecord, c: FocusContext): string | null =>
  * A display name: the Azure plugin's "Resource Name" (the last segment of the resource id, the
  * name its owner gave it), else the name inventory gives the id; never the id itself.
  */
+export function resourceType(r: CostRecord, c: FocusContext): string | null {
+  const id = resourceId(r, c);
+  return id === null ? null : (c.resourceTypes?.get(id) ?? null);
+}
+
 export function resourceName(r: CostRecord, c: FocusContext): string | null {
   const id = resourceId(r, c);
   if (id === null) return null;

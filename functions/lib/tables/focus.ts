@@ -16,6 +16,7 @@ import {
   priced,
   resourceId,
   resourceName,
+  resourceType,
   text,
 } from './focus-row.ts';
 
@@ -133,7 +134,7 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
   name: 'focus',
   partitionKey: 'x_billing_period',
   dayKey: 'x_charge_day',
-  schemaVersion: 3,
+  schemaVersion: 4,
   description:
     'FOCUS 1.3 cost and usage rows, one per Cloudforet cost row, derived from the costs table; ' +
     'one file per data source and charge day.',
@@ -265,7 +266,11 @@ export const focusTable: TableDef<CostRecord, FocusContext> = {
       "The resource's display name (the plugin's, else inventory's); NULL where none is known",
       resourceName,
     ),
-    notYet('ResourceType', 'string', 'NULL: Cloudforet cost rows carry no resource type'),
+    string(
+      'ResourceType',
+      "The resource's kind as inventory files it (`<cloud service group> <type>`, e.g. `EC2 Instance`); NULL where inventory does not know the resource",
+      resourceType,
+    ),
     string('ServiceCategory', 'FOCUS service category from the product (docs/focus.md)', (r) =>
       serviceCategoryOf(text(r.product)),
     ),

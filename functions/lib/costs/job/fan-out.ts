@@ -19,9 +19,16 @@ export type UnitItem = PlannedUnit & { readonly runId: string };
 /** What a unit's invocation leaves for the states after the Map. */
 type UnitReport = { readonly result: UnitRecord } | { readonly failure: UnitFailure };
 
-/** Writes the plan's units where the Map's ItemReader reads them; returns the key. */
-export async function writeUnitItems(sink: Sink, job: CostJob): Promise<string> {
-  const items: UnitItem[] = (job.plan?.units ?? []).map((u) => ({ runId: job.runId, ...u }));
+/**
+ * Writes the plan's units where the Map's ItemReader reads them; returns the key. `stamp` goes
+ * into every item: a stack of tenants names the tenant there, for the unit's invocation.
+ */
+export async function writeUnitItems(
+  sink: Sink,
+  job: CostJob,
+  stamp: Readonly<Record<string, string>> = {},
+): Promise<string> {
+  const items: UnitItem[] = (job.plan?.units ?? []).map((u) => ({ ...stamp, runId: job.runId, ...u }));
   const key = backfillUnitsKey(job.runId);
   await sink.put(key, JSON.stringify(items), 'application/json');
   return key;

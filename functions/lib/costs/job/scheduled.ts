@@ -22,11 +22,12 @@ export async function planState(
   env: CostJobEnv,
   request: CostRunRequest,
   bucket: { readonly name: string; readonly key: (relative: string) => string },
+  itemStamp: Readonly<Record<string, string>> = {},
 ): Promise<CostJobRef & { readonly job: CostJob }> {
   const job = newJob(env.runId, request, jobOptions(request), env.sink.location, Date.now());
   await runSteps(env, job, stepsOf('Plan'));
   job.requestRetries += env.client.retries;
-  const unitsKey = await writeUnitItems(env.sink, job);
+  const unitsKey = await writeUnitItems(env.sink, job, itemStamp);
   const jobKey = await saveJob(env.sink, job);
   return {
     runId: job.runId,

@@ -12,7 +12,7 @@ import { forEachLimit, Gate } from '../../pool.ts';
 import { type DamagedDailyUnit, leaveCompactionFor } from '../../storage/compaction-state.ts';
 import { type VerifyReport, verifyDestination } from '../../storage/verify-destination.ts';
 import { isLedgerLine, repairLedgerLines } from '../../export/ledger-repair.ts';
-import { isRollupObject, resetDamagedRollups, rollUp } from '../../export/ledger-rollup.ts';
+import { isRollupObject, resetDamagedRollups, rewindRollup, rollUp } from '../../export/ledger-rollup.ts';
 import { costsMonthlyTable } from '../../tables/compacted.ts';
 import { costTable } from '../../tables/costs.ts';
 import { unitExecutor } from '../days/day-runner.ts';
@@ -363,6 +363,7 @@ async function repairBookkeeping(env: CostJobEnv, report: VerifyReport): Promise
   const rollups = unreadable.filter(isRollupObject);
   const lines = await repairLedgerLines(env.sink, unreadable.filter(isLedgerLine));
   if (rollups.length > 0) await resetDamagedRollups(env.sink, rollups);
+  else await rewindRollup(env.sink, lines.rebuiltDays);
   if (rollups.length + lines.rebuilt.length + lines.setAside.length === 0) return report;
   env.log.warn('unreadable ledger files repaired', {
     rebuilt: lines.rebuilt,
