@@ -7,7 +7,11 @@ import type { CloudforetSession } from '../functions/lib/faces/face.ts';
 
 function pipe(): { stream: NodeJS.WriteStream; lines(): string[] } {
   let text = '';
-  const stream = { isTTY: false, write: (chunk: string) => ((text += chunk), true) };
+  const write = (chunk: string): boolean => {
+    text += chunk;
+    return true;
+  };
+  const stream = { isTTY: false, write };
   return { stream: stream as unknown as NodeJS.WriteStream, lines: () => text.split('\n').filter(Boolean) };
 }
 
