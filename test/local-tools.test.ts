@@ -145,6 +145,25 @@ describe('npm run invoke', () => {
     );
   }, 240_000);
 
+  it('stops its local services and ends 143 on SIGTERM while the function runs', async () => {
+    const event = join(work, 'term.json');
+    await writeFile(event, JSON.stringify({ from: addDays(YESTERDAY, -30), to: YESTERDAY }));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'tools/invoke.ts', 'cost-export', event], {
+      cwd: ROOT,
+    });
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+      if (err.includes('running cost-export') && child.signalCode === null && !child.killed)
+        child.kill('SIGTERM');
+    });
+
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+
+    expect(err).toContain('invoke: stopped by SIGTERM; stopping the local services');
+    expect(code).toBe(143);
+  }, 60_000);
+
   it('answers --help, and refuses an unknown function with exit 2', async () => {
     const help = await tool('tools/invoke.ts', ['--help']);
     const unknown = await tool('tools/invoke.ts', ['cost-exprot', 'events/costs-one-day.json']);

@@ -95,6 +95,18 @@ async function main(argv: string[]): Promise<number> {
   let sns: SnsResponder | undefined;
   let restore = () => {};
   const logs = captureStdout();
+  // Ctrl-C or SIGTERM while the function runs: the local services stop too (s3rver is a child
+  // process, which a SIGTERM to this one alone would leave running), then the process ends by it.
+  const stopOn = (signal: NodeJS.Signals) => {
+    clearInterval(ticking);
+    logs.stop();
+    note(`stopped by ${signal}; stopping the local services`);
+    void Promise.all([local.stop(), sns?.stop()]).finally(() =>
+      process.exit(signal === 'SIGINT' ? 130 : 143),
+    );
+  };
+  process.once('SIGINT', stopOn);
+  process.once('SIGTERM', stopOn);
   // From here every way out, a throw included, stops what was started: nothing is left running.
   try {
     unknownIds(event, local.simulator.dataSourceIds());
@@ -145,6 +157,8 @@ async function main(argv: string[]): Promise<number> {
     const response = { errorType: e.name, errorCode: e.code, errorMessage: e.message };
     return say(`Function Logs:\n${logs.text()}\nResponse:\n${JSON.stringify(response, null, 2)}`, 1);
   } finally {
+    process.off('SIGINT', stopOn);
+    process.off('SIGTERM', stopOn);
     clearInterval(ticking);
     logs.stop();
     restore();
