@@ -55,18 +55,20 @@ export function watchSilence(
   session: CloudforetSession | undefined,
   everyMs = 5_000,
 ): () => void {
-  const silence = session?.client.silence;
-  if (!silence) return () => {};
+  if (!session) return () => {};
+  const { client } = session;
+  const limit = client.silence
+    ? `gives up after ${Math.round(client.silence.budgetMs / 1000)} s of silence; --give-up-after`
+    : `each request waits ${Math.round(client.requestTimeoutMs / 1000)} s at most; --timeout`;
   let said = 0;
   const timer = setInterval(() => {
-    const waited = silence.waitingMs();
+    const waited = client.waiting.waitingMs();
     const step = Math.floor(waited / everyMs);
     if (step === 0) said = 0;
     if (step <= said) return;
     said = step;
     stream.write(
-      `${label}: waiting for ${session.client.endpoint}: no answer for ${Math.round(waited / 1000)} s ` +
-        `(gives up after ${Math.round(silence.budgetMs / 1000)} s of silence; --give-up-after)\n`,
+      `${label}: waiting for ${client.endpoint}: no answer for ${Math.round(waited / 1000)} s (${limit})\n`,
     );
   }, 250);
   timer.unref();

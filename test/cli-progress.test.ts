@@ -66,7 +66,7 @@ describe('waiting on a silent endpoint', () => {
     const out = pipe();
     const silence = new SilenceBudget(60_000);
     const session = {
-      client: { endpoint: 'https://api.example.com', silence },
+      client: { endpoint: 'https://api.example.com', silence, waiting: silence, requestTimeoutMs: 60_000 },
     } as unknown as CloudforetSession;
     const stop = watchSilence(out.stream, 'costs', session);
 

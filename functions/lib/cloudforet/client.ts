@@ -17,7 +17,7 @@ import {
   parseDetail,
 } from './explain.ts';
 import { type AnswerCheck, parseAnswer } from './parse-answer.ts';
-import type { SilenceBudget } from './silence.ts';
+import { SilenceBudget } from './silence.ts';
 
 export interface RetryPolicy {
   /** Total attempts per request, the first included. */
@@ -96,9 +96,20 @@ export class CloudforetClient {
   private readonly log: Logger;
   private readonly deadlineMs: number;
   private readonly maxAnswerBytes: number;
-  /** The run's bound on an endpoint that answers nothing, if it has one: the CLI says it waits. */
+  /** The run's bound on an endpoint that answers nothing, if it has one. */
   get silence(): SilenceBudget | undefined {
     return this.opts.silence;
+  }
+
+  /**
+   * How long this client's requests have waited with no answer (the run's silence budget, or an
+   * unbounded one of its own): the CLI says it waits. Only `silence` bounds the retries.
+   */
+  readonly waiting: SilenceBudget;
+
+  /** Each attempt's deadline, headers and body together. */
+  get requestTimeoutMs(): number {
+    return this.deadlineMs;
   }
 
   /** Requests that were retried; for summaries and the soak. */
@@ -113,6 +124,7 @@ export class CloudforetClient {
     registerSecret(opts.token);
     this.deadlineMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.maxAnswerBytes = opts.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+    this.waiting = opts.silence ?? new SilenceBudget(Number.POSITIVE_INFINITY);
   }
 
   /** POST one verb, e.g. call('/cost-analysis/cost/list', {...}), retrying transient failures. */
@@ -222,10 +234,10 @@ export class CloudforetClient {
         ? deadlineError(path, this.deadlineMs, error)
         : networkError(path, error, timeoutMs ?? this.deadlineMs);
     let response: Dispatcher.ResponseData;
-    this.opts.silence?.asking();
+    this.waiting.asking();
     let settled = false;
     const settle = () => {
-      if (!settled) this.opts.silence?.settled();
+      if (!settled) this.waiting.settled();
       settled = true;
     };
     try {
@@ -243,7 +255,7 @@ export class CloudforetClient {
     } finally {
       settle();
     }
-    this.opts.silence?.heard();
+    this.waiting.heard();
     let bytes: BodyBytes;
     try {
       bytes = await readBody(response.body, response.headers['content-length'], this.maxAnswerBytes);
