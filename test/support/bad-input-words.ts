@@ -142,6 +142,27 @@ export function wordRows(ctx: WordsContext): Row[] {
       /^cloudforet-export: .*no AWS region is set: set AWS_REGION to the bucket's region \(e\.g\. AWS_REGION=us-east-1\)/,
     within: 15,
   });
+  rows.push({
+    kind: 'env',
+    name: 'check: --secret-id with no AWS region anywhere',
+    act: () =>
+      withoutRegion(() =>
+        ctx.cli([
+          'check',
+          '--endpoint',
+          ctx.closed(),
+          '--secret-id',
+          'cloudforet/app',
+          '--out',
+          ctx.file('out'),
+        ]),
+      ),
+    expected: 2,
+    first:
+      /^cloudforet-export: cannot read secret 'cloudforet\/app' from Secrets Manager \(Error\): no AWS region is set: set AWS_REGION to the secret's region/,
+    within: 15,
+    alone: true,
+  });
   // The table's own app file is of a domain the simulator does not have (makeTestToken's).
   for (const command of ['check', 'costs', 'inventory'] as const) {
     rows.push({
