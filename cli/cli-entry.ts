@@ -5,7 +5,7 @@
 // failed units exits 1; errors leave through main.ts (exit 2 for usage or configuration).
 import { CLI_SETTINGS, type CloudforetSession, type Face, type Sink } from '../functions/lib/faces/face.ts';
 import type { CommandContext, Values } from './command-context.ts';
-import { announceDestination, progressReporter } from './progress.ts';
+import { announceDestination, progressReporter, watchSilence } from './progress.ts';
 
 export interface CliCommand<Req> {
   /** The command's options as the face's input. */
@@ -26,18 +26,25 @@ export function cliEntry<C extends { readonly sink: Sink }, Req, Res>(
     };
     const connected = (await connect(ctx, face)) as C;
     const progress = face.reportsProgress ? progressReporter(io.stderr, face.label) : undefined;
-    const result = await face.run(
-      {
-        log: ctx.log,
-        runId: undefined,
-        concurrency: ctx.concurrency,
-        signal: ctx.signal,
-        onProgress: progress?.update,
-        say: (line) => io.stdout.write(`${line}\n`),
-        ...connected,
-      },
-      request,
+    const stopWatch = watchSilence(
+      io.stderr,
+      face.label,
+      (connected as { session?: CloudforetSession }).session,
     );
+    const result = await face
+      .run(
+        {
+          log: ctx.log,
+          runId: undefined,
+          concurrency: ctx.concurrency,
+          signal: ctx.signal,
+          onProgress: progress?.update,
+          say: (line) => io.stdout.write(`${line}\n`),
+          ...connected,
+        },
+        request,
+      )
+      .finally(stopWatch);
     progress?.done();
     if (values.json)
       io.stdout.write(`${JSON.stringify(face.json ? face.json(result, connected) : result)}\n`);

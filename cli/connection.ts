@@ -2,6 +2,8 @@
 // request: the endpoint (https, or http on this machine), the per-request timeout and answer
 // size limit, the secret, the destination and the concurrency. A bad value is a usage error
 // naming its flag.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
   createLogger,
@@ -32,7 +34,7 @@ import {
 
 /** The context of a command that reads the destination only (anomalies): --out, nothing else. */
 export function destinationContext(command: string, values: Values, env: Env, io: CliIo): CommandContext {
-  const given = values.out ?? env.EXPORT_DESTINATION;
+  const given = homeExpanded(values.out ?? env.EXPORT_DESTINATION);
   if (!given)
     throw usageError(`missing --out (or EXPORT_DESTINATION); see cloudforet-export ${command} --help`);
   const destination = withTenant(given, values, env);
@@ -57,7 +59,7 @@ export function commandContext(
   signal?: AbortSignal,
 ): CommandContext {
   const endpoint = values.endpoint ?? env.CLOUDFORET_ENDPOINT;
-  const given = values.out ?? env.EXPORT_DESTINATION;
+  const given = homeExpanded(values.out ?? env.EXPORT_DESTINATION);
   const missing = [
     !endpoint && '--endpoint (or CLOUDFORET_ENDPOINT)',
     !given && '--out (or EXPORT_DESTINATION)',
@@ -92,6 +94,18 @@ export function commandContext(
         signal,
       }),
   };
+}
+
+/**
+ * `~/exports` in quotes (or from EXPORT_DESTINATION) reaches us unexpanded: the home folder is
+ * meant, not a folder named '~'. `~user/…` is refused rather than guessed.
+ */
+function homeExpanded(destination: string | undefined): string | undefined {
+  if (destination === undefined || !destination.startsWith('~')) return destination;
+  if (/^~(\/|$)/.test(destination)) return join(homedir(), destination.slice(1));
+  throw usageError(
+    `--out '${destination}' starts with '~user', which is not expanded here: give the folder's full path`,
+  );
 }
 
 /**

@@ -46,6 +46,7 @@ export async function main(argv: readonly string[], env: Env, given: CliIo = pro
   // Known before parsing, so that a parse error can point at the command's own help.
   let command = argv.find((a): a is CommandName => commandNames.includes(a as CommandName));
   try {
+    rejectSingleDashLongOptions(argv);
     const { values, positionals, tokens } = parseArgs({
       args: negativeNumbersAsValues(argv),
       options,
@@ -116,6 +117,20 @@ function negativeNumbersAsValues(argv: readonly string[]): string[] {
     } else out.push(arg);
   }
   return out;
+}
+
+/**
+ * `-date` is parsed as the short options -d -a -t -e; said as what it is, a long option with one
+ * dash. Values (`--data-source -x`) are left alone: only a word naming an option, or nearly.
+ */
+function rejectSingleDashLongOptions(argv: readonly string[]): void {
+  for (const arg of argv) {
+    const word = /^-([a-z][a-z-]+)(=.*)?$/i.exec(arg)?.[1];
+    if (word === undefined) continue;
+    const meant = word in options ? word : closestName(word, Object.keys(options));
+    if (meant === undefined) continue;
+    throw usageError(`'-${word}' has one dash: write the option --${meant}, with two`);
+  }
 }
 
 /** A single-value option given twice is refused: silently keeping the last would mislead. */

@@ -1,5 +1,6 @@
-// Progress for long runs: a live line on a terminal, a line every few seconds otherwise.
-import type { RunProgress } from '../functions/lib/faces/face.ts';
+// Progress for long runs: a live line on a terminal; on a pipe or a file, one line per step (each
+// tenth of the units, each phase after them) and one at least every few seconds in between.
+import type { CloudforetSession, RunProgress } from '../functions/lib/faces/face.ts';
 
 export function progressReporter(
   stream: NodeJS.WriteStream,
@@ -7,6 +8,8 @@ export function progressReporter(
   intervalMs = 5_000,
 ): { update(p: RunProgress): void; done(): void } {
   let lastLine = 0;
+  let lastTenth = -1;
+  let lastPhase: string | undefined;
   let shown = false;
   return {
     update(p) {
@@ -19,9 +22,15 @@ export function progressReporter(
       if (stream.isTTY) {
         stream.write(`\r\x1b[2K${text}`);
         shown = true;
-      } else if (Date.now() - lastLine >= intervalMs || p.unitsDone === p.unitsTotal || p.phase) {
+        return;
+      }
+      const tenth = p.unitsTotal > 0 ? Math.floor((p.unitsDone * 10) / p.unitsTotal) : 10;
+      const step = p.phase ? p.phase !== lastPhase : tenth > lastTenth;
+      if (step || Date.now() - lastLine >= intervalMs) {
         stream.write(`${text}\n`);
         lastLine = Date.now();
+        lastTenth = Math.max(lastTenth, tenth);
+        lastPhase = p.phase;
       }
     },
     done() {
@@ -34,4 +43,34 @@ export function progressReporter(
 export function announceDestination(stream: NodeJS.WriteStream, label: string, location: string): void {
   const kind = location.startsWith('s3://') ? 'Amazon S3' : 'local directory';
   stream.write(`${label}: writing to ${location} (${kind})\n`);
+}
+
+/**
+ * A line every 5 s while the run waits on an endpoint that answers nothing (before it gives up),
+ * so a silent endpoint is never a silent run. Returns the function that stops the watch.
+ */
+export function watchSilence(
+  stream: NodeJS.WriteStream,
+  label: string,
+  session: CloudforetSession | undefined,
+  everyMs = 5_000,
+): () => void {
+  if (!session) return () => {};
+  const { client } = session;
+  const limit = client.silence
+    ? `gives up after ${Math.round(client.silence.budgetMs / 1000)} s of silence; --give-up-after`
+    : `each request waits ${Math.round(client.requestTimeoutMs / 1000)} s at most; --timeout`;
+  let said = 0;
+  const timer = setInterval(() => {
+    const waited = client.waiting.waitingMs();
+    const step = Math.floor(waited / everyMs);
+    if (step === 0) said = 0;
+    if (step <= said) return;
+    said = step;
+    stream.write(
+      `${label}: waiting for ${client.endpoint}: no answer for ${Math.round(waited / 1000)} s (${limit})\n`,
+    );
+  }, 250);
+  timer.unref();
+  return () => clearInterval(timer);
 }

@@ -73,8 +73,8 @@ ${EXIT_CODES}`,
 Snapshots the inventory, identity tables and budgets, one object per table:
 ${INVENTORY_TABLES}.
 Options:
-  --snapshot-date YYYY-MM-DD   the date the snapshot is filed under (default today, UTC); the
-                               content is always Cloudforet's current state
+  --snapshot-date YYYY-MM-DD   today (UTC), the default: Cloudforet lists its inventory only as
+                               it is now, so any other day is refused (exit 2)
   --include-inactive       also DISCONNECTED and DELETED cloud services (default: ACTIVE only)
 ${CONCURRENCY('tables exported')}
 ${JSON_OUTPUT}

@@ -23,9 +23,20 @@ export interface LocalAws {
 /** `s3Directory`: where the bucket's objects stay between runs (default: a temporary folder). */
 export async function startLocalAws(options: SimulatorOptions = {}, s3Directory?: string): Promise<LocalAws> {
   const simulator = await startSimulator(options);
-  const s3 = await startS3({ buckets: [BUCKET], ...(s3Directory ? { directory: s3Directory } : {}) });
+  // What started is stopped when the next one fails to: a caller gets nothing to clean up.
+  const s3 = await startS3({ buckets: [BUCKET], ...(s3Directory ? { directory: s3Directory } : {}) }).catch(
+    async (error: unknown) => {
+      await simulator.close();
+      throw error;
+    },
+  );
   const token = simulator.issueToken();
-  const secrets = await startSecretsManager({ [SECRET_ID]: consoleAppJson(token) });
+  const secrets = await startSecretsManager({ [SECRET_ID]: consoleAppJson(token) }).catch(
+    async (error: unknown) => {
+      await Promise.all([simulator.close(), s3.stop()]);
+      throw error;
+    },
+  );
   const env = awsEnv(simulator.url, s3, secrets);
   return {
     simulator,

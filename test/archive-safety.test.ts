@@ -95,7 +95,7 @@ describe('a 200 that is not an answer, for the other listing verbs', () => {
   const inventory = async (out: string) => {
     const io = fakeIo();
     const argv = ['inventory', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out, '--json'];
-    const code = await main([...argv, '--snapshot-date', DAY], {}, io);
+    const code = await main(argv, {}, io);
     return { code, summary: io.out() ? JSON.parse(io.out()) : undefined };
   };
 

@@ -9,6 +9,7 @@ import { chmod, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { options } from '../cli/command-context.ts';
 import { main, ownOptions, readsDestinationOnly } from '../cli/main.ts';
@@ -23,6 +24,7 @@ import { type S3Server, startS3 } from '../harness/s3-server.ts';
 import { type SecretsManagerResponder, startSecretsManager } from '../harness/secrets-manager.ts';
 import { LAST_WEEK, type Row, type Said, YESTERDAY } from './support/bad-input-row.ts';
 import { simulatorRows } from './support/bad-input-simulator.ts';
+import { wordRows } from './support/bad-input-words.ts';
 
 const linux = process.platform === 'linux';
 const root = process.getuid?.() === 0;
@@ -47,6 +49,13 @@ beforeAll(async () => {
   await writeFile(file('empty.json'), '');
   await writeFile(file('large.json'), `{"client_secret": "${'x'.repeat(70_000)}"}`);
   await writeFile(file('a-file'), 'not a folder');
+  const app = consoleAppJson(makeTestToken());
+  await writeFile(file('array.json'), `[${app}]`);
+  await writeFile(file('comment.json'), app.replace('{', '{\n  // the production app\n'));
+  await writeFile(file('app.json.gz'), gzipSync(app));
+  await writeFile(file('empty-secret.json'), '{"client_id": "c", "client_secret": ""}');
+  await writeFile(file('null-secret.json'), '{"client_id": "c", "client_secret": null}');
+  await writeFile(file('number-secret.json'), '{"client_id": "c", "client_secret": 12345}');
   await writeFile(file('unreadable.json'), consoleAppJson(makeTestToken()));
   await chmod(file('unreadable.json'), 0o000);
   sim = await startSimulator({ seed: 61, dataSources: 1, from: LAST_WEEK, to: YESTERDAY, rowsPerDay: 2 });
@@ -200,6 +209,16 @@ function fileRows(): Row[] {
     ['/dev/zero as the secret file', '/dev/zero', /'\/dev\/zero' is longer than 64 KiB/, linux],
     ['/dev/urandom as the secret file', '/dev/urandom', /'\/dev\/urandom' is longer than 64 KiB/, linux],
     ['/dev/null as the secret file', '/dev/null', /'\/dev\/null' is empty/, linux],
+    ['a JSON array of apps', file('array.json'), /holds a JSON array \(1 item\(s\)\), not one app/],
+    ['a // comment in the JSON', file('comment.json'), /has a line starting with '\/\/', a comment/],
+    ['a gzip-compressed app file', file('app.json.gz'), /is gzip-compressed \(gunzip it first\)/],
+    ['an empty client_secret', file('empty-secret.json'), /the client_secret field in .* is empty:/],
+    ['a null client_secret', file('null-secret.json'), /the client_secret field in .* is null:/],
+    [
+      'a numeric client_secret',
+      file('number-secret.json'),
+      /the client_secret field in .* is a number, not text:/,
+    ],
     [
       '/proc/self/mem as the secret file',
       '/proc/self/mem',
@@ -424,6 +443,15 @@ const table: Row[] = [
   ...lambdaEndpointRows(),
   ...envRows(),
   ...simulatorRows(() => busyPort),
+  ...wordRows({
+    cli,
+    file,
+    closed: () => closed,
+    simulatorUrl: () => sim.url,
+    silent: () => silent.url,
+    simulatorApp: file('sim-app.json'),
+    secretFile,
+  }),
 ];
 
 async function check(row: Row): Promise<void> {

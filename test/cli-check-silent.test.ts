@@ -44,7 +44,10 @@ describe('check against a silent endpoint', () => {
     expect(seconds).toBeLessThan(30);
     expect(silent.connections).toBe(1);
     expect(io.err()).toMatch(
-      new RegExp(`^cloudforet-export: endpoint ${silent.url} did not answer: no answer for \\S+ within 10 s`),
+      new RegExp(
+        `^check: waiting for ${silent.url}: no answer for 5 s \\(each request waits 10 s at most; --timeout\\)\n` +
+          `cloudforet-export: endpoint ${silent.url} did not answer: no answer for \\S+ within 10 s`,
+      ),
     );
     expect(io.err()).toContain('check tries once and gives up');
     expect(io.err()).toMatch(/\[CLOUDFORET_DEADLINE\]\n$/);

@@ -62,6 +62,7 @@ describe('cloudforet-export check', () => {
     );
     expect(lines[2]).toBe(`output   ok: ${dir} takes a write (a test object, written and removed)`);
     expect(await filesUnder(dir)).toEqual([]);
+    expect(await readdir(dir)).toEqual([]);
   });
 
   it('takes S3://bucket/prefix in upper case as S3 and leaves no object and no local folder', async () => {
@@ -108,7 +109,7 @@ describe('costs and inventory say where the data goes before they start', () => 
 
   it.each([
     ['costs', '--date', YESTERDAY],
-    ['inventory', '--snapshot-date', YESTERDAY],
+    ['inventory', '--snapshot-date', utcDay(new Date())],
   ])('%s names the directory as its first line', async (command, ...more) => {
     const dir = join(work, command);
 

@@ -57,6 +57,27 @@ describe('costs against a silent endpoint', () => {
     expect(io.err().match(/cloudforet request retried/g)).toHaveLength(2);
   }, 30_000);
 
+  it('says every 5 s that it waits for the endpoint, until it gives up', async () => {
+    const io = fakeIo();
+
+    const exit = await main(
+      [
+        'costs',
+        ...['--endpoint', silent.url, '--secret-file', secretFile, '--out', work],
+        ...['--timeout', '12', '--give-up-after', '11'],
+      ],
+      {},
+      io,
+    );
+
+    expect(exit).toBe(1);
+    const waits = io.err().match(/^costs: waiting for .*$/gm) ?? [];
+    expect(waits).toEqual([
+      `costs: waiting for ${silent.url}: no answer for 5 s (gives up after 12 s of silence; --give-up-after)`,
+      `costs: waiting for ${silent.url}: no answer for 10 s (gives up after 12 s of silence; --give-up-after)`,
+    ]);
+  }, 30_000);
+
   it('waits 60 s of silence at most by default', () => {
     expect(GIVE_UP_AFTER_S).toBe(60);
   });

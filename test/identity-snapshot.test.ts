@@ -5,12 +5,14 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { utcDay } from '../functions/lib/dates.ts';
 import { main } from '../cli/main.ts';
 import { type RecordKind, type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { readWithArrow, type Row } from '../harness/parquet-readers.ts';
 
-const DAY = '2026-06-01';
+// A snapshot is always of today (Cloudforet lists its inventory only as it is now).
+const DAY = utcDay(new Date());
 const ID_KEYS: Record<Exclude<RecordKind, 'data_source_accounts'>, string> = {
   workspaces: 'workspace_id',
   project_groups: 'project_group_id',

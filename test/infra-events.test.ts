@@ -3,6 +3,7 @@
 // validation error.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { utcDay } from '../functions/lib/dates.ts';
 import { parseAlertsEvent } from '../functions/lib/alerts/run.ts';
 import { parseCostEvent } from '../functions/lib/costs/event.ts';
 import { parseInventoryEvent } from '../functions/lib/inventory/event.ts';
@@ -32,7 +33,7 @@ describe('sample console events', () => {
       'costs-one-data-source.json',
       'costs-one-day.json',
       'costs-range.json',
-      'inventory-labelled.json',
+      'inventory-inactive.json',
       'inventory-today.json',
       'statements-default.json',
       'statements-one-month.json',
@@ -118,8 +119,9 @@ describe('sample console events', () => {
     expect(parseCostEvent(read('costs-one-data-source.json'), now, limits)).toMatchObject({
       dataSourceIds: [expect.stringMatching(/^ds-/)],
     });
-    expect(parseInventoryEvent(read('inventory-labelled.json'), now)).toMatchObject({
-      snapshotDate: '2026-01-15',
+    expect(parseInventoryEvent(read('inventory-inactive.json'), now)).toEqual({
+      snapshotDate: utcDay(now),
+      includeInactive: true,
     });
   });
 });

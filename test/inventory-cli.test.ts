@@ -1,9 +1,10 @@
 // `cloudforet-export inventory` into a local directory, against the simulator.
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
+import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { queryDuckDB } from '../harness/parquet-readers.ts';
@@ -39,15 +40,17 @@ describe('cloudforet-export inventory', () => {
     const io = fakeIo();
     const out = join(dir, 'out');
 
-    const code = await main(args(out, '--snapshot-date', '2026-05-10', '--json'), {}, io);
+    const today = utcDay(new Date());
+
+    const code = await main(args(out, '--snapshot-date', today, '--json'), {}, io);
     const summary = JSON.parse(io.out());
     const { rows } = await queryDuckDB(
-      `SELECT count(*) AS n FROM read_parquet('${out}/cloud_services/snapshot_date=2026-05-10/domain.parquet')`,
+      `SELECT count(*) AS n FROM read_parquet('${out}/cloud_services/snapshot_date=${today}/domain.parquet')`,
     );
 
     expect(code).toBe(0);
     expect(summary).toMatchObject({
-      snapshotDate: '2026-05-10',
+      snapshotDate: today,
       scope: `domain ${simulator.domainId}`,
       failed: 0,
     });
@@ -119,6 +122,21 @@ describe('cloudforet-export inventory', () => {
     expect(code).toBe(2);
     expect(io.err()).toContain('--snapshot-date must be a date as YYYY-MM-DD');
     expect(io.err()).toContain('[EVENT_BAD_DATE]');
+  });
+
+  it('refuses --snapshot-date yesterday with exit 2, saying why, and writes nothing', async () => {
+    const io = fakeIo();
+    const out = join(dir, 'yesterday');
+    simulator.resetRequestLog();
+
+    const code = await main(args(out, '--snapshot-date', addDays(utcDay(new Date()), -1)), {}, io);
+
+    expect(code).toBe(2);
+    expect(io.err()).toMatch(
+      /--snapshot-date \d{4}-\d\d-\d\d is not today \(.*\): Cloudforet lists its inventory only as it is now.*\[EVENT_SNAPSHOT_NOT_TODAY\]/,
+    );
+    await expect(access(out)).rejects.toThrow(/ENOENT/);
+    expect(simulator.requests).toEqual([]);
   });
 
   it('exits 1 and prints the failed table when Cloudforet refuses a list', async () => {

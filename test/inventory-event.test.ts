@@ -23,10 +23,19 @@ describe('parseInventoryEvent', () => {
     expect(parseInventoryEvent(undefined, NOW)).toEqual({ snapshotDate: '2026-06-15' });
   });
 
-  it('takes snapshotDate and includeInactive', () => {
-    const request = parseInventoryEvent({ snapshotDate: '2026-06-01', includeInactive: true }, NOW);
+  it('takes snapshotDate (today) and includeInactive', () => {
+    const request = parseInventoryEvent({ snapshotDate: '2026-06-15', includeInactive: true }, NOW);
 
-    expect(request).toEqual({ snapshotDate: '2026-06-01', includeInactive: true });
+    expect(request).toEqual({ snapshotDate: '2026-06-15', includeInactive: true });
+  });
+
+  it('refuses a snapshotDate before today: Cloudforet lists its inventory only as it is now', () => {
+    const error = failure({ snapshotDate: '2026-06-14' });
+
+    expect(error.code).toBe('EVENT_SNAPSHOT_NOT_TODAY');
+    expect(error.message).toMatch(
+      /^"snapshotDate" 2026-06-14 is not today \(2026-06-15, UTC\): Cloudforet lists its inventory only as it is now/,
+    );
   });
 
   it('treats includeInactive false as the default', () => {

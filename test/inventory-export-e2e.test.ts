@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { utcDay } from '../functions/lib/dates.ts';
 import { handler } from '../functions/inventory-export.ts';
 import { inventoryTables } from '../functions/lib/tables/inventory.ts';
 import { downloadPrefix } from './support/export-reader.ts';
@@ -11,7 +12,8 @@ import { expectNoSecret } from './support/log-capture.ts';
 import { queryDuckDB, type Row, readWithArrow } from '../harness/parquet-readers.ts';
 import { getObjectBytes, listKeys } from '../harness/s3-server.ts';
 
-const DAY = '2026-03-01';
+// A snapshot is always of today (Cloudforet lists its inventory only as it is now).
+const DAY = utcDay(new Date());
 const context = (id: string) => ({ awsRequestId: id, functionName: 'inventory-export' }) as Context;
 /** The fields of a simulated cloud service these tests look at. */
 interface ServiceRecord {

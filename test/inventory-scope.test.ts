@@ -7,8 +7,11 @@ import { BUCKET, type LocalAws, PREFIX, startLocalAws } from '../harness/local-a
 import { readWithArrow } from '../harness/parquet-readers.ts';
 import { getObjectBytes, listKeys } from '../harness/s3-server.ts';
 import { consoleAppJson } from '../harness/tokens.ts';
+import { utcDay } from '../functions/lib/dates.ts';
 
 const context = { awsRequestId: 'req-inv-scope', functionName: 'inventory-export' } as Context;
+// A snapshot is always of today; tests that list a day's keys take a prefix of their own.
+const TODAY = utcDay(new Date());
 const sum = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
 
 describe('inventory snapshot scope and selection', () => {
@@ -35,15 +38,15 @@ describe('inventory snapshot scope and selection', () => {
     local.secrets.set('cloudforet/workspace-app', consoleAppJson(token));
     const restore = local.applyEnv({ CLOUDFORET_SECRET_ID: 'cloudforet/workspace-app', LOG_LEVEL: 'error' });
 
-    const summary = await handler({ snapshotDate: '2026-04-01' }, context).finally(restore);
-    const rows = await readObject(`cloud_services/snapshot_date=2026-04-01/${workspaceId}.parquet`);
+    const summary = await handler({ snapshotDate: TODAY }, context).finally(restore);
+    const rows = await readObject(`cloud_services/snapshot_date=${TODAY}/${workspaceId}.parquet`);
 
     expect(summary.scope).toBe(`workspace ${workspaceId}`);
     expect(rows.length).toBe(sum(local.simulator.cloudServiceTruth({ workspaceId })));
     expect(new Set(rows.map((r) => r.workspace_id))).toEqual(new Set([workspaceId]));
     expect(summary.tables.cloud_services).toMatchObject({
       outcome: 'written',
-      key: `cloud_services/snapshot_date=2026-04-01/${workspaceId}.parquet`,
+      key: `cloud_services/snapshot_date=${TODAY}/${workspaceId}.parquet`,
     });
   });
 
@@ -54,38 +57,44 @@ describe('inventory snapshot scope and selection', () => {
       consoleAppJson(local.simulator.issueToken({ role: 'WORKSPACE_MEMBER', workspaceId })),
     );
 
-    const domain = await handler({ snapshotDate: '2026-04-02' }, context);
+    const prefix = 'inventory-side-by-side';
+    const restorePrefix = local.applyEnv({ EXPORT_PREFIX: prefix, LOG_LEVEL: 'error' });
+
+    const domain = await handler({ snapshotDate: TODAY }, context).catch((e) => {
+      restorePrefix();
+      throw e;
+    });
     const restore = local.applyEnv({
       CLOUDFORET_SECRET_ID: 'cloudforet/workspace-app-2',
+      EXPORT_PREFIX: prefix,
       LOG_LEVEL: 'error',
     });
-    await handler({ snapshotDate: '2026-04-02' }, context).finally(restore);
-    const keys = await listKeys(
-      local.s3.client,
-      BUCKET,
-      `${PREFIX}/cloud_services/snapshot_date=2026-04-02/`,
-    );
+    await handler({ snapshotDate: TODAY }, context).finally(() => {
+      restore();
+      restorePrefix();
+    });
+    const keys = await listKeys(local.s3.client, BUCKET, `${prefix}/cloud_services/snapshot_date=${TODAY}/`);
 
     expect(domain.scope).toBe(`domain ${local.simulator.domainId}`);
     expect(keys.sort()).toEqual([
-      `${PREFIX}/cloud_services/snapshot_date=2026-04-02/domain.parquet`,
-      `${PREFIX}/cloud_services/snapshot_date=2026-04-02/${workspaceId}.parquet`,
+      `${prefix}/cloud_services/snapshot_date=${TODAY}/domain.parquet`,
+      `${prefix}/cloud_services/snapshot_date=${TODAY}/${workspaceId}.parquet`,
     ]);
   });
 
   it('lists only ACTIVE cloud services by default, as Cloudforet does', async () => {
-    await handler({ snapshotDate: '2026-04-03' }, context);
+    await handler({ snapshotDate: TODAY }, context);
 
-    const rows = await readObject('cloud_services/snapshot_date=2026-04-03/domain.parquet');
+    const rows = await readObject(`cloud_services/snapshot_date=${TODAY}/domain.parquet`);
 
     expect(new Set(rows.map((r) => r.state))).toEqual(new Set(['ACTIVE']));
     expect(rows.length).toBe(sum(local.simulator.cloudServiceTruth()));
   });
 
   it('adds DISCONNECTED and DELETED cloud services with includeInactive', async () => {
-    const summary = await handler({ snapshotDate: '2026-04-04', includeInactive: true }, context);
+    const summary = await handler({ snapshotDate: TODAY, includeInactive: true }, context);
 
-    const rows = await readObject('cloud_services/snapshot_date=2026-04-04/domain.parquet');
+    const rows = await readObject(`cloud_services/snapshot_date=${TODAY}/domain.parquet`);
 
     expect(summary.includeInactive).toBe(true);
     expect(rows.length).toBe(sum(local.simulator.cloudServiceTruth({ includeInactive: true })));
@@ -96,29 +105,34 @@ describe('inventory snapshot scope and selection', () => {
   it('publishes the other tables and then throws when one table fails', async () => {
     local.simulator.injectFault({ path: '/inventory/region/list', kind: '401' });
 
-    const failure = await handler({ snapshotDate: '2026-04-05' }, context).catch((e: Error) => e);
-    const keys = await listKeys(local.s3.client, BUCKET, `${PREFIX}/`);
+    const prefix = 'inventory-one-fails';
+    const restore = local.applyEnv({ EXPORT_PREFIX: prefix, LOG_LEVEL: 'error' });
+
+    const failure = await handler({ snapshotDate: TODAY }, context)
+      .catch((e: Error) => e)
+      .finally(restore);
+    const keys = await listKeys(local.s3.client, BUCKET, `${prefix}/`);
 
     expect(failure).toMatchObject({ name: 'RunFailedError', code: 'RUN_FAILED' });
     expect((failure as Error).message).toContain('regions');
     expect((failure as Error).message).toContain('ERROR_AUTHENTICATE_FAILURE');
-    expect(keys).toContain(`${PREFIX}/cloud_services/snapshot_date=2026-04-05/domain.parquet`);
-    expect(keys).toContain(`${PREFIX}/data_source_accounts/snapshot_date=2026-04-05/domain.parquet`);
-    expect(keys).not.toContain(`${PREFIX}/regions/snapshot_date=2026-04-05/domain.parquet`);
+    expect(keys).toContain(`${prefix}/cloud_services/snapshot_date=${TODAY}/domain.parquet`);
+    expect(keys).toContain(`${prefix}/data_source_accounts/snapshot_date=${TODAY}/domain.parquet`);
+    expect(keys).not.toContain(`${prefix}/regions/snapshot_date=${TODAY}/domain.parquet`);
   });
 
-  it('rejects unknown keys and bad dates before calling Cloudforet, naming them', async () => {
+  it('rejects unknown keys, bad dates and past days before calling Cloudforet, naming them', async () => {
     local.simulator.resetRequestLog();
 
-    const unknown = await handler({ snapshotDate: '2026-04-06', date: '2026-04-06' }, context).catch(
-      (e) => e,
-    );
+    const unknown = await handler({ snapshotDate: TODAY, date: '2026-04-06' }, context).catch((e) => e);
     const badDate = await handler({ snapshotDate: '2026-02-30' }, context).catch((e) => e);
+    const past = await handler({ snapshotDate: '2026-01-15' }, context).catch((e) => e);
 
     expect(unknown).toMatchObject({ code: 'EVENT_UNKNOWN_KEYS' });
     expect(unknown.message).toContain('date');
     expect(badDate).toMatchObject({ code: 'EVENT_BAD_DATE' });
     expect(badDate.message).toContain('2026-02-30');
+    expect(past).toMatchObject({ code: 'EVENT_SNAPSHOT_NOT_TODAY' });
     expect(local.simulator.requests).toEqual([]);
   });
 });

@@ -63,7 +63,7 @@ describe('the inventory function at its deadline', () => {
       getRemainingTimeInMillis: () => 100_000,
     } as unknown as Context;
 
-    const error = await inventory({ snapshotDate: DAY }, tooLate)
+    const error = await inventory({}, tooLate)
       .catch((e: Error) => e)
       .finally(restore);
 
@@ -77,7 +77,7 @@ describe('the inventory function at its deadline', () => {
     const restore = local.applyEnv({ SECRET_TTL_SECONDS: '0', EXPORT_PREFIX: 'inventory-stopped' });
     holdRequests();
 
-    const error = await inventory({ snapshotDate: DAY }, contextStoppingIn(300))
+    const error = await inventory({}, contextStoppingIn(300))
       .catch((e: Error) => e)
       .finally(restore);
 

@@ -39,9 +39,12 @@ describe('npm run invoke', () => {
     const event = join(work, 'one-day.json');
     await writeFile(event, JSON.stringify({ date: YESTERDAY }));
 
-    const { code, out } = await tool('tools/invoke.ts', ['cost-export', event]);
+    const { code, out, err } = await tool('tools/invoke.ts', ['cost-export', event]);
 
     expect(code).toBe(0);
+    expect(err).toMatch(
+      /^invoke: starting the simulator .* on loopback …\ninvoke: local services ready in \d+\.\d s; running cost-export …\n/,
+    );
     expect(out).toMatch(/^Function Logs:\n/);
     const response = JSON.parse(out.slice(out.indexOf('Response:\n') + 10)) as Record<string, unknown>;
     expect(response).toMatchObject({ from: YESTERDAY, to: YESTERDAY, written: 3, failed: 0 });
@@ -141,6 +144,25 @@ describe('npm run invoke', () => {
       new RegExp(`^SNS \\(loopback, arn:aws:sns:[^)]+\\): ${sent.sent} messages published$`, 'm'),
     );
   }, 240_000);
+
+  it('stops its local services and ends 143 on SIGTERM while the function runs', async () => {
+    const event = join(work, 'term.json');
+    await writeFile(event, JSON.stringify({ from: addDays(YESTERDAY, -30), to: YESTERDAY }));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'tools/invoke.ts', 'cost-export', event], {
+      cwd: ROOT,
+    });
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+      if (err.includes('running cost-export') && child.signalCode === null && !child.killed)
+        child.kill('SIGTERM');
+    });
+
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+
+    expect(err).toContain('invoke: stopped by SIGTERM; stopping the local services');
+    expect(code).toBe(143);
+  }, 60_000);
 
   it('answers --help, and refuses an unknown function with exit 2', async () => {
     const help = await tool('tools/invoke.ts', ['--help']);

@@ -45,6 +45,15 @@ describe('redact', () => {
 
     expect(redact(text)).toBe(text);
   });
+
+  it("removes a URL's password, keeping its user and host", () => {
+    const text =
+      'cannot reach the endpoint http://admin:hunter2pass@10.0.0.1:8080/api (ECONNREFUSED); also https://me@h/';
+
+    expect(redact(text)).toBe(
+      'cannot reach the endpoint http://admin:[REDACTED]@10.0.0.1:8080/api (ECONNREFUSED); also https://me@h/',
+    );
+  });
 });
 
 describe('redactValue and redactError', () => {

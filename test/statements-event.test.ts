@@ -21,12 +21,21 @@ describe('the statements event, for the Lambda and the CLI', () => {
 
   it('needs a month for working copies; the Lambda defaults to the last three', () => {
     expect(() => parseStatementsEvent({ month: undefined }, now, cli)).toThrow(
-      expect.objectContaining({ code: 'EVENT_BAD_MONTH', message: '"month" must be YYYY-MM (got "")' }),
+      expect.objectContaining({
+        code: 'EVENT_BAD_MONTH',
+        message: '"month" is required: give the month as YYYY-MM, e.g. "2026-01"',
+      }),
     );
     expect(() => parseStatementsEvent({ month: '2026-13' }, now, cli)).toThrow(
       '"month" must be YYYY-MM (got "2026-13")',
     );
     expect(parseStatementsEvent({}, now).months).toEqual(['2025-11', '2025-12', '2026-01']);
+  });
+
+  it('names a month written without its leading zero as such, not as the current month', () => {
+    expect(() => parseStatementsEvent({ month: '2026-1' }, now)).toThrow(
+      '"month" must be a past month as YYYY-MM, two digits for the month (got "2026-1")',
+    );
   });
 
   it('refuses an unsupported currency the same way for both', () => {

@@ -58,8 +58,14 @@ try {
   await show(
     'the same costs as FOCUS 1.3 rows (the focus table), by provider and charge category',
     join(out, 'focus', '*', '*', '*.parquet'),
-    `SELECT ServiceProviderName, ChargeCategory, BillingCurrency, count(*) AS rows, round(sum(BilledCost), 2) AS billed_cost
+    `SELECT ServiceProviderName, ChargeCategory, BillingCurrency, x_billed_cost_basis AS basis, count(*) AS rows,
+            round(sum(BilledCost), 2) AS billed_cost
      FROM read_parquet('$GLOB', hive_partitioning = true) GROUP BY ALL ORDER BY ALL`,
+  );
+  console.log(
+    "BilledCost is the invoiced charge: where a data source keeps it apart from `cost` (Azure's cost is the\n" +
+      'pay-as-you-go price, its data["Actual Cost"] the invoice; basis \'actual\'), it can be lower than the\n' +
+      "costs table's `cost`; elsewhere (basis 'cost') it is `cost`. See docs/focus.md#cost-basis-per-data-source.",
   );
   await costByProjectName(out);
 } finally {

@@ -9,6 +9,7 @@ import type { Context } from 'aws-lambda';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { startLocalAws } from '../harness/local-aws.ts';
 import { type SnsResponder, startSns } from '../harness/sns-responder.ts';
+import { parseEnvPairs, readEvent } from './invoke-input.ts';
 import { runStateMachine } from './state-machine.ts';
 
 /** Not a function: the cost state machine, its states' handlers chained as its definition chains them. */
@@ -66,8 +67,9 @@ async function main(argv: string[]): Promise<number> {
       `give a function (${functions.join(', ')}) or ${STATE_MACHINE}, and an event file; see npm run invoke -- --help`,
     );
   }
-  const event = await readEvent(eventFile);
-  const env = Object.fromEntries((values.env ?? []).map((pair) => pair.split(/=(.*)/s).slice(0, 2)));
+  // Everything that can be refused is, before any server starts.
+  const event = await readEvent(eventFile, (file) => (file === '-' ? readStdin() : readFile(file, 'utf8')));
+  const env = parseEnvPairs(values.env ?? []);
   const handler =
     name === STATE_MACHINE
       ? undefined
@@ -79,17 +81,43 @@ async function main(argv: string[]): Promise<number> {
   const keep = values.keep === undefined ? undefined : resolve(values.keep);
   if (keep !== undefined) await mkdir(keep, { recursive: true });
   const to = addDays(utcDay(new Date()), -1);
+  const started = performance.now();
+  note('starting the simulator (13 months of costs), s3rver and Secrets Manager on loopback …');
+  const waiting = { on: 'starting the local services' };
+  const ticking = heartbeat(waiting, started);
   const local = await startLocalAws(
     { seed: 7, dataSources: 3, from: addDays(to, -395), to, rowsPerDay: 20 },
     keep,
-  );
-  unknownIds(event, local.simulator.dataSourceIds());
-  // alerts publishes to SNS: a loopback SNS takes the messages unless a topic was given.
-  const sns = name === 'alerts' && env.ALERTS_TOPIC_ARN === undefined ? await startSns() : undefined;
-  const snsEnv = sns ? { ALERTS_TOPIC_ARN: sns.topicArn, AWS_ENDPOINT_URL_SNS: sns.endpoint } : {};
-  const restore = local.applyEnv({ ...snsEnv, ...env });
+  ).catch((error: unknown) => {
+    clearInterval(ticking);
+    throw error;
+  });
+  let sns: SnsResponder | undefined;
+  let restore = () => {};
   const logs = captureStdout();
+  // Ctrl-C or SIGTERM while the function runs: the local services stop too (s3rver is a child
+  // process, which a SIGTERM to this one alone would leave running), then the process ends by it.
+  const stopOn = (signal: NodeJS.Signals) => {
+    clearInterval(ticking);
+    logs.stop();
+    note(`stopped by ${signal}; stopping the local services`);
+    void Promise.all([local.stop(), sns?.stop()]).finally(() =>
+      process.exit(signal === 'SIGINT' ? 130 : 143),
+    );
+  };
+  process.once('SIGINT', stopOn);
+  process.once('SIGTERM', stopOn);
+  // From here every way out, a throw included, stops what was started: nothing is left running.
   try {
+    unknownIds(event, local.simulator.dataSourceIds());
+    // alerts publishes to SNS: a loopback SNS takes the messages unless a topic was given.
+    sns = name === 'alerts' && env.ALERTS_TOPIC_ARN === undefined ? await startSns() : undefined;
+    const snsEnv: Record<string, string> = sns
+      ? { ALERTS_TOPIC_ARN: sns.topicArn, AWS_ENDPOINT_URL_SNS: sns.endpoint }
+      : {};
+    restore = local.applyEnv({ ...snsEnv, ...env });
+    note(`local services ready in ${seconds(started)}; running ${name} …`);
+    waiting.on = `running ${name}`;
     if (!handler) {
       const run = await runStateMachine(local.s3.client, event as object, {
         runId: `local-${Date.now()}`,
@@ -129,6 +157,10 @@ async function main(argv: string[]): Promise<number> {
     const response = { errorType: e.name, errorCode: e.code, errorMessage: e.message };
     return say(`Function Logs:\n${logs.text()}\nResponse:\n${JSON.stringify(response, null, 2)}`, 1);
   } finally {
+    process.off('SIGINT', stopOn);
+    process.off('SIGTERM', stopOn);
+    clearInterval(ticking);
+    logs.stop();
     restore();
     await Promise.all([local.stop(), sns?.stop()]);
     if (keep !== undefined) process.stderr.write(`invoke: the bucket stays in ${keep} (--keep)\n`);
@@ -152,14 +184,19 @@ function unknownIds(event: unknown, known: readonly string[]): void {
   }
 }
 
-async function readEvent(file: string): Promise<unknown> {
-  const text = file === '-' ? await readStdin() : await readFile(file, 'utf8').catch(() => undefined);
-  if (text === undefined) throw new Error(`cannot read the event file '${file}'`);
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new Error(`the event file '${file}' is not JSON`);
-  }
+/** A line on stderr while the function runs, so a long run is never silent (stdout is its logs). */
+function heartbeat(waiting: { readonly on: string }, started: number): NodeJS.Timeout {
+  const timer = setInterval(() => note(`still ${waiting.on} (${seconds(started)} since the start)`), 5_000);
+  timer.unref();
+  return timer;
+}
+
+function seconds(since: number): string {
+  return `${((performance.now() - since) / 1000).toFixed(1)} s`;
+}
+
+function note(line: string): void {
+  process.stderr.write(`invoke: ${line}\n`);
 }
 
 async function readStdin(): Promise<string> {

@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   const to = addDays(utcDay(new Date()), -1);
   const from = addDays(to, -(numberOption(values, 'days') - 1));
   const secretFile = resolve(values['secret-file'] ?? 'simulator-app.json');
-  const simulator = await startSimulator({
+  const options = {
     port: numberOption(values, 'port'),
     seed: numberOption(values, 'seed'),
     dataSources: numberOption(values, 'data-sources'),
@@ -71,7 +71,14 @@ async function main(): Promise<void> {
     from,
     to,
     retentionMonths: 12,
-  });
+  };
+  // Drawing the costs takes a few seconds: said once it does, so a refusal stays one line.
+  const started = Date.now();
+  const waiting = setInterval(() => {
+    const seconds = Math.round((Date.now() - started) / 1000);
+    process.stderr.write(`simulator: drawing ${from}..${to} of costs and starting (${seconds} s)\n`);
+  }, 2_000);
+  const simulator = await startSimulator(options).finally(() => clearInterval(waiting));
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => void simulator.close().then(() => process.exit(0)));
   }

@@ -15,7 +15,18 @@ if [ "$have" -lt "$want" ]; then
   bin="$dir/node_modules/node-linux-$arch/bin"
   if [ ! -x "$bin/node" ]; then
     echo "with-node24: node $have is older than $want; installing node-linux-$arch@$want into $dir" >&2
-    npm install --silent --no-save --no-package-lock --no-audit --no-fund --prefix "$dir" "node-linux-$arch@$want"
+    npm install --silent --no-save --no-package-lock --no-audit --no-fund --prefix "$dir" "node-linux-$arch@$want" &
+    npm_pid=$!
+    # npm --silent says nothing for the 10-20 s of the download: a line every 5 s says it goes on.
+    started=$SECONDS
+    while kill -0 "$npm_pid" 2>/dev/null; do
+      sleep 1
+      waited=$((SECONDS - started))
+      if [ $((waited % 5)) -eq 0 ] && kill -0 "$npm_pid" 2>/dev/null; then
+        echo "with-node24: still installing Node $want from the npm registry (${waited} s)" >&2
+      fi
+    done
+    wait "$npm_pid"
   fi
   export PATH="$bin:$PATH"
 fi

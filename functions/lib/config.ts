@@ -54,6 +54,8 @@ export function readConfig(env: Env): FunctionConfig {
     const clear = plainHttpProblem('CLOUDFORET_ENDPOINT', endpoint);
     if (clear) problems.push(clear);
   }
+  const bucketProblem = bucketNameProblem(env.EXPORT_BUCKET?.trim());
+  if (bucketProblem) problems.push(bucketProblem);
   const prefix = (env.EXPORT_PREFIX ?? '').trim().replace(/^\/+|\/+$/g, '');
   if (prefix.split('/').some((segment) => segment === '..' || segment === '.')) {
     problems.push(`EXPORT_PREFIX must not hold '.' or '..' segments (got '${env.EXPORT_PREFIX}')`);
@@ -84,4 +86,12 @@ export function readConfig(env: Env): FunctionConfig {
     throw new ConfigError('CONFIG_INVALID', `configuration: ${problems.join('; ')}`);
   }
   return config;
+}
+
+/** A bucket given as a URL or an ARN, where the variable takes the bucket's name alone. */
+function bucketNameProblem(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  const name = /^s3:\/\/([^/]*)/i.exec(value)?.[1] ?? /^arn:aws[\w-]*:s3:::([^/]*)/.exec(value)?.[1];
+  if (name === undefined) return undefined;
+  return `EXPORT_BUCKET takes the bucket's name alone, not a URL or an ARN (got '${value}'): set EXPORT_BUCKET=${name || '<bucket>'}, and a prefix in EXPORT_PREFIX`;
 }

@@ -9,6 +9,35 @@ export function isIsoDate(value: unknown): value is string {
   return !Number.isNaN(at.getTime()) && at.toISOString().startsWith(value);
 }
 
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+/**
+ * Why a value shaped YYYY-MM-DD names no day ("": it is not so shaped, or it is a day), so that
+ * 2025-02-29 is not told to be written as YYYY-MM-DD, which it is.
+ */
+export function calendarNote(value: unknown): string {
+  const parts = typeof value === 'string' ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(value) : null;
+  if (!parts || isIsoDate(value)) return '';
+  const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
+  if (month < 1 || month > 12) return `: not a date of the calendar, there is no month ${parts[2]}`;
+  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day < 1) return ': not a date of the calendar, there is no day 00';
+  return `: not a date of the calendar, ${MONTH_NAMES[month - 1]} ${year} has ${days} days`;
+}
+
 export function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 }

@@ -17,6 +17,12 @@ export function eventFields(
   }
   const fields = event as Record<string, unknown>;
   const unknown = Object.keys(fields).filter((k) => !allowedKeys.includes(k));
+  if (unknown.length > 0 && isEventBridgeEnvelope(fields)) {
+    throw new EventError(
+      'EVENT_UNKNOWN_KEYS',
+      `event is an EventBridge envelope ("detail-type", "source", "detail", …), not this function's event: its schedule passes {}; give {}${example === '{}' ? '' : ` or ${example}`}`,
+    );
+  }
   if (unknown.length > 0) {
     const named = unknown.map((k) => {
       const near = closestName(k, allowedKeys);
@@ -28,6 +34,11 @@ export function eventFields(
     );
   }
   return fields;
+}
+
+/** An EventBridge event as a rule delivers it (or as the console's templates show it). */
+function isEventBridgeEnvelope(fields: Record<string, unknown>): boolean {
+  return 'detail-type' in fields || ('source' in fields && 'detail' in fields);
 }
 
 /** An optional true/false flag. */

@@ -55,12 +55,19 @@ function base64Cores(secret: string): string[] {
 
 /** The text with every registered secret, in any of its encodings, replaced by [REDACTED]. */
 export function redact(text: string): string {
-  if (registered.size === 0) return text;
-  let out = text;
+  const masked = maskUrlPasswords(text);
+  if (registered.size === 0) return masked;
+  let out = masked;
   for (const secret of shortSecrets) out = out.split(secret).join(REDACTED);
   if (pieces.texts.size === 0 || out.length < WINDOW) return out;
   return replaceRanges(out, pieceRanges(out, pieces));
 }
+
+/** A URL's password (`https://user:pw@host`): never registered, as it came in an option. */
+function maskUrlPasswords(text: string): string {
+  return text.includes('@') ? text.replace(URL_PASSWORD, `$1${REDACTED}@`) : text;
+}
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:)[^\s/@]+@/gi;
 
 /** A copy of a value with every string in it redacted (results, summaries, records). */
 export function redactValue<T>(value: T): T {

@@ -35,6 +35,13 @@ export class TokenIssuer {
     this.publicKey = pair.publicKey;
   }
 
+  /** The domain's public key in PEM, as identity's get-public-key gives it; undefined for another domain. */
+  publicKeyOf(domainId: unknown): string | undefined {
+    return domainId === this.domainId
+      ? (this.publicKey.export({ type: 'spki', format: 'pem' }) as string)
+      : undefined;
+  }
+
   issue(request: TokenRequest = {}): string {
     const now = Math.floor(Date.now() / 1000);
     const role = request.role ?? 'DOMAIN_ADMIN';

@@ -165,6 +165,23 @@ export function eventRows(): Row[] {
   ]);
   rows.push([
     'cost-export',
+    'an EventBridge envelope',
+    {
+      version: '0',
+      id: '53dc4d37-cffa-4f76-80c9-8b7d4a4d2eaa',
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      account: '123456789012',
+      time: `${YESTERDAY}T06:00:00Z`,
+      region: 'us-east-1',
+      resources: ['arn:aws:events:us-east-1:123456789012:rule/daily'],
+      detail: {},
+    },
+    'EVENT_UNKNOWN_KEYS',
+    /^event is an EventBridge envelope \("detail-type", "source", "detail", …\), not this function's event: its schedule passes \{\}; give \{\}/,
+  ]);
+  rows.push([
+    'cost-export',
     'force as null',
     { force: null },
     'EVENT_BAD_FORCE',
@@ -193,6 +210,13 @@ export function eventRows(): Row[] {
   ]);
   rows.push([
     'inventory-export',
+    'a snapshotDate before today',
+    { snapshotDate: YESTERDAY },
+    'EVENT_SNAPSHOT_NOT_TODAY',
+    /^"snapshotDate" \d{4}-\d\d-\d\d is not today \(.*\): Cloudforet lists its inventory only as it is now/,
+  ]);
+  rows.push([
+    'inventory-export',
     'includeInactive as "yes"',
     { includeInactive: 'yes' },
     'EVENT_BAD_INCLUDE_INACTIVE',
@@ -218,6 +242,27 @@ export function eventRows(): Row[] {
     { month: TODAY.slice(0, 7) },
     'EVENT_BAD_MONTH',
     /the current month is never confirmed/,
+  ]);
+  rows.push([
+    'statements',
+    'month 2026-1, without its leading zero',
+    { month: '2026-1' },
+    'EVENT_BAD_MONTH',
+    /^"month" must be a past month as YYYY-MM, two digits for the month \(got "2026-1"\)$/,
+  ]);
+  rows.push([
+    'cost-export',
+    'February 29 of a common year',
+    { date: '2025-02-29' },
+    'EVENT_BAD_DATE',
+    /^"date" must be a date as YYYY-MM-DD \(got "2025-02-29"\): not a date of the calendar, February 2025 has 28 days$/,
+  ]);
+  rows.push([
+    'cost-export',
+    'a data source named twice',
+    { date: YESTERDAY, dataSourceIds: ['ds-1', 'ds-1'] },
+    'EVENT_BAD_DATA_SOURCE_IDS',
+    /^"dataSourceIds" names ds-1 more than once: name each data source once$/,
   ]);
   rows.push(['statements', 'month as a number', { month: 202601 }, 'EVENT_BAD_MONTH', /\(got 202601\)/]);
   rows.push([
@@ -358,6 +403,18 @@ export function envRows(): Row[] {
       'CLOUDFORET_ENDPOINT ftp://…',
       { CLOUDFORET_ENDPOINT: 'ftp://console.example.com' },
       /CLOUDFORET_ENDPOINT must be an http\(s\) URL/,
+    ],
+    [
+      'cost-export',
+      'EXPORT_BUCKET as an s3:// URL',
+      { EXPORT_BUCKET: 's3://exports/cf' },
+      /EXPORT_BUCKET takes the bucket's name alone, not a URL or an ARN \(got 's3:\/\/exports\/cf'\): set EXPORT_BUCKET=exports, and a prefix in EXPORT_PREFIX/,
+    ],
+    [
+      'inventory-export',
+      'EXPORT_BUCKET as an ARN',
+      { EXPORT_BUCKET: 'arn:aws:s3:::exports' },
+      /EXPORT_BUCKET takes the bucket's name alone, not a URL or an ARN \(got 'arn:aws:s3:::exports'\): set EXPORT_BUCKET=exports/,
     ],
     [
       'alerts',

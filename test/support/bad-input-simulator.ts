@@ -1,6 +1,10 @@
-// Rows of test/bad-input-matrix.test.ts: the simulator's own bad flags, each in a child process
-// (tools/simulator-alone.ts and harness/simulator/cli.ts): one line, exit 2, never a server.
+// Rows of test/bad-input-matrix.test.ts: the local tools' own bad input, each in a child process
+// (tools/simulator-alone.ts, harness/simulator/cli.ts and tools/invoke.ts): one line, exit 2,
+// never a server.
 import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { LAST_WEEK, type Row, type Said, YESTERDAY } from './bad-input-row.ts';
 
 const ROOT = new URL('../..', import.meta.url);
@@ -20,10 +24,19 @@ function simulator(script: string, args: () => string[]): () => Promise<Said> {
     });
 }
 
+/** A file holding `text`, written when the row runs (rows are built at collection time). */
+function eventFile(name: string, text: string | Uint8Array): string {
+  const dir = join(tmpdir(), `bad-input-invoke-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, name), text);
+  return join(dir, name);
+}
+
 /** `busyPort`: a port something listens on, known once the test's setup ran. */
 export function simulatorRows(busyPort: () => number): Row[] {
   const ALONE = 'tools/simulator-alone.ts';
   const BARE = 'harness/simulator/cli.ts';
+  const INVOKE = 'tools/invoke.ts';
   const rows: Array<[string, string, () => string[], RegExp]> = [
     [
       ALONE,
@@ -103,6 +116,30 @@ export function simulatorRows(busyPort: () => number): Row[] {
       'a bad --from',
       () => ['--port', '0', '--from', '2026-13-01'],
       /^simulator: option from must be YYYY-MM-DD, got 2026-13-01$/,
+    ],
+    [
+      INVOKE,
+      'an event file holding null',
+      () => ['cost-export', eventFile('null.json', 'null\n')],
+      /^invoke: the event in '.*null\.json' is null: an event is a JSON object, \{\} for the function's default/,
+    ],
+    [
+      INVOKE,
+      'an event file holding an array',
+      () => ['inventory-export', eventFile('array.json', '[{}]')],
+      /^invoke: the event in '.*array\.json' is an array: an event is a JSON object/,
+    ],
+    [
+      INVOKE,
+      'an event file with a UTF-8 byte order mark (read as JSON: here null, refused as such)',
+      () => ['cost-export', eventFile('bom.json', '\uFEFFnull')],
+      /^invoke: the event in '.*bom\.json' is null:/,
+    ],
+    [
+      INVOKE,
+      '--env LOG_LEVEL without a value',
+      () => ['cost-export', 'events/costs-one-day.json', '--env', 'LOG_LEVEL'],
+      /^invoke: --env LOG_LEVEL has no value: give NAME=VALUE, e.g\. --env LOG_LEVEL=debug$/,
     ],
     [
       BARE,

@@ -2,6 +2,7 @@
 // Retry policy lives here and only here; callers never retry a single request themselves.
 import { Agent, type Dispatcher, request } from 'undici';
 import { type BodyBytes, BodyTooLargeError, readBody } from './body-bytes.ts';
+import { domainUnknownTo } from './domain-probe.ts';
 import { CloudforetApiError } from '../errors.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { registerSecret } from '../redact.ts';
@@ -16,7 +17,7 @@ import {
   parseDetail,
 } from './explain.ts';
 import { type AnswerCheck, parseAnswer } from './parse-answer.ts';
-import type { SilenceBudget } from './silence.ts';
+import { SilenceBudget } from './silence.ts';
 
 export interface RetryPolicy {
   /** Total attempts per request, the first included. */
@@ -32,6 +33,8 @@ export interface CloudforetClientOptions {
   readonly dispatcher: Dispatcher;
   /** Named in error messages (e.g. "secret 'cloudforet/app'"); never the token itself. */
   readonly credentialSource?: string;
+  /** The token's domain (its did claim): after a 401, the endpoint is asked whether it knows it. */
+  readonly credentialDomainId?: string;
   /** The deadline of one attempt, headers and body together (default 60 s). */
   readonly requestTimeoutMs?: number;
   /** Finer limits on the wait for headers and between body chunks; the deadline covers both. */
@@ -93,8 +96,25 @@ export class CloudforetClient {
   private readonly log: Logger;
   private readonly deadlineMs: number;
   private readonly maxAnswerBytes: number;
+  /** The run's bound on an endpoint that answers nothing, if it has one. */
+  get silence(): SilenceBudget | undefined {
+    return this.opts.silence;
+  }
+
+  /**
+   * How long this client's requests have waited with no answer (the run's silence budget, or an
+   * unbounded one of its own): the CLI says it waits. Only `silence` bounds the retries.
+   */
+  readonly waiting: SilenceBudget;
+
+  /** Each attempt's deadline, headers and body together. */
+  get requestTimeoutMs(): number {
+    return this.deadlineMs;
+  }
+
   /** Requests that were retried; for summaries and the soak. */
   retries = 0;
+  private domainCheck: Promise<string | undefined> | undefined;
 
   constructor(opts: CloudforetClientOptions) {
     this.endpoint = normalizeEndpoint(opts.endpoint);
@@ -104,6 +124,7 @@ export class CloudforetClient {
     registerSecret(opts.token);
     this.deadlineMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.maxAnswerBytes = opts.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+    this.waiting = opts.silence ?? new SilenceBudget(Number.POSITIVE_INFINITY);
   }
 
   /** POST one verb, e.g. call('/cost-analysis/cost/list', {...}), retrying transient failures. */
@@ -213,7 +234,12 @@ export class CloudforetClient {
         ? deadlineError(path, this.deadlineMs, error)
         : networkError(path, error, timeoutMs ?? this.deadlineMs);
     let response: Dispatcher.ResponseData;
-    this.opts.silence?.asking();
+    this.waiting.asking();
+    let settled = false;
+    const settle = () => {
+      if (!settled) this.waiting.settled();
+      settled = true;
+    };
     try {
       response = await request(`${this.endpoint}${path}`, {
         method: 'POST',
@@ -226,8 +252,10 @@ export class CloudforetClient {
       });
     } catch (error) {
       throw failure(error, this.opts.headersTimeoutMs);
+    } finally {
+      settle();
     }
-    this.opts.silence?.heard();
+    this.waiting.heard();
     let bytes: BodyBytes;
     try {
       bytes = await readBody(response.body, response.headers['content-length'], this.maxAnswerBytes);
@@ -238,7 +266,21 @@ export class CloudforetClient {
     }
     const status = response.statusCode;
     if (status >= 200 && status < 300) return { status, bytes };
-    throw this.httpError(path, status, bytes.text(), response.headers);
+    const domain = status === 401 ? await this.unknownDomain() : undefined;
+    throw this.httpError(path, status, bytes.text(), response.headers, domain);
+  }
+
+  /** The token's domain when the endpoint says it has no such domain (asked once per client). */
+  private unknownDomain(): Promise<string | undefined> {
+    const domainId = this.opts.credentialDomainId;
+    if (domainId === undefined) return Promise.resolve(undefined);
+    this.domainCheck ??= domainUnknownTo(
+      this.endpoint,
+      domainId,
+      this.opts.dispatcher,
+      Math.min(this.deadlineMs, 10_000),
+    ).then((unknown) => (unknown ? domainId : undefined));
+    return this.domainCheck;
   }
 
   private httpError(
@@ -246,6 +288,7 @@ export class CloudforetClient {
     status: number,
     text: string,
     headers: Dispatcher.ResponseData['headers'],
+    unknownDomain?: string,
   ): CloudforetApiError {
     const location = headers.location;
     const detail = { ...parseDetail(text), location: typeof location === 'string' ? location : undefined };
@@ -260,6 +303,7 @@ export class CloudforetClient {
         path,
         endpoint: this.endpoint,
         source: this.opts.credentialSource,
+        unknownDomain,
       }),
       retryAfterMs: typeof retryAfter === 'string' ? parseRetryAfter(retryAfter) : undefined,
     });

@@ -71,7 +71,7 @@ function htmlTitle(text: string): string {
 export function explainStatus(
   status: number,
   detail: AnswerDetail,
-  at: { path: string; endpoint: string; source?: string | undefined },
+  at: { path: string; endpoint: string; source?: string | undefined; unknownDomain?: string | undefined },
 ): string {
   const head = `cloudforet: ${status}${detail.code ? ` ${detail.code}` : ''} for ${at.path}`;
   const said = detail.message ? ` (${detail.message})` : '';
@@ -85,6 +85,8 @@ export function explainStatus(
   }
   switch (status) {
     case 401:
+      if (at.unknownDomain !== undefined)
+        return `${head} — the client_secret in ${credential} is of domain ${at.unknownDomain}, which ${at.endpoint} does not know: it is an app of another Cloudforet or another domain; use an app file of this endpoint's domain, or the endpoint of the Cloudforet that issued it${said}`;
       return `${head} — the client_secret in ${credential} is invalid or expired: create a new client secret for the app in Cloudforet and update ${credential}${said}`;
     case 403:
       return `${head} — the app's role cannot use this API: give the app a role with access (a DOMAIN_ADMIN app for a domain-wide export)${said}`;

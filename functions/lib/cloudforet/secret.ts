@@ -5,6 +5,7 @@ import { open } from 'node:fs/promises';
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SecretError } from '../errors.ts';
 import { registerSecret } from '../redact.ts';
+import { clientSecretField, refuseComments, refuseCompressed, tokenFromText } from './secret-shapes.ts';
 
 export interface CloudforetCredential {
   readonly token: string;
@@ -46,24 +47,17 @@ function extractToken(text: string, source: string): string {
   if (text === '') {
     throw new SecretError('SECRET_EMPTY', `${source} is empty: store ${WHAT_TO_STORE} in it`);
   }
-  if (!text.startsWith('{') && !text.startsWith('"')) return text;
+  if (!/^[{["]/.test(text)) return tokenFromText(text, source);
   const parsed = parseJson(text, source);
   if (typeof parsed === 'string') return parsed.trim();
-  const secret = isRecord(parsed) ? parsed['client_secret'] : undefined;
-  if (typeof secret !== 'string' || secret.trim() === '') {
-    throw new SecretError(
-      'SECRET_JSON_NO_CLIENT_SECRET',
-      `the JSON in ${source} has no client_secret field: paste the whole 'Download JSON' file ` +
-        'from the Cloudforet console, or the client_secret alone',
-    );
-  }
-  return secret.trim();
+  return clientSecretField(parsed, source);
 }
 
 function parseJson(text: string, source: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
+    refuseComments(text, source);
     // The SyntaxError quotes the input, so it is neither shown nor kept as the cause.
     throw new SecretError(
       'SECRET_INVALID_JSON',
@@ -181,6 +175,7 @@ async function readBounded(path: string, source: string): Promise<Buffer> {
  * PowerShell's `>` save, is named as such rather than reported as a token that is not a JWT.
  */
 function textOf(bytes: Buffer, source: string): string {
+  refuseCompressed(bytes, source);
   const utf16 =
     bytes[0] === 0xff && bytes[1] === 0xfe
       ? 'UTF-16 little-endian with a byte-order mark'
@@ -300,6 +295,8 @@ async function fetchFailureMessage(
     case 'DecryptionFailure':
       return `${head}: the function's role cannot decrypt it: grant kms:Decrypt on the secret's KMS key`;
     default:
+      if (error instanceof Error && /Region is missing/i.test(error.message))
+        return `${head}: no AWS region is set: set AWS_REGION to the secret's region (e.g. AWS_REGION=us-east-1), or a region in the AWS profile`;
       return `${head}: ${error instanceof Error ? error.message : String(error)}`;
   }
 }

@@ -41,6 +41,7 @@ export async function openSession(opts: SessionOptions): Promise<CloudforetSessi
     token: credential.token,
     dispatcher: opts.dispatcher ?? sharedDispatcher,
     credentialSource: credential.source,
+    credentialDomainId: credential.domainId,
     requestTimeoutMs: opts.requestTimeoutMs,
     maxAnswerBytes: opts.maxAnswerBytes,
     retryNoAnswer: opts.retryNoAnswer,

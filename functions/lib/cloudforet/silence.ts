@@ -8,6 +8,9 @@ export const SILENCE = 'CLOUDFORET_SILENT';
 
 export class SilenceBudget {
   private lastHeard: number | undefined;
+  /** Requests sent whose answer has not begun (headers) nor failed, and since when one has been. */
+  private waiting = 0;
+  private waitingSince = 0;
 
   constructor(
     readonly budgetMs: number,
@@ -17,6 +20,19 @@ export class SilenceBudget {
   /** A request starts: the silence is counted from the first one if nothing was heard yet. */
   asking(): void {
     this.lastHeard ??= this.now();
+    if (this.waiting === 0) this.waitingSince = this.now();
+    this.waiting += 1;
+  }
+
+  /** A request's headers came, or it failed: it waits no more. */
+  settled(): void {
+    this.waiting = Math.max(0, this.waiting - 1);
+  }
+
+  /** How long a request has been waiting with no answer from the endpoint: 0 while none waits. */
+  waitingMs(): number {
+    if (this.waiting === 0) return 0;
+    return this.now() - Math.max(this.waitingSince, this.lastHeard ?? this.waitingSince);
   }
 
   /** The endpoint answered something (headers of any status). */

@@ -1,7 +1,7 @@
 // The cost function's event: {} (the default window: this month and the previous one, UTC),
 // {"date"}, or {"from","to"}, with optional "dataSourceIds" and "force". Anything else is
 // refused with a message that names it.
-import { dayCount, isIsoDate, utcDay } from '../dates.ts';
+import { calendarNote, dayCount, isIsoDate, utcDay } from '../dates.ts';
 import { EventError } from '../errors.ts';
 import { eventFields, flag } from '../event-shape.ts';
 import type { CostRunRequest } from './run.ts';
@@ -83,7 +83,7 @@ function day(name: string, value: unknown): string {
   if (!isIsoDate(value)) {
     throw new EventError(
       'EVENT_BAD_DATE',
-      `"${name}" must be a date as YYYY-MM-DD (got ${JSON.stringify(value)})`,
+      `"${name}" must be a date as YYYY-MM-DD (got ${JSON.stringify(value)})${calendarNote(value)}`,
     );
   }
   return value;
@@ -99,6 +99,13 @@ function parseIds(value: unknown): string[] | undefined {
     throw new EventError(
       'EVENT_BAD_DATA_SOURCE_IDS',
       '"dataSourceIds" must be a non-empty list of data source ids, e.g. ["ds-…"]',
+    );
+  }
+  const twice = value.filter((id, i) => value.indexOf(id) !== i);
+  if (twice.length > 0) {
+    throw new EventError(
+      'EVENT_BAD_DATA_SOURCE_IDS',
+      `"dataSourceIds" names ${[...new Set(twice)].join(', ')} more than once: name each data source once`,
     );
   }
   return value;

@@ -9,6 +9,7 @@ import { CloudforetApiError } from '../errors.ts';
 import { eventFields } from '../event-shape.ts';
 import { type CloudforetConnection, connectCloudforet } from '../lambda/connect-cloudforet.ts';
 import { ownScratch, removeProven } from '../storage/gate.ts';
+import { TEMP_DIR } from '../storage/layout.ts';
 import type { Face } from './face.ts';
 
 const DAY_MS = 86_400_000;
@@ -46,6 +47,7 @@ export const check: Face<CloudforetConnection, Record<string, never>, CheckResul
     const key = `_check/${randomUUID()}.txt`;
     await sink.put(key, 'cloudforet-export check: safe to delete\n', 'text/plain');
     await removeProven(sink, key, ownScratch('the probe check just wrote'));
+    await sink.removeEmptyFolders?.(['_check', TEMP_DIR]);
     say(`output   ok: ${sink.location} takes a write (a test object, written and removed)`);
     return { daysLeft, dataSources: dataSources.length };
   },

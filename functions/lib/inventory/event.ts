@@ -1,7 +1,8 @@
 // The inventory function's event: {} (today, UTC) or {"snapshotDate": "YYYY-MM-DD"}, with an
-// optional "includeInactive": true. The date only labels the partition: a snapshot is always
-// of what Cloudforet lists now. Anything else is refused with a message that names it.
-import { isIsoDate, utcDay } from '../dates.ts';
+// optional "includeInactive": true. Cloudforet lists its inventory only as it is now, so a
+// snapshot is of today: "snapshotDate" may only name today (the day the run began, by the UTC
+// clock when the event is read), never another day, which would file a false record.
+import { calendarNote, isIsoDate, utcDay } from '../dates.ts';
 import { EventError } from '../errors.ts';
 import { eventFields, flag } from '../event-shape.ts';
 import type { InventoryRunRequest } from './run.ts';
@@ -16,13 +17,19 @@ export function parseInventoryEvent(event: unknown, now: Date): InventoryRunRequ
   if (!isIsoDate(snapshotDate)) {
     throw new EventError(
       'EVENT_BAD_DATE',
-      `"snapshotDate" must be a date as YYYY-MM-DD (got ${JSON.stringify(snapshotDate)})`,
+      `"snapshotDate" must be a date as YYYY-MM-DD (got ${JSON.stringify(snapshotDate)})${calendarNote(snapshotDate)}`,
     );
   }
   if (snapshotDate > today) {
     throw new EventError(
       'EVENT_DATE_IN_FUTURE',
       `"snapshotDate" ${snapshotDate} is after today (${today}, UTC)`,
+    );
+  }
+  if (snapshotDate < today) {
+    throw new EventError(
+      'EVENT_SNAPSHOT_NOT_TODAY',
+      `"snapshotDate" ${snapshotDate} is not today (${today}, UTC): Cloudforet lists its inventory only as it is now, so a snapshot filed under another day would be a false record; leave "snapshotDate" out (a past snapshot cannot be taken)`,
     );
   }
   const includeInactive = flag(e, 'includeInactive', 'EVENT_BAD_INCLUDE_INACTIVE');

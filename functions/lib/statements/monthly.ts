@@ -172,17 +172,29 @@ export function parseStatementsEvent(
   const thisMonth = utcDay(now).slice(0, 7);
   if (opts.workingCopies) {
     const month = fields.month;
+    if (month === undefined) {
+      throw new EventError(
+        'EVENT_BAD_MONTH',
+        '"month" is required: give the month as YYYY-MM, e.g. "2026-01"',
+      );
+    }
     if (typeof month !== 'string' || !MONTH.test(month)) {
-      throw new EventError('EVENT_BAD_MONTH', `"month" must be YYYY-MM (got ${JSON.stringify(month ?? '')})`);
+      throw new EventError('EVENT_BAD_MONTH', `"month" must be YYYY-MM (got ${JSON.stringify(month)})`);
     }
     return { months: [month], currency, workingCopies: true };
   }
   if (fields.month !== undefined) {
     const month = fields.month;
-    if (typeof month !== 'string' || !MONTH.test(month) || month >= thisMonth) {
+    if (typeof month !== 'string' || !MONTH.test(month)) {
       throw new EventError(
         'EVENT_BAD_MONTH',
-        `"month" must be a past month as YYYY-MM (got ${JSON.stringify(month)}): the current month is never confirmed`,
+        `"month" must be a past month as YYYY-MM, two digits for the month (got ${JSON.stringify(month)})`,
+      );
+    }
+    if (month >= thisMonth) {
+      throw new EventError(
+        'EVENT_BAD_MONTH',
+        `"month" must be a past month as YYYY-MM (got ${JSON.stringify(month)}): ${month === thisMonth ? 'the current month is never confirmed' : `${month} has not ended`}`,
       );
     }
     return { months: [month], currency };

@@ -12,13 +12,14 @@ import {
   readFile,
   rename,
   rm,
+  rmdir,
   stat,
   writeFile,
 } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { SinkError } from '../errors.ts';
 import { localCause } from './local-errors.ts';
-import { makeDirectory } from './make-directory.ts';
+import { danglingLink, makeDirectory } from './make-directory.ts';
 import type { ObjectUpload, Sink, StoredObject } from './sink.ts';
 import { TEMP_DIR, temporaryName } from './layout.ts';
 import { removeStaleTemporaries } from './temp-files.ts';
@@ -89,6 +90,10 @@ export function dirSink(root: string): Sink {
       const { path, error } = await writableAncestor(base);
       if (error) throw sinkError('write', path, error);
     },
+    removeEmptyFolders: async (prefixes) => {
+      // rmdir refuses a folder that is not empty: a concurrent run's files are never touched.
+      for (const prefix of prefixes) await rmdir(pathOf(prefix)).catch(() => undefined);
+    },
     removeStaleTemporaries: (startedAt) => removeStaleTemporaries(base, startedAt),
   };
 }
@@ -97,7 +102,12 @@ export function dirSink(root: string): Sink {
 async function writableAncestor(dir: string): Promise<{ path: string; error?: unknown }> {
   for (let path = dir; ; path = dirname(path)) {
     const info = await stat(path).catch((error: NodeJS.ErrnoException) => error);
-    if (info instanceof Error && info.code === 'ENOENT' && dirname(path) !== path) continue;
+    if (info instanceof Error && info.code === 'ENOENT' && dirname(path) !== path) {
+      // A symbolic link to nothing: stat says ENOENT, yet mkdir will say it exists.
+      const dangling = await danglingLink(path, info);
+      if (dangling) return { path, error: dangling };
+      continue;
+    }
     if (info instanceof Error) return { path, error: info };
     if (!info.isDirectory())
       return { path, error: Object.assign(new Error('not a directory'), { code: 'ENOTDIR' }) };

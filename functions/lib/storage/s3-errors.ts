@@ -25,6 +25,10 @@ const REMEDIES: Readonly<Record<string, (bucket: string) => string>> = {
   ECONNRESET: () => 'the connection to S3 was cut: retry; check the network if it persists',
 };
 
+/** The SDK's "Region is missing" names no variable. */
+export const NO_REGION =
+  "no AWS region is set: set AWS_REGION to the bucket's region (e.g. AWS_REGION=us-east-1), or a region in the AWS profile";
+
 export function s3Cause(error: unknown, bucket: string): S3Cause {
   const chain = causeChain(error);
   const named = chain.map(nameOf).find((n) => n !== undefined && REMEDIES[n] !== undefined);
@@ -33,6 +37,7 @@ export function s3Cause(error: unknown, bucket: string): S3Cause {
   const name = nameOf(top) ?? 'Error';
   const message = deepest?.message || top?.message || '';
   const cause = message && message !== name ? `${name} (${message})` : name;
+  if (/Region is missing/i.test(message)) return { cause, remedy: NO_REGION };
   return { cause, remedy: named ? REMEDIES[named]?.(bucket) : undefined };
 }
 

@@ -62,6 +62,11 @@ export interface Sink {
    * write permission); throws a SinkError with the cause and a remedy otherwise.
    */
   checkWritable(): Promise<void>;
+  /**
+   * Removes the folders under these keys if they are empty (a directory; S3 has no folders), e.g.
+   * what a probe's one object left: an empty folder is no data.
+   */
+  removeEmptyFolders?(prefixes: readonly string[]): Promise<void>;
   /** Removes what killed runs left (temporary files older than startedAt); returns how many. */
   removeStaleTemporaries?(startedAt: Date): Promise<number>;
 }

@@ -1,0 +1,54 @@
+// The README's figures are the product's: the alarm count from the synthesized template, and the
+// performance ratios and size from the benchmark's last recorded run in docs/performance.md.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { synth } from './support/synth-stack.ts';
+
+const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const PERFORMANCE = readFileSync(new URL('../docs/performance.md', import.meta.url), 'utf8');
+const WORDS = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+];
+
+/** A row of the bench's stage table: its rows/s and MB per million rows. */
+function stage(name: string): { rowsPerSecond: number; mbPerMillion: number } {
+  const line = PERFORMANCE.split('\n').find((l) => l.startsWith(`| ${name} `));
+  expect(line, name).toBeDefined();
+  const cells = line!.split('|').map((c) => c.trim());
+  return { rowsPerSecond: Number(cells[2]!.replaceAll(',', '')), mbPerMillion: Number(cells[6]) };
+}
+
+describe("the README's figures", () => {
+  it('count the alarms the synthesized stack has', () => {
+    const alarms = Object.keys(synth().findResources('AWS::CloudWatch::Alarm')).length;
+
+    expect(README).toContain(`${WORDS[alarms]} CloudWatch alarms ($0.10 a month each)`);
+  });
+
+  it("give the speed and size against parquetjs-lite of the bench's last recorded run", () => {
+    const baseline = stage('baseline: parquetjs-lite as writer');
+    const s3 = stage('**pipeline → S3 (s3rver), ZSTD**');
+    const dir = stage('pipeline → local directory');
+    const ratio = (a: number, b: number) => (a / b).toFixed(1);
+
+    expect(README).toContain(
+      `About ${ratio(s3.rowsPerSecond, baseline.rowsPerSecond)}–${ratio(dir.rowsPerSecond, baseline.rowsPerSecond)}× faster and ${ratio(baseline.mbPerMillion, s3.mbPerMillion)}× smaller than parquetjs-lite`,
+    );
+    expect(README).toContain(`about ${s3.mbPerMillion} MB of Parquet per million cost rows`);
+  });
+});
