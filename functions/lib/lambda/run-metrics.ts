@@ -39,10 +39,17 @@ const UNITS: Record<keyof typeof RUN_METRICS, (typeof MetricUnit)[keyof typeof M
 // A new instance per line: Powertools keeps dimensions per instance, and none must leak between lines.
 const metrics = () => new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
 
+/**
+ * A line whose dimension sets are `base`, and for a tenant `base` with the tenant: each set added
+ * whole (addDimensions), so Powertools sees no dimension added twice and warns of none.
+ */
+function lineWith(base: Record<string, string>, tenant: string | undefined): Metrics {
+  const m = metrics().addDimensions(base);
+  return tenant === undefined ? m : m.addDimensions({ ...base, [TENANT_DIMENSION]: tenant });
+}
+
 export function publishRunMetrics(functionName: string, figures: RunFigures, tenant?: string): void {
-  const m = metrics().addDimension(FUNCTION_DIMENSION, functionName);
-  if (tenant !== undefined)
-    m.addDimensions({ [FUNCTION_DIMENSION]: functionName, [TENANT_DIMENSION]: tenant });
+  const m = lineWith({ [FUNCTION_DIMENSION]: functionName }, tenant);
   for (const [name, value] of Object.entries(figures) as [keyof typeof RUN_METRICS, number][]) {
     if (Number.isFinite(value)) m.addMetric(RUN_METRICS[name], UNITS[name], value);
   }
@@ -52,9 +59,7 @@ export function publishRunMetrics(functionName: string, figures: RunFigures, ten
 /** One line per data source, then the worst of each age (what the alarms watch). */
 export function publishFreshness(ages: readonly SourceAges[], tenant?: string): void {
   for (const a of ages) {
-    const m = metrics().addDimension(DATA_SOURCE_DIMENSION, a.dataSourceId);
-    if (tenant !== undefined)
-      m.addDimensions({ [DATA_SOURCE_DIMENSION]: a.dataSourceId, [TENANT_DIMENSION]: tenant });
+    const m = lineWith({ [DATA_SOURCE_DIMENSION]: a.dataSourceId }, tenant);
     if (a.billedDayAgeHours !== undefined)
       m.addMetric(SOURCE_METRICS.billedDayAge, MetricUnit.NoUnit, a.billedDayAgeHours);
     if (a.syncAgeHours !== undefined) m.addMetric(SOURCE_METRICS.syncAge, MetricUnit.NoUnit, a.syncAgeHours);
