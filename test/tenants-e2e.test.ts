@@ -1,0 +1,288 @@
+// Issue 47's first "done when": five simulated domains on two endpoints (one tenant a workspace app),
+// three data sources each, exported by the scheduled path (the cost state machine's states, each
+// started with {"tenant": id}) into one destination. Each tenant's tables equal, row for row, a
+// single-domain export of the same app into a destination of its own, and the portfolio's spend
+// sums every tenant once. Sizes: TENANTS_E2E_DAYS (default 5; the issue's 40) days of costs ending
+// yesterday, TENANTS_E2E_ROWS (default 10) rows per data source and day.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeTenants } from '../functions/lib/tenant.ts';
+import { athenaOver } from '../harness/duckdb-athena.ts';
+import { portfolioOver } from '../harness/duckdb-portfolio.ts';
+import { applyEnv, awsEnv } from '../harness/local-aws.ts';
+import { getObjectBytes, listKeys, type S3Server, startS3 } from '../harness/s3-server.ts';
+import { type SecretsManagerResponder, startSecretsManager } from '../harness/secrets-manager.ts';
+import { type DomainsSimulator, type Simulator, startDomainsSimulator } from '../harness/simulator/index.ts';
+import { consoleAppJson } from '../harness/tokens.ts';
+import { loadNamedQueries } from '../infra/named-queries.ts';
+import { PORTFOLIO_QUERY_DIR } from '../infra/portfolio-lake.ts';
+import { runStateMachine } from '../tools/state-machine.ts';
+
+const DAYS = Number(process.env.TENANTS_E2E_DAYS ?? 5);
+const ROWS = Number(process.env.TENANTS_E2E_ROWS ?? 10);
+const NOW = new Date();
+const BUCKET = 'lake';
+
+interface Tenant {
+  readonly id: string;
+  /** Endpoint 0 or 1, and the domain's place on it. */
+  readonly endpoint: 0 | 1;
+  readonly seed: number;
+  readonly workspaceApp?: boolean;
+}
+const TENANTS: readonly Tenant[] = [
+  { id: 'acme', endpoint: 0, seed: 71 },
+  { id: 'beta-2', endpoint: 0, seed: 72 },
+  { id: 'gamma', endpoint: 0, seed: 73 },
+  { id: 'delta', endpoint: 1, seed: 74 },
+  { id: 'ws-omega', endpoint: 1, seed: 75, workspaceApp: true },
+];
+const IDS = TENANTS.map((t) => t.id);
+/**
+ * What names the export rather than the data: when and by which run a row was written, and in the
+ * ledger the object's size and checksum, which follow those timestamps' bytes.
+ */
+const RUN_COLUMNS = ['exported_at', 'x_exported_at', 'run_id', 'bytes', 'change_check'];
+
+function yesterdayMinus(days: number): string {
+  return new Date(Date.UTC(NOW.getUTCFullYear(), NOW.getUTCMonth(), NOW.getUTCDate() - 1 - days))
+    .toISOString()
+    .slice(0, 10);
+}
+
+/**
+ * A saved query's answer but its columns saying when or by which run a row was exported, its lines
+ * in one order (a query's ties, equal totals, come in either order).
+ */
+const withoutRun = (answer: { rows: Record<string, unknown>[] }) =>
+  answer.rows
+    .map((row) => Object.fromEntries(Object.entries(row).filter(([k]) => !/exported_at|run_id/.test(k))))
+    .sort((x, y) => signature(x).localeCompare(signature(y)));
+/**
+ * A `LIMIT n` query ordered by `total_cost` may cut through lines of one total, either of them kept:
+ * its lines above the last total kept, and every total.
+ */
+function topLines(sql: string, rows: Record<string, unknown>[]) {
+  if (!/\bLIMIT \d+\s*$/.test(sql)) return rows;
+  const totals = rows.map((r) => Number(r.total_cost)).sort((x, y) => x - y);
+  return { totals, above: rows.filter((r) => Number(r.total_cost) > (totals[0] ?? 0)) };
+}
+const signature = (row: Record<string, unknown>) =>
+  JSON.stringify(row, (_k, v) => (typeof v === 'bigint' ? String(v) : v));
+
+/** Every object under `prefix` copied to `dir`, keys below the prefix kept as paths. */
+async function download(s3: S3Server, prefix: string, dir: string): Promise<void> {
+  for (const key of await listKeys(s3.client, BUCKET, `${prefix}/`)) {
+    const path = join(dir, key.slice(prefix.length + 1));
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, await getObjectBytes(s3.client, BUCKET, key));
+  }
+}
+
+describe('five tenants on two endpoints, exported by the scheduled path into one destination', () => {
+  let endpoints: DomainsSimulator[];
+  let s3: S3Server;
+  let secrets: SecretsManagerResponder;
+  let dir: string;
+  const domainOf = (t: Tenant) =>
+    endpoints[t.endpoint]!.domains.find((d) => d.domainId === domainIds.get(t.id))!;
+  const domainIds = new Map<string, string>();
+  const seconds: Record<string, number> = {};
+
+  beforeAll(async () => {
+    const from = yesterdayMinus(DAYS - 1);
+    endpoints = await Promise.all(
+      ([0, 1] as const).map((n) =>
+        startDomainsSimulator({
+          domains: TENANTS.filter((t) => t.endpoint === n).map((t) => ({
+            seed: t.seed,
+            dataSources: 3,
+            workspaces: 2,
+            from,
+            rowsPerDay: ROWS,
+            cloudServices: 10,
+          })),
+        }),
+      ),
+    );
+    for (const t of TENANTS) {
+      const place = TENANTS.filter((o) => o.endpoint === t.endpoint).indexOf(t);
+      domainIds.set(t.id, endpoints[t.endpoint]!.domains[place]!.domainId);
+    }
+    const appOf = (t: Tenant, sim: Simulator) =>
+      consoleAppJson(
+        t.workspaceApp
+          ? sim.issueToken({ role: 'WORKSPACE_OWNER', workspaceId: sim.workspaceIds()[1]! })
+          : sim.issueToken(),
+      );
+    const apps = Object.fromEntries(TENANTS.map((t) => [t.id, appOf(t, domainOf(t))]));
+    s3 = await startS3({ buckets: [BUCKET] });
+    // The single-domain runs read the same app from secrets of their own.
+    secrets = await startSecretsManager(
+      Object.fromEntries(
+        IDS.flatMap((id) => [
+          [`cloudforet/${id}`, apps[id]!],
+          [`solo/${id}`, apps[id]!],
+        ]),
+      ),
+    );
+    dir = await mkdtemp(join(tmpdir(), 'tenants-e2e-'));
+
+    let started = Date.now();
+    const restore = applyEnv({
+      ...awsEnv('', s3, secrets),
+      EXPORT_BUCKET: BUCKET,
+      EXPORT_PREFIX: 'lake',
+      LOG_LEVEL: 'error',
+      EXPORT_TENANTS: encodeTenants(
+        new Map(
+          TENANTS.map((t) => [
+            t.id,
+            { endpoint: endpoints[t.endpoint]!.url, secretId: `cloudforet/${t.id}` },
+          ]),
+        ),
+      ),
+    });
+    delete process.env.CLOUDFORET_ENDPOINT;
+    delete process.env.CLOUDFORET_SECRET_ID;
+    try {
+      // Every tenant's schedule fires at the same time: five executions at once.
+      const runs = await Promise.all(
+        IDS.map((id) => runStateMachine(s3.client, { tenant: id }, { runId: `daily-${id}` })),
+      );
+      for (const [i, run] of runs.entries()) expect(run.failed, IDS[i]).toBe(false);
+    } finally {
+      restore();
+    }
+    seconds.tenants = (Date.now() - started) / 1000;
+
+    started = Date.now();
+    for (const t of TENANTS) {
+      const back = applyEnv({
+        ...awsEnv(endpoints[t.endpoint]!.url, s3, secrets),
+        CLOUDFORET_SECRET_ID: `solo/${t.id}`,
+        EXPORT_BUCKET: BUCKET,
+        EXPORT_PREFIX: `solo-${t.id}`,
+        LOG_LEVEL: 'error',
+      });
+      try {
+        const run = await runStateMachine(s3.client, {}, { runId: `solo-${t.id}` });
+        expect(run.failed, t.id).toBe(false);
+      } finally {
+        back();
+      }
+    }
+    seconds.single = (Date.now() - started) / 1000;
+    await download(s3, 'lake', join(dir, 'lake'));
+    for (const id of IDS) await download(s3, `solo-${id}`, join(dir, 'solo', id));
+    console.log(
+      `tenants e2e: ${DAYS} days x ${ROWS} rows; five tenants ${seconds.tenants} s, singles ${seconds.single} s`,
+    );
+  }, 900_000);
+  afterAll(async () => {
+    await Promise.all([...(endpoints ?? []).map((e) => e.close()), s3?.stop(), secrets?.stop()]);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("writes nothing outside the tenants' folders of the shared destination", async () => {
+    const keys = await listKeys(s3.client, BUCKET, 'lake/');
+
+    expect(
+      keys.filter((k) => !k.startsWith('lake/tenants/') && !k.startsWith('lake/_runs/costs/map-results/')),
+    ).toEqual([]);
+    expect(new Set(keys.map((k) => k.split('/')[2]))).toEqual(new Set(IDS));
+  });
+
+  it("equals, table by table and row for row, each domain's own single-domain export", async () => {
+    const compared = new Set<string>();
+    for (const id of IDS) {
+      const mine = await athenaOver(join(dir, 'lake', 'tenants', id), { now: NOW });
+      const alone = await athenaOver(join(dir, 'solo', id), { now: NOW });
+      try {
+        const tables = await mine.run(`SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY 1`);
+        expect(tables.length, id).toBeGreaterThan(3);
+        for (const { view_name: table } of tables) {
+          const present = (await mine.describe(String(table))).map((c) => c.name);
+          const skipped = RUN_COLUMNS.filter((c) => present.includes(c));
+          const all = `SELECT * ${skipped.length ? `EXCLUDE (${skipped.join(', ')})` : ''} FROM ${table} ORDER BY ALL`;
+          const [a, b] = [await mine.run(all), await alone.run(all)];
+          expect(a.length, `${id} ${table}`).toBe(b.length);
+          expect(a, `${id} ${table}`).toEqual(b);
+          compared.add(String(table));
+        }
+      } finally {
+        mine.close();
+        alone.close();
+      }
+    }
+    console.log(`tenants e2e: tables compared: ${[...compared].join(', ')}`);
+    expect([...compared]).toEqual(
+      expect.arrayContaining(['costs', 'focus', 'unified_costs', 'export_units']),
+    );
+  });
+
+  it("answers each tenant's saved queries as the domain's own export answers them", async () => {
+    const queries = loadNamedQueries();
+    const answered = new Set<string>();
+    /** Queries over tables the cost job does not write (inventory, identity, budgets): both fail alike. */
+    const unanswered = new Set<string>();
+    for (const id of IDS) {
+      const mine = await athenaOver(join(dir, 'lake', 'tenants', id), { now: NOW });
+      const alone = await athenaOver(join(dir, 'solo', id), { now: NOW });
+      const both = (sql: string) =>
+        Promise.all(
+          [mine, alone].map((db) =>
+            db.run(sql).then(
+              (rows) => ({ rows, failed: false }),
+              () => ({ rows: [] as Record<string, unknown>[], failed: true }),
+            ),
+          ),
+        );
+      try {
+        for (const q of queries.filter((q) => q.name.startsWith('create_'))) await both(q.sql);
+        for (const q of queries.filter((q) => !q.name.startsWith('create_'))) {
+          const [a, b] = await both(q.sql);
+          expect(a!.failed, `${id} ${q.name}`).toBe(b!.failed);
+          if (a!.failed) {
+            unanswered.add(q.name);
+            continue;
+          }
+          expect(topLines(q.sql, withoutRun(a!)), `${id} ${q.name}`).toEqual(topLines(q.sql, withoutRun(b!)));
+          answered.add(q.name);
+        }
+      } finally {
+        mine.close();
+        alone.close();
+      }
+    }
+    console.log(`tenants e2e: saved queries compared: ${[...answered].join(', ')}`);
+    console.log(`tenants e2e: saved queries failing alike in both: ${[...unanswered].join(', ')}`);
+    expect(answered.size).toBeGreaterThan(10);
+  });
+
+  it("sums every tenant's spend once in the portfolio", async () => {
+    const portfolio = await portfolioOver(join(dir, 'lake'), IDS, { now: NOW });
+    const sql = loadNamedQueries(PORTFOLIO_QUERY_DIR).find(
+      (q) => q.name === 'spend_by_tenant_provider_month',
+    )!.sql;
+    try {
+      const rows = await portfolio.run(sql);
+
+      expect(new Set(rows.map((r) => r.tenant))).toEqual(new Set(IDS));
+      let total = 0;
+      for (const id of IDS) {
+        const alone = await athenaOver(join(dir, 'solo', id), { now: NOW });
+        const [own] = await alone.run('SELECT count(*) AS n FROM costs');
+        alone.close();
+        const mine = rows.filter((r) => r.tenant === id).reduce((n, r) => n + Number(r.cost_rows), 0);
+        expect(mine, id).toBe(Number(own!.n));
+        total += mine;
+      }
+      expect(rows.reduce((n, r) => n + Number(r.cost_rows), 0)).toBe(total);
+    } finally {
+      portfolio.close();
+    }
+  });
+});
