@@ -18,7 +18,7 @@ import { listKeys, type S3Server, startS3 } from '../harness/s3-server.ts';
 import { type SecretsManagerResponder, startSecretsManager } from '../harness/secrets-manager.ts';
 import { type DomainsSimulator, type Simulator, startDomainsSimulator } from '../harness/simulator/index.ts';
 import { consoleAppJson } from '../harness/tokens.ts';
-import { loadNamedQueries } from '../infra/named-queries.ts';
+import { loadNamedQueries, QUERY_DIR } from '../infra/named-queries.ts';
 import { PORTFOLIO_QUERY_DIR } from '../infra/portfolio-lake.ts';
 import { runStateMachine } from '../tools/state-machine.ts';
 import { download, RUN_COLUMNS, runNamed, topLines, withoutRun } from './support/export-compare.ts';
@@ -43,6 +43,13 @@ const TENANTS: readonly Tenant[] = [
   { id: 'ws-omega', endpoint: 1, seed: 75, workspaceApp: true },
 ];
 const IDS = TENANTS.map((t) => t.id);
+
+/** The money views a tenant's provider creates (step 4 of the deploy), as test/portfolio-health.test.ts. */
+const MONEY_VIEWS = loadNamedQueries().filter(
+  (q) =>
+    (q.name.startsWith('create_view_') || q.name === 'create_costs_combined_view') &&
+    !/\bcosts_named\b/.test(q.sql),
+);
 
 function yesterdayMinus(days: number): string {
   return new Date(Date.UTC(NOW.getUTCFullYear(), NOW.getUTCMonth(), NOW.getUTCDate() - 1 - days))
@@ -256,6 +263,30 @@ describe('five tenants on two endpoints, exported by the scheduled path into one
         total += own.reduce((n, r) => n + Number(r.n), 0);
       }
       expect(rows.reduce((n, r) => n + Number(r.cost_rows), 0)).toBe(total);
+    } finally {
+      portfolio.close();
+    }
+  });
+
+  it("gives each tenant's USD spend in the portfolio as its lone export's own saved query", async () => {
+    const portfolio = await portfolioOver(join(dir, 'lake'), IDS, { now: NOW });
+    const named = (dir: string, name: string) => loadNamedQueries(dir).find((q) => q.name === name)!.sql;
+    try {
+      const rows = await portfolio.run(named(PORTFOLIO_QUERY_DIR, 'spend_usd_by_tenant_month'));
+
+      expect(new Set(rows.map((r) => r.tenant))).toEqual(new Set(IDS));
+      for (const id of IDS) {
+        const alone = await athenaOver(join(dir, 'solo', id), { now: NOW });
+        try {
+          for (const q of MONEY_VIEWS) await alone.run(q.sql);
+          const own = await alone.run(named(QUERY_DIR, 'spend_usd_by_month_last_12_months'));
+          const theirs = rows.filter((r) => r.tenant === id).map(({ tenant, ...rest }) => rest);
+          expect(own.length, id).toBeGreaterThan(0);
+          expect(runNamed(theirs), id).toEqual(runNamed(own));
+        } finally {
+          alone.close();
+        }
+      }
     } finally {
       portfolio.close();
     }
