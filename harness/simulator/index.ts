@@ -4,6 +4,12 @@
 import type { CostRecord } from './cost-rows.ts';
 import type { CostChange } from './cost-store.ts';
 import type { Fault, FaultKind } from './faults.ts';
+import {
+  type DomainOptions,
+  type DomainsOptions,
+  type DomainsSimulator,
+  startDomainsSimulator,
+} from './domains.ts';
 import { LocalSimulator } from './local-simulator.ts';
 import type { CloudServiceSelection, CostTruth, RecordKind, Simulator } from './simulator-api.ts';
 import type { RequestRecord } from './server.ts';
@@ -11,13 +17,16 @@ import { ECHO_ENCODINGS, type EchoEncoding, encodeEcho } from './secret-echo.ts'
 import type { SimulatorOptions } from './state.ts';
 import type { Role } from './tokens.ts';
 
-export { ECHO_ENCODINGS, encodeEcho };
+export { ECHO_ENCODINGS, encodeEcho, startDomainsSimulator };
 export type {
   CloudServiceSelection,
   EchoEncoding,
   CostChange,
   CostRecord,
   CostTruth,
+  DomainOptions,
+  DomainsOptions,
+  DomainsSimulator,
   Fault,
   RecordKind,
   FaultKind,

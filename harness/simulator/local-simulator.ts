@@ -6,11 +6,11 @@ import { dayNumber } from './calendar.ts';
 import type { CostRecord } from './cost-rows.ts';
 import type { CostChange } from './cost-store.ts';
 import { type SyncOptions, runSync } from './cost-sync.ts';
-import { type Fault, FaultQueue, pathMatcher } from './faults.ts';
+import { type Fault, FaultQueue, pathMatcher, type TakenFault } from './faults.ts';
 import type { CloudServiceSelection, CostTruth, RecordKind, Simulator } from './simulator-api.ts';
 import { dataSourceAccountRecords } from './data-source-records.ts';
 import { recordsJson } from './record-json.ts';
-import { routeCall } from './routes.ts';
+import { type Answer, type IncomingCall, routeCall } from './routes.ts';
 import { type RequestRecord, type RunningServer, startServer } from './server.ts';
 import { type SimState, type SimulatorOptions, buildState } from './state.ts';
 import { type TokenRequest, TokenIssuer } from './tokens.ts';
@@ -32,6 +32,8 @@ export class LocalSimulator implements Simulator {
   private readonly faults = new FaultQueue();
   private readonly afterHooks: AfterHook[] = [];
   private server?: RunningServer;
+  /** The server this domain shares with others; the group closes it, not the domain. */
+  private shared?: RunningServer;
 
   private constructor(
     private readonly state: SimState,
@@ -41,12 +43,12 @@ export class LocalSimulator implements Simulator {
   }
 
   static async start(opts: SimulatorOptions): Promise<LocalSimulator> {
-    const simulator = new LocalSimulator(buildState(opts), opts.latencyMs ?? 0);
+    const simulator = LocalSimulator.create(opts);
     simulator.server = await startServer(
       {
-        route: (call) => routeCall(simulator.state, simulator.tokens, call),
+        route: (call) => simulator.route(call),
         latencyMs: () => simulator.latencyMs,
-        takeFault: (path) => simulator.faults.take(path),
+        takeFault: (path) => simulator.takeFault(path),
         answered: (record) => simulator.answered(record),
       },
       opts.port ?? 0,
@@ -54,8 +56,26 @@ export class LocalSimulator implements Simulator {
     return simulator;
   }
 
+  /** A domain without a server of its own: a server of several domains routes its calls here. */
+  static create(opts: SimulatorOptions): LocalSimulator {
+    return new LocalSimulator(buildState(opts), opts.latencyMs ?? 0);
+  }
+
+  /** The shared server's address and closer, for a domain made by `create`. */
+  attach(server: RunningServer): void {
+    this.shared = server;
+  }
+
   get url(): string {
-    return this.server?.url ?? '';
+    return this.server?.url ?? this.shared?.url ?? '';
+  }
+
+  route(call: IncomingCall): Answer {
+    return routeCall(this.state, this.tokens, call);
+  }
+
+  takeFault(path: string): TakenFault | undefined {
+    return this.faults.take(path);
   }
 
   get domainId(): string {
@@ -244,7 +264,7 @@ export class LocalSimulator implements Simulator {
   }
 
   /** Logs a request, then runs any re-sync waiting for it (a reset one was never answered). */
-  private answered(record: RequestRecord): void {
+  answered(record: RequestRecord): void {
     this.requests.push(record);
     if (record.status === 0) return;
     for (const hook of [...this.afterHooks]) {

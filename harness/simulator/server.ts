@@ -19,8 +19,9 @@ export interface RequestRecord {
 export interface ServerHooks {
   route(call: IncomingCall): Answer;
   latencyMs(): number;
-  takeFault(path: string): TakenFault | undefined;
-  answered(record: RequestRecord): void;
+  /** `authorization` lets a server of several domains pick the domain the request is for. */
+  takeFault(path: string, authorization: string | undefined): TakenFault | undefined;
+  answered(record: RequestRecord, authorization: string | undefined): void;
 }
 
 export interface RunningServer {
@@ -93,7 +94,7 @@ async function serve(
   const record: RequestRecord = { path, body, status: 0 };
   const latency = hooks.latencyMs();
   if (latency > 0) await sleep(latency);
-  const fault = hooks.takeFault(path);
+  const fault = hooks.takeFault(path, req.headers.authorization);
   if (fault?.kind === 'reset') {
     req.socket.destroy();
   } else {
@@ -114,7 +115,7 @@ async function serve(
     const text = truncated ? answer.body.slice(0, Math.floor(answer.body.length / 2)) : answer.body;
     send(res, record.status, answer.contentType, text, out?.headers);
   }
-  hooks.answered(record);
+  hooks.answered(record, req.headers.authorization);
 }
 
 function send(

@@ -90,6 +90,18 @@ export class TokenIssuer {
   }
 }
 
+/** The domain a bearer token names (its `did`), unverified: which domain's key should verify it. */
+export function tokenDomain(header: string | undefined): string | undefined {
+  const payload = /^Bearer\s+[^.\s]+\.([^.\s]+)\.\S*$/i.exec(header ?? '')?.[1];
+  if (!payload) return undefined;
+  try {
+    const { did } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { did?: unknown };
+    return typeof did === 'string' ? did : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function parseClaims(payload: string): Claims {
   let parsed: Record<string, unknown>;
   try {
