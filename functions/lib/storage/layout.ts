@@ -125,6 +125,14 @@ export function backfillUnitsKey(runId: string): string {
   return `${costJobPrefix(runId)}units.json`;
 }
 
+/**
+ * One daily run across tenants (costs/job/lanes.ts): its lanes and their list, relative to the
+ * shared destination (beside every tenant's folder, in none); removed at the run's end.
+ */
+export function tenantsRunPrefix(runId: string): string {
+  return `${RUNS_DIR}/costs/lanes/${runId}/`;
+}
+
 /** Everything one scheduled cost job keeps between its states (costs/job/): removed at its end. */
 export function costJobPrefix(runId: string): string {
   return `${RUNS_DIR}/costs/${runId}/`;
