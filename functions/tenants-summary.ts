@@ -4,13 +4,17 @@
 // failed tenant, when one failed: the others' exports stand.
 import { parseTenantsOutcome, tenantsSummary } from './lib/costs/job/tenants-run.ts';
 import { RunFailedError } from './lib/errors.ts';
+import { publishRunMetrics } from './lib/lambda/run-metrics.ts';
 import { acrossTenantsEntry } from './lib/lambda/tenants-entry.ts';
 
 export const handler = acrossTenantsEntry('tenants-summary', {
   parse: parseTenantsOutcome,
   run: async (entry, request) => {
     const summary = await tenantsSummary(entry, request);
-    entry.log.info('daily run across tenants finished', { ...summary });
+    // Every tenant's figures each run, 0 included, so that each tenant's alarm has data to judge.
+    for (const { tenant, ...figures } of summary.perTenant)
+      publishRunMetrics('tenants-summary', figures, tenant);
+    entry.log.info('daily run across tenants finished', { ...summary, perTenant: undefined });
     if (summary.failed.length > 0) {
       const named = summary.failed.map((f) => `${f.tenant} (${f.state}: ${f.error})`).join('; ');
       throw new RunFailedError(

@@ -64,7 +64,7 @@ export function planLanes<U>(tenants: readonly TenantUnits<U>[], caps: LaneCaps)
   if (listed.length <= overall) return listed;
   // Lane k joins lane k mod overall, taking turns with it: one endpoint's single lane stays whole.
   const shared = Array.from({ length: overall }, () => [] as U[][]);
-  listed.forEach((lane, k) => shared[k % overall]!.push(lane));
+  for (const [k, lane] of listed.entries()) shared[k % overall]!.push(lane);
   return shared.map(interleave);
 }
 
@@ -83,7 +83,7 @@ function endpointLanes<U>(tenants: readonly TenantUnits<U>[], count: number, per
       .slice(0, k)
       .map((c) => c.lane);
     const dealt = chosen.map(() => [] as U[]);
-    t.units.forEach((u, i) => dealt[i % k]!.push(u));
+    for (const [i, u] of t.units.entries()) dealt[i % k]!.push(u);
     chosen.forEach((lane, i) => {
       shares[lane]!.push(dealt[i]!);
       loads[lane]! += dealt[i]!.length;

@@ -3,15 +3,22 @@
 // Distributed Map. Here: the Lanes state (every planned tenant's units dealt under the caps) and
 // the last state (each tenant's outcome gathered, a metric per tenant, the lanes removed).
 import { EventError } from '../../errors.ts';
-import type { AcrossTenants } from '../../lambda/tenants-entry.ts';
-import { publishRunMetrics } from '../../lambda/run-metrics.ts';
 import { forEachLimit } from '../../pool.ts';
 import { ownScratch, removeProven } from '../../storage/gate.ts';
 import { tenantsRunPrefix } from '../../storage/layout.ts';
-import { joinKey } from '../../storage/sink.ts';
+import { joinKey, type Sink } from '../../storage/sink.ts';
+import type { TenantConnection } from '../../tenant.ts';
 import type { UnitItem } from './fan-out.ts';
 import type { StateError } from './job-ref.ts';
 import { type LaneCaps, type LaneItem, planLanes } from './lanes.ts';
+
+/** What the run's shared states work in: the bucket (keys whole), the shared prefix, the tenants. */
+export interface SharedDestination {
+  readonly sink: Sink;
+  readonly bucket: string;
+  readonly prefix: string;
+  readonly tenants: ReadonlyMap<string, TenantConnection>;
+}
 
 /** One tenant's Plan as the run's first state left it: its output, or the error it was caught with. */
 export interface PlannedTenant {
@@ -55,7 +62,7 @@ function isPlanned(p: unknown): p is PlannedTenant {
 }
 
 /** Reads every planned tenant's units, deals them into lanes and writes each lane and their list. */
-export async function writeLanes(entry: AcrossTenants, request: LanesRequest): Promise<LanesOutput> {
+export async function writeLanes(entry: SharedDestination, request: LanesRequest): Promise<LanesOutput> {
   const { sink, bucket, prefix, tenants } = entry;
   const planned = request.planned.filter((p) => !p.planError && (p.units ?? 0) > 0 && p.unitsObjectKey);
   const units = await Promise.all(
@@ -128,6 +135,13 @@ export interface TenantsRunSummary {
   readonly written: number;
   readonly unchanged: number;
   readonly failedUnits: number;
+  /** Each tenant's figures of the run (0 for none): published under its id, what its alarm watches. */
+  readonly perTenant: ReadonlyArray<{
+    readonly tenant: string;
+    readonly failed: number;
+    readonly exported: number;
+    readonly unchanged: number;
+  }>;
 }
 
 export function parseTenantsOutcome(event: unknown): TenantsOutcomeRequest {
@@ -141,12 +155,13 @@ export function parseTenantsOutcome(event: unknown): TenantsOutcomeRequest {
   return { runId: e.runId, outcomes: e.outcomes.filter(isPlanned) };
 }
 
-/** Each tenant's outcome summed up; a metric per tenant; the run's lanes removed. */
+/** Each tenant's outcome summed up, with its figures; the run's lanes removed. */
 export async function tenantsSummary(
-  entry: AcrossTenants,
+  entry: SharedDestination,
   request: TenantsOutcomeRequest,
 ): Promise<TenantsRunSummary> {
   const failed: { tenant: string; state: string; error: string }[] = [];
+  const perTenant: { tenant: string; failed: number; exported: number; unchanged: number }[] = [];
   const sum = (pick: (f: TenantFigures) => number) =>
     request.outcomes.reduce((n, o) => n + (o.summary ? pick(o.summary) : 0), 0);
   for (const o of request.outcomes) {
@@ -156,16 +171,12 @@ export async function tenantsSummary(
         ? ([o.finishError ? 'Finish' : 'Summary', o.summaryError] as const)
         : undefined;
     if (caught) failed.push({ tenant: o.tenant, state: caught[0], error: causeOf(caught[1]) });
-    // Every tenant's figure each run, 0 included, so a tenant's alarm has data to judge.
-    publishRunMetrics(
-      'tenants-summary',
-      {
-        failed: caught ? Math.max(1, o.summary?.failed ?? 0) : (o.summary?.failed ?? 0),
-        exported: o.summary?.written ?? 0,
-        unchanged: o.summary?.unchanged ?? 0,
-      },
-      o.tenant,
-    );
+    perTenant.push({
+      tenant: o.tenant,
+      failed: caught ? Math.max(1, o.summary?.failed ?? 0) : (o.summary?.failed ?? 0),
+      exported: o.summary?.written ?? 0,
+      unchanged: o.summary?.unchanged ?? 0,
+    });
   }
   const folder = joinKey(entry.prefix, tenantsRunPrefix(request.runId));
   for (const key of await entry.sink.list(folder))
@@ -181,6 +192,7 @@ export async function tenantsSummary(
     written: sum((f) => f.written),
     unchanged: sum((f) => f.unchanged),
     failedUnits: sum((f) => f.failed),
+    perTenant,
   };
 }
 
