@@ -19,28 +19,39 @@ export interface TenantUnits<U> {
   readonly units: readonly U[];
 }
 
+/** A tenant's share of a lane: its units whose place in its plan is `offset` modulo `stride`. */
+export interface LaneShare {
+  /** The tenant's place in the list given to planShares. */
+  readonly tenant: number;
+  readonly offset: number;
+  readonly stride: number;
+}
+
 /**
- * The lanes of one run. Lanes are shared out between endpoints one at a time (each endpoint up to
- * its cap and its demand) until `overall` is spent, so every endpoint starts at once (with fewer
- * lanes than endpoints, endpoints share lanes, one each); within an endpoint the largest tenants
- * pick their least loaded lanes first, their units dealt over them in turn; each lane then
- * interleaves its tenants. Lanes are listed endpoint by endpoint in turn.
+ * The lanes of one run, each as its tenants' shares: planShares works on counts alone, so dealing
+ * two million units takes no more memory than their number of tenants. Lanes are shared out
+ * between endpoints one at a time (each endpoint up to its cap and its demand) until `overall` is
+ * spent, so every endpoint starts at once (with fewer lanes than endpoints, endpoints share
+ * lanes, one each); within an endpoint the largest tenants pick their least loaded lanes first,
+ * their units dealt over them in turn. Lanes are listed endpoint by endpoint in turn.
  */
-export function planLanes<U>(tenants: readonly TenantUnits<U>[], caps: LaneCaps): U[][] {
+export function planShares(
+  tenants: ReadonlyArray<{ readonly tenant: string; readonly endpoint: string; readonly count: number }>,
+  caps: LaneCaps,
+): LaneShare[][] {
   const overall = atLeastOne(caps.overall);
   const perTenant = atLeastOne(caps.perTenant);
   const perEndpoint = atLeastOne(caps.perEndpoint);
-  const byEndpoint = new Map<string, TenantUnits<U>[]>();
-  for (const t of tenants) {
-    if (t.units.length === 0) continue;
-    byEndpoint.set(t.endpoint, [...(byEndpoint.get(t.endpoint) ?? []), t]);
-  }
+  const byEndpoint = new Map<string, number[]>();
+  tenants.forEach((t, i) => {
+    if (t.count > 0) byEndpoint.set(t.endpoint, [...(byEndpoint.get(t.endpoint) ?? []), i]);
+  });
   const endpoints = [...byEndpoint.keys()].sort();
   // What each endpoint could use: its cap, or fewer when its tenants' own caps and units allow less.
   const demand = endpoints.map((e) =>
     Math.min(
       perEndpoint,
-      byEndpoint.get(e)!.reduce((n, t) => n + Math.min(perTenant, t.units.length), 0),
+      byEndpoint.get(e)!.reduce((n, i) => n + Math.min(perTenant, tenants[i]!.count), 0),
     ),
   );
   const granted = endpoints.map(() => 0);
@@ -56,48 +67,72 @@ export function planLanes<U>(tenants: readonly TenantUnits<U>[], caps: LaneCaps)
   }
   // Fewer lanes than endpoints: the endpoints left without one get one each, shared below.
   const perEndpointLanes = endpoints.map((e, i) =>
-    endpointLanes(byEndpoint.get(e)!, Math.max(1, granted[i]!), perTenant),
+    endpointShares(tenants, byEndpoint.get(e)!, Math.max(1, granted[i]!), perTenant),
   );
-  const listed: U[][] = [];
+  const listed: LaneShare[][] = [];
   const most = Math.max(0, ...perEndpointLanes.map((l) => l.length));
   for (let n = 0; n < most; n++) for (const own of perEndpointLanes) if (n < own.length) listed.push(own[n]!);
   if (listed.length <= overall) return listed;
-  // Lane k joins lane k mod overall, taking turns with it: one endpoint's single lane stays whole.
-  const shared = Array.from({ length: overall }, () => [] as U[][]);
-  for (const [k, lane] of listed.entries()) shared[k % overall]!.push(lane);
-  return shared.map(interleave);
+  // Lane k joins lane k mod overall: one endpoint's single lane stays whole.
+  const shared = Array.from({ length: overall }, () => [] as LaneShare[]);
+  for (const [k, lane] of listed.entries()) shared[k % overall]!.push(...lane);
+  return shared;
 }
 
-function endpointLanes<U>(tenants: readonly TenantUnits<U>[], count: number, perTenant: number): U[][] {
-  const loads = Array.from({ length: count }, () => 0);
-  // Per lane, its tenants' units in the order the tenants joined it.
-  const shares = Array.from({ length: count }, () => [] as U[][]);
-  const order = [...tenants].sort(
-    (a, b) => b.units.length - a.units.length || a.tenant.localeCompare(b.tenant),
+function endpointShares(
+  tenants: ReadonlyArray<{ readonly tenant: string; readonly count: number }>,
+  own: readonly number[],
+  lanes: number,
+  perTenant: number,
+): LaneShare[][] {
+  const loads = Array.from({ length: lanes }, () => 0);
+  const shares = Array.from({ length: lanes }, () => [] as LaneShare[]);
+  const order = [...own].sort(
+    (a, b) => tenants[b]!.count - tenants[a]!.count || tenants[a]!.tenant.localeCompare(tenants[b]!.tenant),
   );
   for (const t of order) {
-    const k = Math.min(perTenant, t.units.length, count);
+    const count = tenants[t]!.count;
+    const stride = Math.min(perTenant, count, lanes);
     const chosen = loads
       .map((load, lane) => ({ load, lane }))
       .sort((a, b) => a.load - b.load || a.lane - b.lane)
-      .slice(0, k)
+      .slice(0, stride)
       .map((c) => c.lane);
-    const dealt = chosen.map(() => [] as U[]);
-    for (const [i, u] of t.units.entries()) dealt[i % k]!.push(u);
-    chosen.forEach((lane, i) => {
-      shares[lane]!.push(dealt[i]!);
-      loads[lane]! += dealt[i]!.length;
-    });
+    for (const [offset, lane] of chosen.entries()) {
+      shares[lane]!.push({ tenant: t, offset, stride });
+      loads[lane]! += Math.ceil((count - offset) / stride);
+    }
   }
-  return shares.map(interleave);
+  return shares;
+}
+
+/** A lane's units: its shares taken in turn, one unit each, until all are spent. */
+export function laneUnits<U>(lane: readonly LaneShare[], unitsOf: (tenant: number) => readonly U[]): U[] {
+  return interleave(lane.map((s) => takeShare(unitsOf(s.tenant), s)));
+}
+
+/** A share's units of its tenant's list, in plan order. */
+export function takeShare<U>(all: readonly U[], share: LaneShare): U[] {
+  const mine: U[] = [];
+  for (let i = share.offset; i < all.length; i += share.stride) mine.push(all[i]!);
+  return mine;
 }
 
 /** The lists taken in turn, one item each, until all are empty. */
-function interleave<U>(lists: readonly (readonly U[])[]): U[] {
+export function interleave<U>(lists: readonly (readonly U[])[]): U[] {
   const out: U[] = [];
   const longest = Math.max(0, ...lists.map((l) => l.length));
   for (let i = 0; i < longest; i++) for (const l of lists) if (i < l.length) out.push(l[i]!);
   return out;
+}
+
+/** The lanes of one run, each its units in the order the lane runs them (planShares, laneUnits). */
+export function planLanes<U>(tenants: readonly TenantUnits<U>[], caps: LaneCaps): U[][] {
+  const shares = planShares(
+    tenants.map((t) => ({ tenant: t.tenant, endpoint: t.endpoint, count: t.units.length })),
+    caps,
+  );
+  return shares.map((lane) => laneUnits(lane, (t) => tenants[t]!.units));
 }
 
 function atLeastOne(n: number): number {

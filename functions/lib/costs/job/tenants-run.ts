@@ -10,7 +10,7 @@ import { joinKey, type Sink } from '../../storage/sink.ts';
 import type { TenantConnection } from '../../tenant.ts';
 import type { UnitItem } from './fan-out.ts';
 import type { StateError } from './job-ref.ts';
-import { type LaneCaps, type LaneItem, planLanes } from './lanes.ts';
+import { interleave, type LaneCaps, type LaneItem, planShares, takeShare } from './lanes.ts';
 
 /** What the run's shared states work in: the bucket (keys whole), the shared prefix, the tenants. */
 export interface SharedDestination {
@@ -61,46 +61,58 @@ function isPlanned(p: unknown): p is PlannedTenant {
   return typeof (p as PlannedTenant)?.tenant === 'string';
 }
 
-/** Reads every planned tenant's units, deals them into lanes and writes each lane and their list. */
+/**
+ * Deals every planned tenant's units into lanes and writes each lane and their list. The dealing
+ * takes counts only (lanes.ts planShares); each lane is then written alone, each tenant's share
+ * taken from its list as it is read, so memory holds one lane, not the run's every unit.
+ */
 export async function writeLanes(entry: SharedDestination, request: LanesRequest): Promise<LanesOutput> {
   const { sink, bucket, prefix, tenants } = entry;
   const planned = request.planned.filter((p) => !p.planError && (p.units ?? 0) > 0 && p.unitsObjectKey);
-  const units = await Promise.all(
-    planned.map(async (p) => {
+  const shares = planShares(
+    planned.map((p) => {
       const endpoint = tenants.get(p.tenant)?.endpoint;
       if (endpoint === undefined)
         throw new EventError(
           'EVENT_UNKNOWN_TENANT',
           `the plan names tenant ${p.tenant}, which this stack does not have`,
         );
-      const text = await sink.read(p.unitsObjectKey!);
-      if (text === undefined)
-        throw new EventError(
-          'EVENT_BAD_PLAN',
-          `tenant ${p.tenant}: its planned units are gone (${p.unitsObjectKey})`,
-        );
-      return { tenant: p.tenant, endpoint, units: JSON.parse(text) as UnitItem[] };
+      return { tenant: p.tenant, endpoint, count: p.units! };
     }),
+    request.caps,
   );
-  const lanes = planLanes(units, request.caps);
+  const unitsOf = async (t: number): Promise<readonly UnitItem[]> => {
+    const p = planned[t]!;
+    const text = await sink.read(p.unitsObjectKey!);
+    const units = text === undefined ? undefined : (JSON.parse(text) as UnitItem[]);
+    if (units === undefined || units.length !== p.units)
+      throw new EventError(
+        'EVENT_BAD_PLAN',
+        `tenant ${p.tenant}: its planned units (${p.unitsObjectKey}) are gone or not the ${p.units} its Plan reported: start the run again`,
+      );
+    return units;
+  };
   const folder = joinKey(prefix, tenantsRunPrefix(request.runId));
-  const items: LaneItem[] = lanes.map((lane, n) => ({
-    runId: request.runId,
-    bucket,
-    laneKey: `${folder}${n}.json`,
-    units: lane.length,
-  }));
-  await forEachLimit(lanes, 8, (lane, n) =>
-    sink.put(items[n]!.laneKey, JSON.stringify(lane), 'application/json'),
-  );
+  const items: LaneItem[] = [];
+  for (const [n, lane] of shares.entries()) {
+    // Each share taken as its tenant's list is read, the rest of the list let go at once.
+    const lists: UnitItem[][] = [];
+    await forEachLimit(lane, 4, async (share, i) => {
+      lists[i] = takeShare(await unitsOf(share.tenant), share);
+    });
+    const units = interleave(lists);
+    const laneKey = `${folder}${n}.json`;
+    await sink.put(laneKey, JSON.stringify(units), 'application/json');
+    items.push({ runId: request.runId, bucket, laneKey, units: units.length });
+  }
   const lanesObjectKey = `${folder}lanes.json`;
   await sink.put(lanesObjectKey, JSON.stringify(items), 'application/json');
   return {
     runId: request.runId,
     bucket,
     lanesObjectKey,
-    lanes: lanes.length,
-    units: lanes.reduce((n, l) => n + l.length, 0),
+    lanes: items.length,
+    units: items.reduce((n, l) => n + l.units, 0),
   };
 }
 
