@@ -169,6 +169,13 @@ export class CloudforetExportStack extends Stack {
         ? 'Cost backfill state machine; each tenant\'s daily schedule starts it with {"tenant": "<id>"}'
         : 'Cost backfill state machine; the daily schedule starts it with {} (test event: events/backfill-*.json)',
     );
+    if (daily && tenants) {
+      output(
+        'DailyRunStateMachineArn',
+        daily.stateMachine.stateMachineArn,
+        'The daily cost run across every tenant; the daily schedule starts it with {"tenants": [every id]}',
+      );
+    }
     output(
       'StartBackfillCommand',
       backfill.startExecutionCommand({
