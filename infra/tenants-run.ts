@@ -188,14 +188,7 @@ export class TenantsRunStateMachine extends Construct {
       payload: TaskInput.fromJsonPathAt('$'),
       outputPath: '$.Payload',
     })
-      .addRetry({
-        // The lane's own failure (its object unread, the invocation lost): the same step again.
-        errors: ['States.TaskFailed'],
-        interval: Duration.seconds(30),
-        backoffRate: 2,
-        maxAttempts: 2,
-        jitterStrategy: JitterType.FULL,
-      })
+      // First: States.TaskFailed matches a throttle too, and retriers are tried in order.
       .addRetry({
         // Throttled: another execution holds the unit function's reserved concurrency.
         errors: ['Lambda.TooManyRequestsException'],
@@ -203,6 +196,14 @@ export class TenantsRunStateMachine extends Construct {
         backoffRate: 2,
         maxDelay: Duration.seconds(300),
         maxAttempts: Math.ceil(RUN_TIMEOUT.toSeconds() / 300) + 5,
+      })
+      .addRetry({
+        // The lane's own failure (its object unread, the invocation lost): the same step again.
+        errors: ['States.TaskFailed'],
+        interval: Duration.seconds(30),
+        backoffRate: 2,
+        maxAttempts: 2,
+        jitterStrategy: JitterType.FULL,
       });
     const retryWait = new Wait(scope, 'BeforeRetry', { time: WaitTime.secondsPath('$.wait') });
     retryWait.next(runLane);

@@ -389,6 +389,11 @@ describe('the daily run across tenants', () => {
     ]);
     expect(lane.LaneDone!.Default).toBe('RunLane');
     expect(lane.BeforeRetry).toMatchObject({ Type: 'Wait', SecondsPath: '$.wait', Next: 'RunLane' });
+    // A throttle is waited out first: States.TaskFailed would match it too, and retriers go in order.
+    expect((lane.RunLane!.Retry as { ErrorEquals: string[] }[]).map((r) => r.ErrorEquals).slice(1)).toEqual([
+      ['Lambda.TooManyRequestsException'],
+      ['States.TaskFailed'],
+    ]);
   });
 
   it("finishes and sums up each tenant as the job's definition does, then names the failed tenants", () => {

@@ -4,7 +4,7 @@
 // through the one redactor, as every entry's do (entry.ts).
 import type { Context } from 'aws-lambda';
 import { ConfigError } from '../errors.ts';
-import { createLogger, type LogLevel, type Logger } from '../log.ts';
+import { createLogger, type LogLevel, type Logger, logLevelProblem } from '../log.ts';
 import { redactError, redactValue } from '../redact.ts';
 import { openSink } from '../storage/open-sink.ts';
 import type { Sink } from '../storage/sink.ts';
@@ -32,7 +32,12 @@ export function acrossTenantsEntry<Req, Res>(
       const bucket = env.EXPORT_BUCKET?.trim();
       const decoded = decodeTenants(env.EXPORT_TENANTS?.trim() ?? '');
       const { tenants } = decoded;
-      const problems = [...decoded.problems, ...(bucket ? [] : ['EXPORT_BUCKET is required'])];
+      const level = logLevelProblem(env.LOG_LEVEL);
+      const problems = [
+        ...decoded.problems,
+        ...(bucket ? [] : ['EXPORT_BUCKET is required']),
+        ...(level ? [level] : []),
+      ];
       if (problems.length > 0)
         throw new ConfigError('CONFIG_INVALID', `configuration: ${problems.join('; ')}`);
       const prefix = (env.EXPORT_PREFIX ?? '').trim().replace(/^\/+|\/+$/g, '');
