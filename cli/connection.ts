@@ -37,7 +37,9 @@ export function destinationContext(command: string, values: Values, env: Env, io
   const given = homeExpanded(values.out ?? env.EXPORT_DESTINATION);
   if (!given)
     throw usageError(`missing --out (or EXPORT_DESTINATION); see cloudforet-export ${command} --help`);
-  const destination = withTenant(given, values, env);
+  // move-into-tenant names the tenant it moves into: it works on the whole destination.
+  const destination =
+    command === 'move-into-tenant' ? (parseDestination(given), given) : withTenant(given, values, env);
   return {
     values,
     io,

@@ -21,6 +21,7 @@
 //   _claim-takeovers/<claim>-<time>.json                    one per expired claim taken over
 //   _tmp/.<name>.<pid>-<hex>.tmp                            the directory sink's temporaries
 //   _damaged/<key>                                          a ledger file that did not parse, set aside whole
+//   _moved-in.json                                          a tenant's folder: the single-domain move into it
 // A leading `_` keeps Athena, Spark and Hive from reading bookkeeping as data.
 import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
@@ -59,6 +60,10 @@ export const DAMAGED_DIR = '_damaged';
 export function setAsideKey(key: string): string {
   return `${DAMAGED_DIR}/${key}`;
 }
+/** In a tenant's folder: the move of a single-domain destination into it (storage/tenant-move.ts). */
+export const MOVE_RECORD_KEY = '_moved-in.json';
+/** Step Functions' own Map results: at the destination's root with tenants or without, so never moved. */
+export const MAP_RESULTS_PREFIX = `${RUNS_DIR}/costs/map-results/`;
 export const JOB_MARKS_PREFIX = `${MANIFESTS_DIR}/cost-jobs/`;
 
 /** The folder of one partition of a table: `<table>/<partition key>=<value>/` (see partitionPath). */
