@@ -27,6 +27,9 @@ export async function checksums(store: Store, under: string): Promise<Map<string
   return sums;
 }
 
+export const rewrittenByEveryRun = (key: string) =>
+  /^(_destination|_ledger-rollup|_manifests\/cost-jobs\/|ledger\/|_runs\/|(_manifests\/)?unified_costs\/)/.test(key);
+
 /**
  * Keys of the tables and their manifests whose bytes changed or went between two checksum maps
  * (keys new in `after`, a day not exported before, are the caller's to judge). Every run
@@ -34,11 +37,7 @@ export async function checksums(store: Store, under: string): Promise<Map<string
  * ledger's rollup, and the unified costs of its window (each month read whole from Cloudforet).
  */
 export function unchanged(before: Map<string, string>, after: Map<string, string>): string[] {
-  const table = (k: string) =>
-    !/^(_destination|_ledger-rollup|_manifests\/cost-jobs\/|ledger\/|_runs\/|(_manifests\/)?unified_costs\/)/.test(
-      k,
-    );
-  return [...before.keys()].filter((k) => table(k) && before.get(k) !== after.get(k)).sort();
+  return [...before.keys()].filter((k) => !rewrittenByEveryRun(k) && before.get(k) !== after.get(k)).sort();
 }
 
 /** S3's ETag of an object uploaded in two parts: the MD5 of the parts' MD5s, then "-2". */
