@@ -51,7 +51,19 @@ async function cli(...argv: string[]) {
 }
 
 async function exportInto(out: string, from = FROM): Promise<void> {
-  const run = await cli('costs', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out, '--from', from, '--to', TO);
+  const run = await cli(
+    'costs',
+    '--endpoint',
+    sim.url,
+    '--secret-file',
+    secretFile,
+    '--out',
+    out,
+    '--from',
+    from,
+    '--to',
+    TO,
+  );
   expect(run.code, run.err).toBe(0);
 }
 
@@ -87,7 +99,15 @@ describe('move-into-tenant, killed', () => {
     const halfRecord = JSON.parse((await store.read('tenants/acme/_moved-in.json'))!);
     const rerun = await cli('move-into-tenant', '--out', out, '--tenant', 'acme', '--json');
     const moved = await checksums(store, 'tenants/acme/');
-    const removal = await cli('move-into-tenant', '--out', out, '--tenant', 'acme', '--delete-source', '--json');
+    const removal = await cli(
+      'move-into-tenant',
+      '--out',
+      out,
+      '--tenant',
+      'acme',
+      '--delete-source',
+      '--json',
+    );
 
     expect(killed.signal, killed.seen).toBe('SIGKILL');
     expect(half.size).toBeGreaterThan(source.size * 0.2);
@@ -95,12 +115,21 @@ describe('move-into-tenant, killed', () => {
     expect(halfRecord).not.toHaveProperty('finishedAt');
     expect(rerun.code, rerun.err).toBe(0);
     const report = JSON.parse(rerun.out);
-    expect(report).toMatchObject({ outcome: 'moved', objects: source.size, rewritten: 0, identical: source.size });
+    expect(report).toMatchObject({
+      outcome: 'moved',
+      objects: source.size,
+      rewritten: 0,
+      identical: source.size,
+    });
     expect(report.resumed).toBeGreaterThan(source.size * 0.2);
     moved.delete('_moved-in.json');
     expect(moved).toEqual(source);
     expect(removal.code, removal.err).toBe(0);
-    expect(JSON.parse(removal.out)).toMatchObject({ outcome: 'already moved', deleted: source.size, kept: [] });
+    expect(JSON.parse(removal.out)).toMatchObject({
+      outcome: 'already moved',
+      deleted: source.size,
+      kept: [],
+    });
     expect(await checksums(store, '')).toEqual(new Map());
     const after = await checksums(store, 'tenants/acme/');
     after.delete('_moved-in.json');
@@ -134,7 +163,9 @@ describe('move-into-tenant refuses, writing nothing', () => {
     const run = await cli('move-into-tenant', '--out', out, '--tenant', 'acme', '--force');
 
     expect(run.code).toBe(2);
-    expect(run.err).toContain('tenants/acme already holds 1 object(s) (a destination of domain domain-other)');
+    expect(run.err).toContain(
+      'tenants/acme already holds 1 object(s) (a destination of domain domain-other)',
+    );
     expect(run.err).toContain('[MOVE_REFUSED]');
     expect(await checksums(dirStore(out), '')).toEqual(before);
     expect([...(await checksums(dirStore(out), 'tenants/')).keys()]).toEqual(['acme/_destination.json']);

@@ -140,7 +140,7 @@ const DESTINATION: readonly ErrorCode[] = [
   code(
     'MOVE_COPY_MISMATCH',
     'no',
-    "move-into-tenant: a copy read back other bytes than written; the source is kept, run it again",
+    'move-into-tenant: a copy read back other bytes than written; the source is kept, run it again',
   ),
   code('DESTINATION_SCOPE_MISMATCH', 'no', 'the destination holds another scope (domain or workspace)'),
   code('SINK_S3_FAILED', 'no', 'an S3 request failed; the message names the cause and the remedy'),

@@ -28,7 +28,9 @@ export async function checksums(store: Store, under: string): Promise<Map<string
 }
 
 export const rewrittenByEveryRun = (key: string) =>
-  /^(_destination|_ledger-rollup|_manifests\/cost-jobs\/|ledger\/|_runs\/|(_manifests\/)?unified_costs\/)/.test(key);
+  /^(_destination|_ledger-rollup|_manifests\/cost-jobs\/|ledger\/|_runs\/|(_manifests\/)?unified_costs\/)/.test(
+    key,
+  );
 
 /**
  * Keys of the tables and their manifests whose bytes changed or went between two checksum maps
@@ -43,7 +45,9 @@ export function unchanged(before: Map<string, string>, after: Map<string, string
 /** S3's ETag of an object uploaded in two parts: the MD5 of the parts' MD5s, then "-2". */
 function partedEtag(bytes: Uint8Array): string {
   const half = Math.ceil(bytes.length / 2);
-  const md5s = [bytes.subarray(0, half), bytes.subarray(half)].map((p) => createHash('md5').update(p).digest());
+  const md5s = [bytes.subarray(0, half), bytes.subarray(half)].map((p) =>
+    createHash('md5').update(p).digest(),
+  );
   return `${createHash('md5').update(Buffer.concat(md5s)).digest('hex')}-2`;
 }
 
@@ -67,7 +71,10 @@ export async function markUploadedInParts(
   for (const day of days) {
     const [month, dd] = [day.slice(0, 7), day.slice(8, 10)];
     for (const [manifest, compacted] of [
-      [`_manifests/costs/billed_date=${day}/${ds}.json`, `_manifests/costs_monthly/billed_month=${month}/${ds}.json`],
+      [
+        `_manifests/costs/billed_date=${day}/${ds}.json`,
+        `_manifests/costs_monthly/billed_month=${month}/${ds}.json`,
+      ],
       [
         `_manifests/focus/x_billing_period=${month}/x_charge_day=${dd}/${ds}.json`,
         `_manifests/focus_monthly/x_billing_period=${month}/${ds}.json`,
@@ -83,7 +90,9 @@ export async function markUploadedInParts(
       const listed = (await store.listObjects(manifest)).get(manifest)!;
       const c = JSON.parse(record);
       c.sources = c.sources.map((s: { manifest?: { key: string } }) =>
-        s.manifest?.key === manifest ? { ...s, manifest: { ...s.manifest, size: listed.size, etag: listed.etag } } : s,
+        s.manifest?.key === manifest
+          ? { ...s, manifest: { ...s.manifest, size: listed.size, etag: listed.etag } }
+          : s,
       );
       await store.put(compacted, `${JSON.stringify(c, null, 2)}\n`, 'application/json');
       monthly.push(compacted);

@@ -29,7 +29,8 @@ export const moveIntoTenantFace: Face<{ readonly sink: Sink }, MoveRequest, Move
   connect: connectSink,
   parse: (input) => {
     const fields = eventFields(input, ['tenant', 'deleteSource', 'force'], EXAMPLE) ?? {};
-    const problem = fields.tenant === undefined ? 'the tenant to move into is required' : tenantIdProblem(fields.tenant);
+    const problem =
+      fields.tenant === undefined ? 'the tenant to move into is required' : tenantIdProblem(fields.tenant);
     if (problem) throw new EventError('EVENT_BAD_TENANT', `"tenant": ${problem}`);
     return {
       tenant: fields.tenant as string,
@@ -64,9 +65,12 @@ export const moveIntoTenantFace: Face<{ readonly sink: Sink }, MoveRequest, Move
     `  source digest: ${r.digest} (SHA-256 of every source object's key and SHA-256)`,
     r.deleted > 0 || r.kept.length > 0
       ? `  source: ${r.deleted} objects deleted, each read back as its verified copy first` +
-        (r.kept.length > 0 ? `; ${r.kept.length} kept (changed or new since the copy): ${r.kept.slice(0, 5).join(', ')}` : '')
+        (r.kept.length > 0
+          ? `; ${r.kept.length} kept (changed or new since the copy): ${r.kept.slice(0, 5).join(', ')}`
+          : '')
       : `  source kept as it was: run again with --delete-source to remove it once the tenant's runs are checked`,
   ],
-  failure: (r) => (r.kept.length > 0 ? `${r.kept.length} source object(s) kept: changed since their copy` : undefined),
+  failure: (r) =>
+    r.kept.length > 0 ? `${r.kept.length} source object(s) kept: changed since their copy` : undefined,
   figures: () => ({}),
 };

@@ -174,7 +174,11 @@ export function proveJobRows(jobId: string, written: number, published: number):
  * SHA-256 is the source's. What proves a source object may go, and a manifest may be rewritten to
  * name its object's copy as the store describes it (an ETag S3 gave the copy, a file's new mtime).
  */
-export function proveCopied(key: string, sourceSha256: string | undefined, copySha256: string | undefined): Proof {
+export function proveCopied(
+  key: string,
+  sourceSha256: string | undefined,
+  copySha256: string | undefined,
+): Proof {
   if (!sourceSha256 || sourceSha256 !== copySha256) {
     throw new Error(
       `${key}: its copy reads back ${copySha256 ?? 'nothing'}, the source ${sourceSha256 ?? 'nothing'}: no proof of a move`,

@@ -93,7 +93,9 @@ function parseRecord(text: string | undefined): MoveRecord | undefined {
 /** The source's objects: everything but the tenants' folders and Step Functions' own Map results. */
 async function listSource(sink: Sink): Promise<Map<string, StoredObject>> {
   const all = await sink.listObjects('');
-  return new Map([...all].filter(([k]) => !k.startsWith(`${TENANTS_DIR}/`) && !k.startsWith(MAP_RESULTS_PREFIX)));
+  return new Map(
+    [...all].filter(([k]) => !k.startsWith(`${TENANTS_DIR}/`) && !k.startsWith(MAP_RESULTS_PREFIX)),
+  );
 }
 
 async function listCopy(sink: Sink, target: string): Promise<Map<string, StoredObject>> {
@@ -128,7 +130,12 @@ export async function moveIntoTenant(sink: Sink, opts: MoveOptions): Promise<Mov
   let copied: Pick<MoveReport, 'outcome' | 'identical' | 'rewritten' | 'resumed'>;
   if (record?.finishedAt) {
     const rewritten = record.rewritten ?? 0;
-    copied = { outcome: 'already moved', identical: (record.objects ?? 0) - rewritten, rewritten, resumed: 0 };
+    copied = {
+      outcome: 'already moved',
+      identical: (record.objects ?? 0) - rewritten,
+      rewritten,
+      resumed: 0,
+    };
   } else {
     if (!record) {
       record = { from: sink.location, domainId, startedAt: now().toISOString() };
@@ -196,7 +203,9 @@ async function refuseUnlessMovable(
     );
   }
   if (!(await isBacked(sink, false)))
-    throw refuse(`${sink.location} holds no export of domain ${claim.domainId} (only its claim): nothing to move`);
+    throw refuse(
+      `${sink.location} holds no export of domain ${claim.domainId} (only its claim): nothing to move`,
+    );
   const age = claimAge(claim, s.now);
   if (!opts.force && (age === undefined || age < CLAIM_EXPIRY_MS)) {
     const when = age === undefined ? 'at an unknown time' : `${Math.round(age / 60_000)} min ago`;
@@ -301,7 +310,12 @@ async function deleteSource(
     }
     await removeProven(sink, key, proveCopied(key, verified, sha256(bytes)));
     deleted++;
-    opts.onProgress?.({ done: deleted + kept.length, total: keys.length, bytes: 0, phase: 'source deletion' });
+    opts.onProgress?.({
+      done: deleted + kept.length,
+      total: keys.length,
+      bytes: 0,
+      phase: 'source deletion',
+    });
   };
   await forEachLimit(rest, opts.concurrency ?? 8, remove);
   for (const key of claims) await remove(key);
