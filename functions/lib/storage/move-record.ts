@@ -1,0 +1,45 @@
+// The move's record in the tenant's folder (`_moved-in.json`: where from, which domain, and once
+// the copy is verified every source object's SHA-256) and the two listings a move compares: the
+// source (not the tenants' folders, not Step Functions' Map results) and its copy.
+import { MAP_RESULTS_PREFIX } from './layout.ts';
+import type { Sink, StoredObject } from './sink.ts';
+import { TENANTS_DIR } from '../tenant.ts';
+
+/** What the tenant's folder keeps of the move: `_moved-in.json`. */
+export interface MoveRecord {
+  readonly from: string;
+  readonly domainId: string;
+  readonly startedAt: string;
+  readonly finishedAt?: string;
+  readonly objects?: number;
+  readonly bytes?: number;
+  readonly rewritten?: number;
+  readonly digest?: string;
+  /** Every source object's SHA-256 when its copy was verified: what a deletion compares. */
+  readonly checksums?: Readonly<Record<string, string>>;
+}
+
+export const recordText = (r: MoveRecord) => `${JSON.stringify(r, null, 2)}\n`;
+
+export function parseRecord(text: string | undefined): MoveRecord | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const r = JSON.parse(text) as MoveRecord;
+    return typeof r.domainId === 'string' && typeof r.startedAt === 'string' ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The source's objects: everything but the tenants' folders and Step Functions' own Map results. */
+export async function listSource(sink: Sink): Promise<Map<string, StoredObject>> {
+  const all = await sink.listObjects('');
+  return new Map(
+    [...all].filter(([k]) => !k.startsWith(`${TENANTS_DIR}/`) && !k.startsWith(MAP_RESULTS_PREFIX)),
+  );
+}
+
+export async function listCopy(sink: Sink, target: string): Promise<Map<string, StoredObject>> {
+  const listed = await sink.listObjects(target);
+  return new Map([...listed].map(([k, o]) => [k.slice(target.length), o]));
+}
