@@ -134,7 +134,7 @@ ETag when copied), so that the tenant's runs export nothing again. Refused befor
 still be writing. Killed, the same command finishes the move. No Cloudforet request.
 Options:
   --out DIR | s3://bucket/prefix   the single-domain destination (env EXPORT_DESTINATION)
-  --tenant ID              the tenant to move it into: its folder tenants/ID/ of --out (required)
+  --tenant ID              the tenant to move it into: its folder tenants/ID/ of --out (required: no default)
   --delete-source          once every copy is verified, delete the source, each object only while it
                            reads back as its verified copy (default: the source is kept)
   --force                  move although the latest run into --out started less than ${EXPIRY_MIN} min ago
