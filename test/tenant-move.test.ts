@@ -4,7 +4,7 @@
 // SHA-256, read back, is the source's (the manifests of objects S3 stored in parts excepted, which
 // name their copy's new ETag and nothing else new); the tenant's next run exports nothing and its
 // `--verify` finds nothing damaged. A plain copy (what `aws s3 cp` does) is shown to fail that.
-import { rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
@@ -116,6 +116,21 @@ describe('move-into-tenant', () => {
     expect(move.err).toContain('move-into-tenant: writing to');
     expect(move.err).toMatch(/move-into-tenant: \d+\/\d+ objects, [\d.]+ MB/);
     await expectTenantUnchanged(store, out, 'acme');
+    const removal = await cli(
+      'move-into-tenant',
+      '--out',
+      out,
+      '--tenant',
+      'acme',
+      '--delete-source',
+      '--json',
+    );
+    expect(JSON.parse(removal.out)).toMatchObject({
+      outcome: 'already moved',
+      deleted: source.size,
+      kept: [],
+    });
+    expect((await readdir(out)).filter((f) => f !== '_tmp')).toEqual(['tenants']);
   }, 240_000);
 
   it('moves S3 objects stored in parts, rewriting only their manifests, where a plain copy exports again', async () => {

@@ -62,7 +62,8 @@ export const moveIntoTenantFace: Face<{ readonly sink: Sink }, MoveRequest, Move
       : `${r.to} already holds the move of ${r.from} (domain ${r.domainId}): ${r.objects} objects, ${megabytes(r.bytes)}`,
     `  checksums: ${r.identical} objects read back byte for byte as the source's (SHA-256), ` +
       `${r.rewritten} manifests rewritten to the ETag or mtime of their object's verified copy, nothing else changed`,
-    `  source digest: ${r.digest} (SHA-256 of every source object's key and SHA-256)`,
+    `  digest of every object's key and SHA-256: source ${r.digest}, copy ${r.copyDigest}` +
+      (r.rewritten > 0 ? ` (apart by the ${r.rewritten} rewritten manifests)` : ' (equal)'),
     r.deleted > 0 || r.kept.length > 0
       ? `  source: ${r.deleted} objects deleted, each read back as its verified copy first` +
         (r.kept.length > 0

@@ -15,6 +15,7 @@ export interface MoveRecord {
   readonly bytes?: number;
   readonly rewritten?: number;
   readonly digest?: string;
+  readonly copyDigest?: string;
   /** Every source object's SHA-256 when its copy was verified: what a deletion compares. */
   readonly checksums?: Readonly<Record<string, string>>;
 }

@@ -51,6 +51,8 @@ export interface MoveReport {
   readonly resumed: number;
   /** SHA-256 of every source object's key and SHA-256, one line each in key order. */
   readonly digest: string;
+  /** The same over the copies, read back: equal to `digest` when no manifest was rewritten. */
+  readonly copyDigest: string;
   readonly deleted: number;
   /** Source objects kept under --delete-source: changed or new since their copy was verified. */
   readonly kept: readonly string[];
@@ -109,6 +111,7 @@ export async function moveIntoTenant(sink: Sink, opts: MoveOptions): Promise<Mov
     objects: record.objects ?? 0,
     bytes: record.bytes ?? 0,
     digest: record.digest ?? '',
+    copyDigest: record.copyDigest ?? '',
     ...removal,
     elapsedMs: Date.now() - started,
   };
@@ -158,11 +161,17 @@ async function copyAll(
       objects: keys.length,
       bytes,
       rewritten,
-      digest: sha256(Buffer.from(keys.map((k) => `${k} ${checksums[k]}\n`).join(''))),
+      digest: digestOf(keys, (k) => checksums[k]!),
+      copyDigest: digestOf(keys, (k) => verified.get(k)!.readBackSha256),
       checksums,
     },
     identical: all.length - rewritten,
     rewritten,
     resumed: all.filter((c) => c.wasThere).length,
   };
+}
+
+/** One SHA-256 over every key and its object's SHA-256, a line each in key order. */
+function digestOf(keys: readonly string[], sha: (key: string) => string): string {
+  return sha256(Buffer.from(keys.map((k) => `${k} ${sha(k)}\n`).join('')));
 }
