@@ -1,7 +1,8 @@
 // The move into a tenant's folder, killed: SIGKILL halfway through the copy, the same command
 // finishes it and every object reads back as the source's; --delete-source then removes the source
 // and nothing else. And the refusals, before any write: a destination that is no single domain's,
-// a tenant folder that holds another destination, a tenant not named.
+// a tenant folder that holds another destination, a run that may still be writing, a tenant not
+// named; and a source written to while it is copied.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,6 +15,9 @@ import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { appFolder } from '../harness/tokens.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthsBack } from './support/months.ts';
+import { dirSink } from '../functions/lib/storage/dir-sink.ts';
+import type { Sink } from '../functions/lib/storage/sink.ts';
+import { moveIntoTenant } from '../functions/lib/storage/tenant-move.ts';
 import { checksums, dirStore, s3Store } from './support/tenant-move.ts';
 
 const BIN = fileURLToPath(new URL('../bin/cloudforet-export.mjs', import.meta.url));
@@ -137,7 +141,48 @@ describe('move-into-tenant, killed', () => {
   }, 300_000);
 });
 
+describe('move-into-tenant, a run writing to the source', () => {
+  it('stops the move, deletes nothing, and the next move takes the new object too', async () => {
+    const out = join(dir, 'busy');
+    await exportInto(out, TO);
+    const sink = dirSink(out);
+    const before = await checksums(sink, '');
+    let reads = 0;
+    const busy: Sink = {
+      ...sink,
+      readBytes: async (key) => {
+        if (++reads === 5) await sink.put('_manifests/cost-jobs/late.json', '{}\n', 'application/json');
+        return sink.readBytes(key);
+      },
+    };
+
+    const stopped = await moveIntoTenant(busy, { tenant: 'acme', deleteSource: true, force: true }).catch(
+      (error: { code?: string; message: string }) => error,
+    );
+    const finished = await moveIntoTenant(sink, { tenant: 'acme', deleteSource: false, force: true });
+
+    expect(stopped).toMatchObject({ code: 'MOVE_SOURCE_CHANGED' });
+    expect((stopped as Error).message).toContain('1 object(s) of');
+    expect(await checksums(sink, '')).toEqual(
+      new Map([...before, ['_manifests/cost-jobs/late.json', expect.any(String)]]),
+    );
+    expect(finished).toMatchObject({ outcome: 'moved', objects: before.size + 1, deleted: 0 });
+  });
+});
+
 describe('move-into-tenant refuses, writing nothing', () => {
+  it('a destination whose latest run may still be writing, without --force', async () => {
+    const out = join(dir, 'recent');
+    await exportInto(out, TO);
+
+    const run = await cli('move-into-tenant', '--out', out, '--tenant', 'acme');
+
+    expect(run.code).toBe(2);
+    expect(run.err).toMatch(/the latest run into .* started 0 min ago and may still be writing/);
+    expect(run.err).toContain('add --force only if no run is going [MOVE_REFUSED]');
+    expect(await checksums(dirStore(out), 'tenants/')).toEqual(new Map());
+  });
+
   it('a destination that holds no single domain', async () => {
     const empty = join(dir, 'empty');
     await mkdir(join(empty, 'tenants', 'beta'), { recursive: true });

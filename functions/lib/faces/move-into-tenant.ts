@@ -51,7 +51,7 @@ export const moveIntoTenantFace: Face<{ readonly sink: Sink }, MoveRequest, Move
           rows: 0,
           elapsedMs: Date.now() - started,
           noun: 'objects',
-          amount: `${megabytes(p.bytes)} (${p.phase})`,
+          amount: p.bytes > 0 ? `${megabytes(p.bytes)} (${p.phase})` : p.phase,
         }),
     });
   },
