@@ -13,7 +13,7 @@ import { type S3Server, startS3 } from '../harness/s3-server.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { appFolder } from '../harness/tokens.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { monthsBack } from './support/months.ts';
+import { monthBack, monthsBack } from './support/months.ts';
 import {
   checksums,
   copyPlainly,
@@ -36,7 +36,9 @@ let secretFile: string;
 const saved = { ...process.env };
 
 beforeAll(async () => {
-  sim = await startSimulator({ seed: 71, dataSources: 2, from: FROM, to: TO, rowsPerDay: 2 });
+  sim = await startSimulator({ seed: 71, dataSources: 2, workspaces: 2, from: FROM, to: TO, rowsPerDay: 2 });
+  // Cost reports archived (their versions, statuses) beside the costs: the move keeps them too.
+  sim.runCostReportJob(monthBack(2), 'DONE');
   ({ dir, secretFile } = await appFolder('tenant-move', sim.issueToken()));
   s3 = await startS3({ buckets: ['lake'] });
   Object.assign(process.env, {
@@ -59,7 +61,18 @@ async function cli(...argv: string[]) {
 }
 
 const costs = (out: string, ...extra: string[]) =>
-  cli('costs', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out, '--json', ...extra);
+  cli(
+    'costs',
+    '--endpoint',
+    sim.url,
+    '--secret-file',
+    secretFile,
+    '--out',
+    out,
+    '--json',
+    '--cost-reports',
+    ...extra,
+  );
 
 /** Exports the domain alone into `out`, as a stack without tenants does. */
 async function exportSingleDomain(out: string): Promise<void> {
@@ -100,11 +113,25 @@ describe('move-into-tenant', () => {
   it('moves a directory byte for byte, and the tenant exports nothing again', async () => {
     const out = join(dir, 'single');
     await exportSingleDomain(out);
+    const statements = await cli('statements', '--month', monthBack(1), '--out', out);
+    expect(statements.code, statements.err).toBe(0);
     const store = dirStore(out);
     const source = await checksums(store, '');
+    const folders = new Set([...source.keys()].map((k) => k.split('/')[0]));
 
     const move = await cli('move-into-tenant', '--out', out, '--tenant', 'acme', '--force', '--json');
 
+    for (const kept of [
+      'costs',
+      'focus',
+      'costs_monthly',
+      'cost_reports',
+      'cost_report_status',
+      'statements',
+    ])
+      expect(folders).toContain(kept);
+    for (const kept of ['_manifests', 'ledger', 'compaction_state', '_destination.json'])
+      expect(folders).toContain(kept);
     expect(move.code, move.err).toBe(0);
     const report = JSON.parse(move.out);
     expect(report).toMatchObject({ outcome: 'moved', rewritten: 0, resumed: 0, deleted: 0, kept: [] });
