@@ -216,6 +216,20 @@ describe('move-into-tenant refuses, writing nothing', () => {
     expect([...(await checksums(dirStore(out), 'tenants/')).keys()]).toEqual(['acme/_destination.json']);
   });
 
+  it("a tenant folder the tenant's own runs wrote before the move", async () => {
+    const out = join(dir, 'early');
+    await exportInto(out, TO);
+    await exportInto(join(out, 'tenants', 'acme'), TO);
+
+    const run = await cli('move-into-tenant', '--out', out, '--tenant', 'acme', '--force');
+
+    expect(run.code).toBe(2);
+    expect(run.err).toContain(
+      "the tenant's own runs wrote there before the move: remove that folder and move again",
+    );
+    expect(run.err).toContain('[MOVE_REFUSED]');
+  });
+
   it('a move without --tenant', async () => {
     const run = await cli('move-into-tenant', '--out', join(dir, 'taken'));
 

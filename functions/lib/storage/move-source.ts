@@ -49,9 +49,13 @@ export async function refuseUnlessMovable(
   const there = await listCopy(sink, s.target);
   if (there.size > 0) {
     const held = parseClaim(await sink.read(`${s.target}${CLAIM_KEY}`));
+    const same = held !== undefined && held.domainId === claim?.domainId;
     throw refuse(
       `${s.to} already holds ${there.size} object(s)${held ? ` (a destination of domain ${held.domainId})` : ''}, ` +
-        'and no move into it: a destination moves only into an empty tenant folder; choose another tenant id',
+        'and no move into it: a destination moves only into an empty tenant folder; ' +
+        (same
+          ? "the tenant's own runs wrote there before the move: remove that folder and move again (its days are in the source)"
+          : 'choose another tenant id'),
     );
   }
   if (!claim) {
