@@ -1,6 +1,7 @@
 // Issue 47's first "done when": five simulated domains on two endpoints (one tenant a workspace app),
-// three data sources each, exported by the scheduled path (the cost state machine's states, each
-// started with {"tenant": id}) into one destination. Each tenant's tables equal, row for row, a
+// three data sources each, exported by the scheduled path (the stack's one daily run across
+// tenants: each tenant's Plan, the units in shared lanes under caps, each tenant's Finish and
+// Summary) into one destination. Each tenant's tables equal, row for row, a
 // single-domain export of the same app into a destination of its own, and the portfolio's spend
 // sums every tenant once. Sizes: TENANTS_E2E_DAYS (default 5; the issue's 40) days of costs ending
 // yesterday, TENANTS_E2E_ROWS (default 10) rows per data source and day.
@@ -20,7 +21,7 @@ import { type DomainsSimulator, type Simulator, startDomainsSimulator } from '..
 import { consoleAppJson } from '../harness/tokens.ts';
 import { loadNamedQueries, QUERY_DIR } from '../infra/named-queries.ts';
 import { PORTFOLIO_QUERY_DIR } from '../infra/portfolio-lake.ts';
-import { runStateMachine } from '../tools/state-machine.ts';
+import { runStateMachine, runTenantsRun, type TenantsExecution } from '../tools/state-machine.ts';
 import { download, RUN_COLUMNS, runNamed, topLines, withoutRun } from './support/export-compare.ts';
 
 const DAYS = Number(process.env.TENANTS_E2E_DAYS ?? 5);
@@ -43,6 +44,8 @@ const TENANTS: readonly Tenant[] = [
   { id: 'ws-omega', endpoint: 1, seed: 75, workspaceApp: true },
 ];
 const IDS = TENANTS.map((t) => t.id);
+/** The daily run's caps on units in flight: fewer than the tenants, so lanes are shared. */
+const CAPS = { overall: 4, perEndpoint: 3, perTenant: 2 };
 
 /** The money views a tenant's provider creates (step 4 of the deploy), as test/portfolio-health.test.ts. */
 const MONEY_VIEWS = loadNamedQueries().filter(
@@ -66,6 +69,7 @@ describe('five tenants on two endpoints, exported by the scheduled path into one
   const domainOf = (t: Tenant) =>
     endpoints[t.endpoint]!.domains[TENANTS.filter((o) => o.endpoint === t.endpoint).indexOf(t)]!;
   const seconds: Record<string, number> = {};
+  let daily: TenantsExecution;
 
   beforeAll(async () => {
     const from = yesterdayMinus(DAYS - 1);
@@ -122,11 +126,9 @@ describe('five tenants on two endpoints, exported by the scheduled path into one
     delete process.env.CLOUDFORET_ENDPOINT;
     delete process.env.CLOUDFORET_SECRET_ID;
     try {
-      // Every tenant's schedules fire at the same time: five cost executions and inventories at once.
-      const runs = await Promise.all(
-        IDS.map((id) => runStateMachine(s3.client, { tenant: id }, { runId: `daily-${id}` })),
-      );
-      for (const [i, run] of runs.entries()) expect(run.failed, IDS[i]).toBe(false);
+      // The stack's one daily run covers every tenant, its units in shared lanes; inventories at once.
+      daily = await runTenantsRun(s3.client, { tenants: IDS }, { runId: 'daily', caps: CAPS });
+      expect(daily.failed, String(daily.result)).toBe(false);
       await Promise.all(IDS.map((id) => inventory({ tenant: id }, { awsRequestId: `inv-${id}` } as Context)));
     } finally {
       restore();
@@ -160,6 +162,30 @@ describe('five tenants on two endpoints, exported by the scheduled path into one
   afterAll(async () => {
     await Promise.all([...(endpoints ?? []).map((e) => e.close()), s3?.stop(), secrets?.stop()]);
     if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('runs every tenant in one daily run, its units in lanes under every cap, each tenant in turn', () => {
+    expect(daily.outcomes.map((o) => o.tenant)).toEqual(IDS);
+    expect(daily.result).toMatchObject({ tenants: 5, succeeded: IDS, failed: [] });
+    const units = daily.laneUnits.flat();
+    expect(units.length).toBe(daily.outcomes.reduce((n, o) => n + o.summary!.units, 0));
+    expect(units.length).toBeGreaterThan(0);
+    expect(daily.laneUnits.length).toBeLessThanOrEqual(CAPS.overall);
+    const endpointOf = (u: Record<string, unknown>) => TENANTS.find((t) => t.id === u.tenant)!.endpoint;
+    for (const id of IDS)
+      expect(daily.laneUnits.filter((l) => l.some((u) => u.tenant === id)).length, id).toBeLessThanOrEqual(
+        CAPS.perTenant,
+      );
+    for (const e of [0, 1])
+      expect(daily.laneUnits.filter((l) => l.some((u) => endpointOf(u) === e)).length).toBeLessThanOrEqual(
+        CAPS.perEndpoint,
+      );
+    // Interleaved: a lane holding several tenants starts with one unit of each.
+    for (const lane of daily.laneUnits) {
+      const tenants = new Set(lane.map((u) => u.tenant));
+      expect(new Set(lane.slice(0, tenants.size).map((u) => u.tenant))).toEqual(tenants);
+    }
+    expect(daily.laneSteps.filter((s) => s.done)).toHaveLength(daily.laneUnits.length);
   });
 
   it("writes nothing outside the tenants' folders of the shared destination", async () => {

@@ -27,6 +27,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/infra-settings.test.ts',
   'test/inventory-event.test.ts',
   'test/job-history.test.ts',
+  'test/lanes.test.ts',
   'test/json-pieces.test.ts',
   'test/layout.test.ts',
   'test/move-rewrite.test.ts',

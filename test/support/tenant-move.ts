@@ -16,8 +16,8 @@ export const s3Store = (s3: S3Server, bucket: string, prefix: string): Store =>
 
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-/** What a single-domain destination holds: not the tenants' folders, not Step Functions' own Map results. */
-const outsideMove = (key: string) => key.startsWith('tenants/') || key.startsWith('_runs/costs/map-results/');
+/** What a move takes: not the tenants' folders, not Step Functions' own Map results or the tenants' run's lanes. */
+const outsideMove = (key: string) => /^(tenants|_runs\/costs\/map-results|_runs\/costs\/lanes)\//.test(key);
 
 /** key (relative to `under`) -> SHA-256 of its bytes, read whole. */
 export async function checksums(store: Store, under: string): Promise<Map<string, string>> {

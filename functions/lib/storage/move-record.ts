@@ -1,7 +1,8 @@
 // The move's record in the tenant's folder (`_moved-in.json`: where from, which domain, and once
 // the copy is verified every source object's SHA-256) and the two listings a move compares: the
-// source (not the tenants' folders, not Step Functions' Map results) and its copy.
-import { MAP_RESULTS_PREFIX } from './layout.ts';
+// source (not the tenants' folders, not what the stack's runs keep at the root: Step Functions' Map
+// results, the lanes of a daily run across tenants) and its copy.
+import { SHARED_RUN_PREFIXES } from './layout.ts';
 import type { Sink, StoredObject } from './sink.ts';
 import { TENANTS_DIR } from '../tenant.ts';
 
@@ -32,12 +33,12 @@ export function parseRecord(text: string | undefined): MoveRecord | undefined {
   }
 }
 
-/** The source's objects: everything but the tenants' folders and Step Functions' own Map results. */
+/** The source's objects: everything but the tenants' folders and what the stack's runs keep of no tenant. */
 export async function listSource(sink: Sink): Promise<Map<string, StoredObject>> {
   const all = await sink.listObjects('');
-  return new Map(
-    [...all].filter(([k]) => !k.startsWith(`${TENANTS_DIR}/`) && !k.startsWith(MAP_RESULTS_PREFIX)),
-  );
+  const shared = (k: string) =>
+    k.startsWith(`${TENANTS_DIR}/`) || SHARED_RUN_PREFIXES.some((p) => k.startsWith(p));
+  return new Map([...all].filter(([k]) => !shared(k)));
 }
 
 export async function listCopy(sink: Sink, target: string): Promise<Map<string, StoredObject>> {
