@@ -37,7 +37,8 @@ export function destinationContext(command: string, values: Values, env: Env, io
   const given = homeExpanded(values.out ?? env.EXPORT_DESTINATION);
   if (!given)
     throw usageError(`missing --out (or EXPORT_DESTINATION); see cloudforet-export ${command} --help`);
-  const destination = withTenant(given, values, env);
+  // move-into-tenant names the tenant it moves into: it works on the whole destination.
+  const destination = command === 'move-into-tenant' ? checked(given) : withTenant(given, values, env);
   return {
     values,
     io,
@@ -106,6 +107,11 @@ function homeExpanded(destination: string | undefined): string | undefined {
   throw usageError(
     `--out '${destination}' starts with '~user', which is not expanded here: give the folder's full path`,
   );
+}
+
+function checked(destination: string): string {
+  parseDestination(destination);
+  return destination;
 }
 
 /**

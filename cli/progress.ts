@@ -14,11 +14,14 @@ export function progressReporter(
   return {
     update(p) {
       const rate = p.elapsedMs > 0 ? Math.round((p.rows / p.elapsedMs) * 1000) : 0;
-      const units = `${label}: ${p.unitsDone}/${p.unitsTotal} units, ${p.rows.toLocaleString('en-US')} rows`;
+      const done = `${label}: ${p.unitsDone}/${p.unitsTotal} ${p.noun ?? 'units'}`;
+      const units = `${done}, ${p.amount ?? `${p.rows.toLocaleString('en-US')} rows`}`;
       // After the units: say what is being done now, not a rate that no longer moves.
       const text = p.phase
         ? `${units}; now the ${p.phase}`
-        : `${units}, ${rate.toLocaleString('en-US')} rows/s`;
+        : p.amount !== undefined
+          ? units
+          : `${units}, ${rate.toLocaleString('en-US')} rows/s`;
       if (stream.isTTY) {
         stream.write(`\r\x1b[2K${text}`);
         shown = true;

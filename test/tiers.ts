@@ -30,6 +30,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/lanes.test.ts',
   'test/json-pieces.test.ts',
   'test/layout.test.ts',
+  'test/move-rewrite.test.ts',
   'test/ledger-rollup.test.ts',
   'test/plan.test.ts',
   'test/readme.test.ts',
