@@ -1,7 +1,8 @@
 // Issue 47's first "done when": five simulated domains on two endpoints (one tenant a workspace app),
 // three data sources each, exported by the scheduled path (the stack's one daily run across
 // tenants: each tenant's Plan, the units in shared lanes under caps, each tenant's Finish and
-// Summary) into one destination. Each tenant's tables equal, row for row, a
+// Summary) into one destination, beside a sixth tenant whose secret no longer authenticates, which
+// fails the run alone. Each tenant's tables equal, row for row, a
 // single-domain export of the same app into a destination of its own, and the portfolio's spend
 // sums every tenant once. Sizes: TENANTS_E2E_DAYS (default 5; the issue's 40) days of costs ending
 // yesterday, TENANTS_E2E_ROWS (default 10) rows per data source and day.
@@ -44,6 +45,8 @@ const TENANTS: readonly Tenant[] = [
   { id: 'ws-omega', endpoint: 1, seed: 75, workspaceApp: true },
 ];
 const IDS = TENANTS.map((t) => t.id);
+/** A tenant whose secret no longer authenticates: the daily run fails it alone. */
+const REVOKED = 'revoked';
 /** The daily run's caps on units in flight: fewer than the tenants, so lanes are shared. */
 const CAPS = { overall: 4, perEndpoint: 3, perTenant: 2 };
 
@@ -99,12 +102,14 @@ describe('five tenants on two endpoints, exported by the scheduled path into one
     s3 = await startS3({ buckets: [BUCKET] });
     // The single-domain runs read the same app from secrets of their own.
     secrets = await startSecretsManager(
-      Object.fromEntries(
-        IDS.flatMap((id) => [
+      Object.fromEntries([
+        ...IDS.flatMap((id) => [
           [`cloudforet/${id}`, apps[id]!],
           [`solo/${id}`, apps[id]!],
         ]),
-      ),
+        // A sixth tenant on the first endpoint whose client secret was regenerated in Cloudforet.
+        [`cloudforet/${REVOKED}`, consoleAppJson(domainOf(TENANTS[0]!).issueToken({ badSignature: true }))],
+      ]),
     );
     dir = await mkdtemp(join(tmpdir(), 'tenants-e2e-'));
 
@@ -115,20 +120,19 @@ describe('five tenants on two endpoints, exported by the scheduled path into one
       EXPORT_PREFIX: 'lake',
       LOG_LEVEL: 'error',
       EXPORT_TENANTS: encodeTenants(
-        new Map(
-          TENANTS.map((t) => [
-            t.id,
-            { endpoint: endpoints[t.endpoint]!.url, secretId: `cloudforet/${t.id}` },
-          ]),
-        ),
+        new Map([
+          ...TENANTS.map(
+            (t) => [t.id, { endpoint: endpoints[t.endpoint]!.url, secretId: `cloudforet/${t.id}` }] as const,
+          ),
+          [REVOKED, { endpoint: endpoints[0]!.url, secretId: `cloudforet/${REVOKED}` }] as const,
+        ]),
       ),
     });
     delete process.env.CLOUDFORET_ENDPOINT;
     delete process.env.CLOUDFORET_SECRET_ID;
     try {
       // The stack's one daily run covers every tenant, its units in shared lanes; inventories at once.
-      daily = await runTenantsRun(s3.client, { tenants: IDS }, { runId: 'daily', caps: CAPS });
-      expect(daily.failed, String(daily.result)).toBe(false);
+      daily = await runTenantsRun(s3.client, { tenants: [...IDS, REVOKED] }, { runId: 'daily', caps: CAPS });
       await Promise.all(IDS.map((id) => inventory({ tenant: id }, { awsRequestId: `inv-${id}` } as Context)));
     } finally {
       restore();
@@ -165,11 +169,17 @@ describe('five tenants on two endpoints, exported by the scheduled path into one
   });
 
   it('runs every tenant in one daily run, its units in lanes under every cap, each tenant in turn', () => {
-    expect(daily.outcomes.map((o) => o.tenant)).toEqual(IDS);
-    expect(daily.result).toMatchObject({ tenants: 5, succeeded: IDS, failed: [] });
+    expect(daily.outcomes.map((o) => o.tenant)).toEqual([...IDS, REVOKED]);
+    // The revoked tenant fails the run, named; the five others' exports are compared below.
+    expect(daily.failed).toBe(true);
+    expect(String((daily.result as Error).message)).toMatch(
+      /^1 of 6 tenants failed: revoked \(Plan: \w+: tenant revoked: .*; the other tenants' exports stand$/,
+    );
+    expect(daily.outcomes.filter((o) => o.summary?.failed === 0).map((o) => o.tenant)).toEqual(IDS);
     const units = daily.laneUnits.flat();
-    expect(units.length).toBe(daily.outcomes.reduce((n, o) => n + o.summary!.units, 0));
+    expect(units.length).toBe(daily.outcomes.reduce((n, o) => n + (o.summary?.units ?? 0), 0));
     expect(units.length).toBeGreaterThan(0);
+    expect(units.some((u) => u.tenant === REVOKED)).toBe(false);
     expect(daily.laneUnits.length).toBeLessThanOrEqual(CAPS.overall);
     const endpointOf = (u: Record<string, unknown>) => TENANTS.find((t) => t.id === u.tenant)!.endpoint;
     for (const id of IDS)
