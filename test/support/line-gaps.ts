@@ -38,7 +38,7 @@ export function runTimed(
 
 /**
  * A server that runs until Ctrl-C: `ready` once a line matches `until` (the lines so far), `stop`
- * sends SIGINT to its process group as a terminal does; its silence is measured up to the stop.
+ * sends SIGINT to its process group as a terminal does; its silence is measured up to `ready`.
  */
 export function startServerTimed(
   command: string,
@@ -72,6 +72,7 @@ function startTimed(
   const lines: TimedLine[] = [];
   const raw: string[] = [];
   let stoppedAt: number | undefined;
+  let readyAt: number | undefined;
   let markReady: (lines: readonly TimedLine[]) => void = () => {};
   const ready = new Promise<readonly TimedLine[]>((resolve) => {
     markReady = resolve;
@@ -94,7 +95,10 @@ function startTimed(
       pending = parts.pop() ?? '';
       for (const text of parts) {
         lines.push({ at, stream: name, text });
-        if (opts.until?.test(text)) markReady([...lines]);
+        if (readyAt === undefined && opts.until?.test(text)) {
+          readyAt = at;
+          markReady([...lines]);
+        }
       }
     });
     stream.on('end', () => {
@@ -109,7 +113,8 @@ function startTimed(
     child.on('close', (code) => {
       clearTimeout(killer);
       markReady([...lines]);
-      const end = stoppedAt ?? since();
+      // A server is measured up to the line saying it is ready: then it idles by design.
+      const end = readyAt ?? stoppedAt ?? since();
       lines.sort((a, b) => a.at - b.at);
       resolve({ code, lines, seconds: end, raw: raw.join(''), longestGap: longestGap(lines, end) });
     });
