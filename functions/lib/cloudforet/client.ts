@@ -2,7 +2,6 @@
 // Retry policy lives here and only here; callers never retry a single request themselves.
 import { Agent, type Dispatcher, request } from 'undici';
 import { type BodyBytes, BodyTooLargeError, readBody } from './body-bytes.ts';
-import { domainUnknownTo } from './domain-probe.ts';
 import { CloudforetApiError } from '../errors.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { registerSecret } from '../redact.ts';
@@ -10,6 +9,7 @@ import {
   abortedError,
   answerTooLargeError,
   deadlineError,
+  DOMAIN_UNKNOWN,
   explainStatus,
   isNoAnswer,
   networkError,
@@ -33,7 +33,7 @@ export interface CloudforetClientOptions {
   readonly dispatcher: Dispatcher;
   /** Named in error messages (e.g. "secret 'cloudforet/app'"); never the token itself. */
   readonly credentialSource?: string;
-  /** The token's domain (its did claim): after a 401, the endpoint is asked whether it knows it. */
+  /** The token's domain (its did claim): an answer that this domain is not found names it so. */
   readonly credentialDomainId?: string;
   /** The deadline of one attempt, headers and body together (default 60 s). */
   readonly requestTimeoutMs?: number;
@@ -114,7 +114,6 @@ export class CloudforetClient {
 
   /** Requests that were retried; for summaries and the soak. */
   retries = 0;
-  private domainCheck: Promise<string | undefined> | undefined;
 
   constructor(opts: CloudforetClientOptions) {
     this.endpoint = normalizeEndpoint(opts.endpoint);
@@ -266,21 +265,7 @@ export class CloudforetClient {
     }
     const status = response.statusCode;
     if (status >= 200 && status < 300) return { status, bytes };
-    const domain = status === 401 ? await this.unknownDomain() : undefined;
-    throw this.httpError(path, status, bytes.text(), response.headers, domain);
-  }
-
-  /** The token's domain when the endpoint says it has no such domain (asked once per client). */
-  private unknownDomain(): Promise<string | undefined> {
-    const domainId = this.opts.credentialDomainId;
-    if (domainId === undefined) return Promise.resolve(undefined);
-    this.domainCheck ??= domainUnknownTo(
-      this.endpoint,
-      domainId,
-      this.opts.dispatcher,
-      Math.min(this.deadlineMs, 10_000),
-    ).then((unknown) => (unknown ? domainId : undefined));
-    return this.domainCheck;
+    throw this.httpError(path, status, bytes.text(), response.headers);
   }
 
   private httpError(
@@ -288,15 +273,16 @@ export class CloudforetClient {
     status: number,
     text: string,
     headers: Dispatcher.ResponseData['headers'],
-    unknownDomain?: string,
   ): CloudforetApiError {
     const location = headers.location;
     const detail = { ...parseDetail(text), location: typeof location === 'string' ? location : undefined };
+    const unknownDomain = namesUnknownDomain(detail, this.opts.credentialDomainId);
     const retryAfter = headers['retry-after'];
-    const retryable = status >= 500 || status === 429;
+    const retryable = unknownDomain === undefined && (status >= 500 || status === 429);
     return new CloudforetApiError({
       status,
       apiCode: detail.code,
+      ...(unknownDomain !== undefined && { code: DOMAIN_UNKNOWN }),
       path,
       retryable,
       message: explainStatus(status, detail, {
@@ -314,6 +300,16 @@ export class CloudforetClient {
     const jittered = Math.round(cap / 2 + ((this.opts.random ?? Math.random)() * cap) / 2);
     return hintMs === undefined ? jittered : Math.min(this.retry.maxDelayMs, Math.max(hintMs, jittered));
   }
+}
+
+/**
+ * Cloudforet looks up the public key of the domain a token names before it checks the token; for
+ * a domain it does not have, that lookup's ERROR_NOT_FOUND (domain_id = …) is the answer to the
+ * request itself (python-core's authentication handler; identity's DomainSecret), not a 401.
+ */
+function namesUnknownDomain(detail: { code?: string; message?: string }, domainId: string | undefined) {
+  if (domainId === undefined || detail.code !== 'ERROR_NOT_FOUND') return undefined;
+  return detail.message?.includes(`(domain_id = ${domainId})`) ? domainId : undefined;
 }
 
 function parseRetryAfter(value: string): number | undefined {
