@@ -166,7 +166,8 @@ describe('no command is silent for more than 5 s', () => {
       { cwd: ROOT, env: ENV, killAfterMs: 30_000 },
     );
 
-    expect(run.code).not.toBe(0);
+    expect(run.code, transcript(run)).toBe(1);
+    expect(run.lines.filter((l) => /^check: waiting for .*: no answer for 5 s/.test(l.text))).toHaveLength(1);
     expectNoLongSilence(run);
   }, 40_000);
 
