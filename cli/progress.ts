@@ -71,7 +71,7 @@ export function watchSilence(
     stream.write(
       `${label}: waiting for ${client.endpoint}: no answer for ${Math.round(waited / 1000)} s (${limit})\n`,
     );
-  }, 250);
+  }, 100);
   timer.unref();
   return () => clearInterval(timer);
 }
