@@ -34,6 +34,11 @@ const CLOUDFORET: readonly ErrorCode[] = [
     'depends',
     'no answer: retried, unless the host name does not resolve, TLS does not match or the certificate is refused',
   ),
+  code(
+    'CLOUDFORET_DOMAIN_UNKNOWN',
+    'no',
+    'the endpoint does not know the domain the client_secret names (ERROR_NOT_FOUND for its domain_id): an app of another Cloudforet or another domain',
+  ),
   code('CLOUDFORET_DEADLINE', 'yes', 'the whole request, headers and body, outlasted its deadline'),
   code(
     'CLOUDFORET_SILENT',
