@@ -143,3 +143,30 @@ describe('the tenantMaxConcurrency setting', () => {
     ]);
   });
 });
+
+describe('the endpointMaxConcurrency setting', () => {
+  it("reads one endpoint's units at once in the daily run, up to backfillMaxConcurrency; unset without it", () => {
+    const settings = readSettings({
+      tenants: [acme, beta],
+      backfillMaxConcurrency: '8',
+      endpointMaxConcurrency: '3',
+    });
+
+    expect(settings.endpointMaxConcurrency).toBe(3);
+    expect(readSettings({ tenants: [acme] }).endpointMaxConcurrency).toBeUndefined();
+  });
+
+  it('refuses more than backfillMaxConcurrency, a cap without tenants, and what is no whole number', () => {
+    expect(problemsOf({ tenants: [acme], endpointMaxConcurrency: '5' })).toEqual([
+      "endpointMaxConcurrency (5) must be at most backfillMaxConcurrency (4), the units at once across every tenant (the unit function's reserved concurrency)",
+    ]);
+    expect(problemsOf({ cloudforetEndpoint: 'https://cf.example.com', endpointMaxConcurrency: '2' })).toEqual(
+      [
+        'endpointMaxConcurrency caps the units at once from one Cloudforet endpoint in the daily run across tenants: give tenants too (without them, backfillMaxConcurrency is the cap)',
+      ],
+    );
+    expect(problemsOf({ tenants: [acme], endpointMaxConcurrency: 'two' })).toEqual([
+      'endpointMaxConcurrency must be a whole number from 1 to 1000 (got "two")',
+    ]);
+  });
+});
