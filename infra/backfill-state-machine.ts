@@ -33,9 +33,22 @@ import {
   type ExportFunctionProps,
 } from './export-function.ts';
 
-const RUN_TIMEOUT = Duration.hours(24);
+export const RUN_TIMEOUT = Duration.hours(24);
 const THROTTLE_INTERVAL_SECONDS = 10;
 const THROTTLE_MAX_DELAY_SECONDS = 300;
+
+/**
+ * Throttled: another execution holds the unit function's reserved concurrency. Waiting is all
+ * that helps, and that execution may run as long as the state machine's timeout.
+ */
+export const THROTTLE_RETRY = {
+  errors: ['Lambda.TooManyRequestsException'],
+  interval: Duration.seconds(THROTTLE_INTERVAL_SECONDS),
+  backoffRate: 2,
+  maxDelay: Duration.seconds(THROTTLE_MAX_DELAY_SECONDS),
+  // Five of the waits ramp up from 10 s to the 300 s cap: the rest cover the whole timeout.
+  maxAttempts: Math.ceil(RUN_TIMEOUT.toSeconds() / THROTTLE_MAX_DELAY_SECONDS) + 5,
+};
 
 export type BackfillStateMachineProps = Omit<
   ExportFunctionProps,
@@ -176,16 +189,7 @@ export class BackfillStateMachine extends Construct {
           maxAttempts: 3,
           jitterStrategy: JitterType.FULL,
         })
-        .addRetry({
-          // Throttled: another execution holds the unit function's reserved concurrency. Waiting
-          // is all that helps, and that execution may run as long as the state machine's timeout.
-          errors: ['Lambda.TooManyRequestsException'],
-          interval: Duration.seconds(THROTTLE_INTERVAL_SECONDS),
-          backoffRate: 2,
-          maxDelay: Duration.seconds(THROTTLE_MAX_DELAY_SECONDS),
-          // Five of the waits ramp up from 10 s to the 300 s cap: the rest cover the whole timeout.
-          maxAttempts: Math.ceil(RUN_TIMEOUT.toSeconds() / THROTTLE_MAX_DELAY_SECONDS) + 5,
-        });
+        .addRetry(THROTTLE_RETRY);
       const map = new DistributedMap(scope, state.state, {
         itemReader: new S3JsonItemReader({
           bucketNamePath: JsonPath.stringAt('$.bucket'),

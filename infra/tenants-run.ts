@@ -35,10 +35,10 @@ import {
   type BackfillStateMachine,
   type BackfillStateMachineProps,
   PrefixResultWriter,
+  RUN_TIMEOUT,
+  THROTTLE_RETRY,
 } from './backfill-state-machine.ts';
 import { ExportFunction } from './export-function.ts';
-
-const RUN_TIMEOUT = Duration.hours(24);
 
 export interface TenantsRunProps extends BackfillStateMachineProps {
   /** The cost job's state machine, whose functions each tenant's states invoke. */
@@ -189,14 +189,7 @@ export class TenantsRunStateMachine extends Construct {
       outputPath: '$.Payload',
     })
       // First: States.TaskFailed matches a throttle too, and retriers are tried in order.
-      .addRetry({
-        // Throttled: another execution holds the unit function's reserved concurrency.
-        errors: ['Lambda.TooManyRequestsException'],
-        interval: Duration.seconds(10),
-        backoffRate: 2,
-        maxDelay: Duration.seconds(300),
-        maxAttempts: Math.ceil(RUN_TIMEOUT.toSeconds() / 300) + 5,
-      })
+      .addRetry(THROTTLE_RETRY)
       .addRetry({
         // The lane's own failure (its object unread, the invocation lost): the same step again.
         errors: ['States.TaskFailed'],
