@@ -98,8 +98,14 @@ describe('tenants on the Lambda path', () => {
 
   it('publishes each figure also under the tenant, and the unlabelled ones the alarms watch', async () => {
     const out: string[] = [];
+    const warned: string[] = [];
     const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
       out.push(String(chunk));
+      return true;
+    });
+    // Powertools writes its warnings to stderr through a Console of its own.
+    const warn = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      warned.push(String(chunk));
       return true;
     });
     try {
@@ -107,7 +113,10 @@ describe('tenants on the Lambda path', () => {
       await freshnessCheck({ tenant: 'beta' }, { awsRequestId: 'fresh-beta' } as Context);
     } finally {
       spy.mockRestore();
+      warn.mockRestore();
     }
+    // Powertools warns of a key named in two dimension sets: none is.
+    expect(warned.filter((w) => w.includes('EMF key'))).toEqual([]);
     const lines = out
       .flatMap((chunk) => chunk.split('\n'))
       .filter((line) => line.includes('"_aws"'))

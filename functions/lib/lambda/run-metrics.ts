@@ -40,12 +40,14 @@ const UNITS: Record<keyof typeof RUN_METRICS, (typeof MetricUnit)[keyof typeof M
 const metrics = () => new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
 
 /**
- * A line whose dimension sets are `base`, and for a tenant `base` with the tenant: each set added
- * whole (addDimensions), so Powertools sees no dimension added twice and warns of none.
+ * A line whose dimension sets are `base`, and for a tenant `base` with the tenant. `base` is the
+ * line's default dimensions, which every set carries: Powertools warns of a key named in two sets,
+ * so the sets themselves name nothing (the base alone) and the tenant alone.
  */
 function lineWith(base: Record<string, string>, tenant: string | undefined): Metrics {
-  const m = metrics().addDimensions(base);
-  return tenant === undefined ? m : m.addDimensions({ ...base, [TENANT_DIMENSION]: tenant });
+  const m = metrics();
+  m.setDefaultDimensions(base);
+  return tenant === undefined ? m : m.addDimensions({}).addDimensions({ [TENANT_DIMENSION]: tenant });
 }
 
 export function publishRunMetrics(functionName: string, figures: RunFigures, tenant?: string): void {
