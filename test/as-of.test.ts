@@ -86,15 +86,14 @@ const rowsOf = async (db: AthenaLike, sql: string) =>
   (await db.run(sql)).map((r) => JSON.stringify(normal(r))).sort();
 
 /** What a reader saw: the combined views (compacted months from their monthly objects) and the daily tables. */
-async function readerSees(): Promise<Record<string, string[]>> {
+async function readerSees(): Promise<Reads> {
   return withAthena(async (db) => ({
     costs: await rowsOf(db, 'SELECT * FROM costs_combined'),
     focus: await rowsOf(db, 'SELECT * FROM focus_combined'),
-    costsDaily: await rowsOf(db, 'SELECT * FROM costs'),
   }));
 }
 
-async function asOf(at: Date): Promise<Record<string, string[]>> {
+async function asOf(at: Date): Promise<Reads> {
   const instant = `TIMESTAMP '${at.toISOString().slice(0, 23).replace('T', ' ')}'`;
   return withAthena(async (db) => ({
     costs: await rowsOf(db, sqlOf('costs_as_of').replaceAll(SAMPLE_AT, instant)),
@@ -113,8 +112,13 @@ async function bytesUnder(folder: string): Promise<number> {
   return total;
 }
 
+interface Reads {
+  readonly costs: string[];
+  readonly focus: string[];
+}
+
 const times: Date[] = [];
-const seen: Array<Record<string, string[]>> = [];
+const seen: Reads[] = [];
 
 describe('a confirmed day restated three times, read as of each time', () => {
   it('keeps every replaced object as a revision, with a ledger line saying when and why', async () => {
@@ -131,10 +135,12 @@ describe('a confirmed day restated three times, read as of each time', () => {
 
     const revisions = await filesUnder(`costs_revisions/billed_date=${DAY}`);
     expect(revisions.filter((f) => f.startsWith(`${ds}~`))).toHaveLength(3);
-    expect(await filesUnder(`focus_revisions/x_billing_period=${MONTH}/x_charge_day=${DAY.slice(8)}`)).toContainEqual(
-      expect.stringMatching(new RegExp(`^${ds}~[0-9a-f]{16}\\.parquet$`)),
+    expect(
+      await filesUnder(`focus_revisions/x_billing_period=${MONTH}/x_charge_day=${DAY.slice(8)}`),
+    ).toContainEqual(expect.stringMatching(new RegExp(`^${ds}~[0-9a-f]{16}\\.parquet$`)));
+    expect((await filesUnder(`costs_monthly_revisions/billed_month=${MONTH}`)).length).toBeGreaterThanOrEqual(
+      3,
     );
-    expect((await filesUnder(`costs_monthly_revisions/billed_month=${MONTH}`)).length).toBeGreaterThanOrEqual(3);
     const lines = await withAthena((db) =>
       db.run(
         `SELECT outcome, reason, superseded_at, current_since, revision_key FROM revisions
@@ -150,7 +156,9 @@ describe('a confirmed day restated three times, read as of each time', () => {
     }
     // The restatement line names the revision it replaced.
     const restated = await withAthena((db) =>
-      db.run(`SELECT revision_key FROM cost_restatements WHERE billed_date = '${DAY}' AND data_source_id = '${ds}'`),
+      db.run(
+        `SELECT revision_key FROM cost_restatements WHERE billed_date = '${DAY}' AND data_source_id = '${ds}'`,
+      ),
     );
     expect(restated.map((r) => r.revision_key).sort()).toEqual(lines.map((l) => l.revision_key).sort());
     // Not vacuous: each restatement changed what a reader saw.
@@ -172,9 +180,16 @@ describe('a confirmed day restated three times, read as of each time', () => {
   it('still reads every time back once the day has left retention and Cloudforet has purged it', async () => {
     const [ds] = sim.dataSourceIds() as [string];
     sim.resync(ds, DAY, { rowDelta: -1_000_000 });
-    const client = new CloudforetClient({ endpoint: sim.url, token: sim.issueToken(), dispatcher: new Agent() });
+    const client = new CloudforetClient({
+      endpoint: sim.url,
+      token: sim.issueToken(),
+      dispatcher: new Agent(),
+    });
 
-    const run = await runCostExport({ client, sink: dirSink(out), archiveAfterDays: 0 }, { from: DAY, to: DAY });
+    const run = await runCostExport(
+      { client, sink: dirSink(out), archiveAfterDays: 0 },
+      { from: DAY, to: DAY },
+    );
 
     expect(run).toMatchObject({ kept: 1 });
     expect(await readerSees()).toEqual(seen.at(-1));
@@ -204,11 +219,16 @@ describe('a confirmed day restated three times, read as of each time', () => {
     const tables = ['costs', 'focus', 'unified_costs', 'costs_monthly', 'focus_monthly'];
     const figures = Object.fromEntries(
       await Promise.all(
-        tables.map(async (t) => [t, { table: await bytesUnder(t), revisions: await bytesUnder(`${t}_revisions`) }]),
+        tables.map(async (t) => [
+          t,
+          { table: await bytesUnder(t), revisions: await bytesUnder(`${t}_revisions`) },
+        ]),
       ),
     );
     const ledger = await bytesUnder('ledger/revisions');
-    console.log(`revision bytes after 1 export and 3 restatements of one day: ${JSON.stringify({ ...figures, ledger })}`);
+    console.log(
+      `revision bytes after 1 export and 3 restatements of one day: ${JSON.stringify({ ...figures, ledger })}`,
+    );
 
     expect(figures.costs.revisions).toBeGreaterThan(0);
     expect(ledger).toBeGreaterThan(0);

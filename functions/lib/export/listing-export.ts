@@ -108,7 +108,8 @@ export async function exportListing<C>(
     // What is out now is kept for good before anything replaces or removes it (storage/gate.ts).
     let kept: KeptRevision | undefined;
     const keepCurrent = async () => {
-      if (await isPublished(deps.sink, spec.key, await reading)) kept = await keepRevision(deps.sink, spec.key);
+      if (await isPublished(deps.sink, spec.key, await reading))
+        kept = await keepRevision(deps.sink, spec.key);
     };
     const { rows, bytes, stored, shrunk } = await writeObject(
       deps,

@@ -29,7 +29,10 @@ export interface RevisionRecord {
 
 /** `costs/billed_date=D/ds-1.parquet` -> its table and unit name. */
 function unitOf(key: string): { table: string; unit: string } {
-  return { table: key.slice(0, key.indexOf('/')), unit: key.slice(key.lastIndexOf('/') + 1, -'.parquet'.length) };
+  return {
+    table: key.slice(0, key.indexOf('/')),
+    unit: key.slice(key.lastIndexOf('/') + 1, -'.parquet'.length),
+  };
 }
 
 export async function recordRevision(

@@ -195,7 +195,11 @@ export const revisionsTable: LedgerTableDef = {
     col('revision_sha256', 'string', "The kept bytes' SHA-256"),
     col('revision_bytes', 'bigint', 'Their size in bytes'),
     col('revision_rows', 'bigint', 'The rows they hold (as their manifest counted)'),
-    col('current_since', 'string', "When the superseded object was exported (its rows' exported_at), ISO 8601"),
+    col(
+      'current_since',
+      'string',
+      "When the superseded object was exported (its rows' exported_at), ISO 8601",
+    ),
     col(
       'superseded_at',
       'string',
@@ -203,7 +207,11 @@ export const revisionsTable: LedgerTableDef = {
     ),
     col('outcome', 'string', 'replaced (a new object under the same key) or removed (no object since)'),
     col('reason', 'string', "Why: the plan's reason (costs, e.g. cost-changed), or what the table follows"),
-    col('evidence', 'string', "What proved it: the gate's proof of a removal or a shrink, or the rows before and after"),
+    col(
+      'evidence',
+      'string',
+      "What proved it: the gate's proof of a removal or a shrink, or the rows before and after",
+    ),
     col('new_rows', 'bigint', 'Rows of the replacing object (0: removed)'),
     col('run_id', 'string', 'The run that superseded it'),
   ],
