@@ -33,6 +33,8 @@ const VIEWS = [
   'create_focus_versions_view',
 ];
 const SAMPLE_AT = "TIMESTAMP '2026-10-03 00:00:00'";
+/** A saved as-of query at another instant than its sample's. */
+const query = (name: string, instant: string) => sqlOf(name).replaceAll(SAMPLE_AT, instant);
 
 let sim: Simulator;
 let dir: string;
@@ -96,8 +98,8 @@ async function readerSees(): Promise<Reads> {
 async function asOf(at: Date): Promise<Reads> {
   const instant = `TIMESTAMP '${at.toISOString().slice(0, 23).replace('T', ' ')}'`;
   return withAthena(async (db) => ({
-    costs: await rowsOf(db, sqlOf('costs_as_of').replaceAll(SAMPLE_AT, instant)),
-    focus: await rowsOf(db, sqlOf('focus_as_of').replaceAll(SAMPLE_AT, instant)),
+    costs: await rowsOf(db, query('costs_as_of', instant)),
+    focus: await rowsOf(db, query('focus_as_of', instant)),
   }));
 }
 
