@@ -15,6 +15,7 @@ import { runInventory } from './inventory-command.ts';
 import { interruptOnSignals } from './interrupt.ts';
 import { redactingIo } from './redacting-io.ts';
 import { runReleaseClaim } from './release-claim-command.ts';
+import { runAsOf } from './as-of-command.ts';
 import { type CommandName, commandNames, commandUsage, usage } from './usage.ts';
 
 const commands: Record<CommandName, (ctx: CommandContext) => Promise<number>> = {
@@ -24,6 +25,7 @@ const commands: Record<CommandName, (ctx: CommandContext) => Promise<number>> = 
   anomalies: runAnomalies,
   statements: runStatements,
   'release-claim': runReleaseClaim,
+  'as-of': runAsOf,
 };
 export const ownOptions: Record<CommandName, ReadonlyArray<keyof Values>> = {
   costs: ['date', 'from', 'to', 'data-source', 'force', 'verify', 'cost-reports', 'concurrency', 'json'],
@@ -32,6 +34,7 @@ export const ownOptions: Record<CommandName, ReadonlyArray<keyof Values>> = {
   anomalies: ['json'],
   statements: ['month', 'currency', 'json'],
   'release-claim': ['force'],
+  'as-of': ['table', 'at', 'from', 'to', 'json'],
 };
 
 /** Commands that read what was exported, with --out alone: no endpoint, no secret. */
@@ -39,6 +42,7 @@ export const readsDestinationOnly: ReadonlySet<CommandName> = new Set([
   'anomalies',
   'statements',
   'release-claim',
+  'as-of',
 ]);
 
 export async function main(argv: readonly string[], env: Env, given: CliIo = process): Promise<number> {

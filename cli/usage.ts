@@ -124,6 +124,19 @@ ${TENANT}
   --force                  release it although its holder's latest run started less than ${EXPIRY_MIN} min ago
                            (default: only an expired claim); say it only when no run of it is going
 ${EXIT_CODES}`,
+  'as-of': `Usage: cloudforet-export as-of --out (DIR | s3://bucket/prefix) --table costs|focus --at INSTANT [--from YYYY-MM-DD --to YYYY-MM-DD] [--json]
+Prints a table exactly as a reader saw it at INSTANT (ISO 8601, e.g. 2026-10-03T00:00:00Z): for each
+day and data source, the rows of the object current then, whether it is still current or was since
+replaced by a restatement (kept for good under <table>_revisions/). The saved queries costs_as_of and
+focus_as_of answer the same in Athena. No Cloudforet request; reads every object of the days asked.
+Options:
+  --table costs|focus      the table to read
+  --at INSTANT             the instant, ISO 8601 with its zone (Z for UTC)
+  --from YYYY-MM-DD, --to YYYY-MM-DD   only these days (default: every day exported)
+  --out DIR | s3://bucket/prefix   the destination 'costs' exported to (env EXPORT_DESTINATION)
+${TENANT}
+  --json                   print one JSON object: the table, the instant and its rows (default: a line a row)
+${EXIT_CODES}`,
 } as const;
 
 export type CommandName = keyof typeof commandUsage;
@@ -137,6 +150,7 @@ Commands:
   anomalies   cost anomalies in what 'costs' exported (reads --out only)
   statements  a monthly statement per workspace, CSV and HTML (reads --out only)
   release-claim  release the destination claim a killed run left (reads --out only)
+  as-of       a table exactly as a reader saw it at an instant (reads --out only)
 Run cloudforet-export COMMAND --help for a command's options; --version prints the version.
 ${CONNECTION}
 ${EXIT_CODES}`;

@@ -201,6 +201,24 @@ describe('a confirmed day restated three times, read as of each time', () => {
     expect((await asOf(new Date())).costs).toEqual(seen.at(-1)!.costs);
   }, 300_000);
 
+  it('the CLI reads the same rows at each time, from the destination alone', async () => {
+    for (const [i, at] of times.entries()) {
+      const io = fakeIo();
+
+      const code = await main(
+        ['as-of', '--out', out, '--table', 'costs', '--at', at.toISOString(), '--json'],
+        {},
+        io,
+      );
+
+      expect(code).toBe(0);
+      const rows = JSON.parse(io.out())
+        .rows.map((r: unknown) => JSON.stringify(normal(r)))
+        .sort();
+      expect({ i, rows }).toEqual({ i, rows: seen[i]!.costs });
+    }
+  }, 300_000);
+
   it('the verifier finds every revision as named, and a damaged one', async () => {
     const clean = await verifyDestination(dirSink(out), { checksums: true });
     expect(clean.findings).toEqual([]);
