@@ -130,9 +130,10 @@ day and data source, the rows of the object current then, whether it is still cu
 replaced by a restatement (kept for good under <table>_revisions/). The saved queries costs_as_of and
 focus_as_of answer the same in Athena. No Cloudforet request; reads every object of the days asked.
 Options:
-  --table costs|focus      the table to read
-  --at INSTANT             the instant, ISO 8601 with its zone (Z for UTC)
-  --from YYYY-MM-DD, --to YYYY-MM-DD   only these days (default: every day exported)
+  --table costs|focus      the table to read (required: no default)
+  --at INSTANT             the instant, ISO 8601 with its zone, Z for UTC (required: no default)
+  --from YYYY-MM-DD        the first day read (default: every day exported)
+  --to YYYY-MM-DD          the last day read (default: every day exported)
   --out DIR | s3://bucket/prefix   the destination 'costs' exported to (env EXPORT_DESTINATION)
 ${TENANT}
   --json                   print one JSON object: the table, the instant and its rows (default: a line a row)
