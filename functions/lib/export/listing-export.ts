@@ -108,8 +108,9 @@ export async function exportListing<C>(
     // What is out now is kept for good before anything replaces or removes it (storage/gate.ts).
     let kept: KeptRevision | undefined;
     const keepCurrent = async () => {
-      if (await isPublished(deps.sink, spec.key, await reading))
-        kept = await keepRevision(deps.sink, spec.key);
+      const before = await reading;
+      if (await isPublished(deps.sink, spec.key, before))
+        kept = await keepRevision(deps.sink, spec.key, before?.sha256);
     };
     const { rows, bytes, stored, shrunk } = await writeObject(
       deps,

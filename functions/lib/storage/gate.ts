@@ -209,12 +209,22 @@ export interface KeptRevision {
  * bytes is already there. Called before the replacing commit or the removal, so a crash in between
  * leaves the object and its copy (the same bytes twice, never none); a rerun finds the copy and
  * writes nothing. A revision is never rewritten nor removed. Undefined when no object is there.
+ * Bytes that are not the ones the unit's manifest records (`published`: its SHA-256) may be damage,
+ * which Athena would fail on inside a revisions table: they are kept whole under `_damaged/`
+ * instead, outside every table. (So is the rare object a crashed attempt committed without its
+ * manifest, current for the seconds until the rerun.)
  */
-export async function keepRevision(sink: Sink, key: string): Promise<KeptRevision | undefined> {
+export async function keepRevision(
+  sink: Sink,
+  key: string,
+  published: string | undefined,
+): Promise<KeptRevision | undefined> {
   const bytes = await sink.readBytes(key);
   if (bytes === undefined) return undefined;
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const kept = { key: revisionKey(key, sha256), sha256, bytes: bytes.length };
+  const revision = revisionKey(key, sha256);
+  const recorded = published === undefined || published === sha256;
+  const kept = { key: recorded ? revision : setAsideKey(revision), sha256, bytes: bytes.length };
   const folder = kept.key.slice(0, kept.key.lastIndexOf('/') + 1);
   if ((await sink.list(folder)).includes(kept.key)) return kept;
   const upload = sink.begin(kept.key, 'application/vnd.apache.parquet');
