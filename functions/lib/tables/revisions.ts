@@ -9,14 +9,19 @@ import { unifiedCostTable } from './unified-costs.ts';
 
 type AnyTable = TableDef<never, never>;
 
+/** The tables with a `<table>_versions` view (infra/queries): their as-of reads. */
+const VERSIONED = new Set(['costs', 'focus']);
+
 function revisionsOf(table: AnyTable): AnyTable {
   return {
     ...table,
     name: `${table.name}_revisions`,
     description:
       `Every ${table.name} object a later export replaced or removed, kept whole and for good (the columns ` +
-      `are ${table.name}'s); the revisions ledger table says when each stopped being current and why, and ` +
-      `the ${table.name}_versions view reads it with ${table.name} as of any time.`,
+      `are ${table.name}'s); the revisions ledger table says when each stopped being current and why` +
+      (VERSIONED.has(table.name)
+        ? `, and the ${table.name}_versions view reads it with ${table.name} as of any time.`
+        : '.'),
   };
 }
 
