@@ -145,8 +145,13 @@ export async function createTableViews(connection: DuckDBConnection, dir: string
       continue;
     }
     const glob = join(dir, table.name, ...(table.dayKey ? ['*', '*'] : ['*']), '*.parquet');
+    // Glue reads such a table by position, naming some columns otherwise (tables/revisions.ts).
+    const byPosition =
+      'byPosition' in table ? (table.byPosition as Record<string, string> | undefined) : undefined;
+    const renames = Object.entries(byPosition ?? {}).map(([from, to]) => `"${from}" AS "${to}"`);
+    const star = renames.length > 0 ? `* RENAME (${renames.join(', ')})` : '*';
     await connection.run(
-      `CREATE VIEW ${table.name} AS SELECT * FROM read_parquet('${glob}', hive_partitioning = true, hive_types_autocast = false)`,
+      `CREATE VIEW ${table.name} AS SELECT ${star} FROM read_parquet('${glob}', hive_partitioning = true, hive_types_autocast = false)`,
     );
   }
   for (const table of ledgerTables) await connection.run(ledgerView(dir, table));

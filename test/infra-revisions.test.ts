@@ -85,4 +85,17 @@ describe('revision bytes are kept for good', () => {
     const costs = tables.find((t) => t.Name === 'costs_revisions')!;
     expect(JSON.stringify(costs.StorageDescriptor.Location)).toContain('/cloudforet/costs_revisions/');
   });
+
+  it("focus_revisions is no table CID's discovery takes for FOCUS: BilledCost named otherwise, read by position", () => {
+    const input = Object.values(synthSingle().findResources('AWS::Glue::Table'))
+      .map((t) => (t as { Properties: { TableInput: Json } }).Properties.TableInput)
+      .find((t) => t.Name === 'focus_revisions') as {
+      StorageDescriptor: { Columns: Array<{ Name: string }>; SerdeInfo: { Parameters: Json } };
+    };
+    const columns = input.StorageDescriptor.Columns.map((c) => c.Name);
+
+    expect(columns[0]).toBe('x_BilledCost');
+    expect(columns).not.toContain('BilledCost');
+    expect(input.StorageDescriptor.SerdeInfo.Parameters['parquet.column.index.access']).toBe('true');
+  });
 });

@@ -4,6 +4,8 @@
 -- replaced it, or of its removal in the revisions ledger; NULL while current). "As of" an instant T:
 -- WHERE version_from <= T AND (version_to IS NULL OR version_to > T) (focus_as_of). A superseded
 -- object also still current (kept just before a replacement that did not happen) is read once.
+-- focus_revisions names BilledCost x_BilledCost, so that CID's discovery does not take it for a
+-- FOCUS table; the union names it back.
 CREATE OR REPLACE VIEW focus_versions AS
 WITH current_versions AS (
   SELECT DISTINCT x_billing_period, x_charge_day, x_data_source_id, x_exported_at FROM focus
@@ -85,7 +87,7 @@ objects AS (
   FROM focus c
   UNION ALL
   SELECT
-  r."BilledCost",
+  r.x_BilledCost,
   r."BillingAccountId",
   r."BillingAccountName",
   r."BillingCurrency",
