@@ -25,6 +25,7 @@ export const options = {
   to: { type: 'string' },
   'data-source': { type: 'string', multiple: true },
   force: { type: 'boolean' },
+  'delete-source': { type: 'boolean' },
   verify: { type: 'boolean' },
   'cost-reports': { type: 'boolean' },
   'snapshot-date': { type: 'string' },

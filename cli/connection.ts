@@ -31,13 +31,15 @@ import {
   PROBE_TIMEOUT_MS,
   type Values,
 } from './command-context.ts';
+import { watchSecretLoad } from './progress.ts';
 
 /** The context of a command that reads the destination only (anomalies): --out, nothing else. */
 export function destinationContext(command: string, values: Values, env: Env, io: CliIo): CommandContext {
   const given = homeExpanded(values.out ?? env.EXPORT_DESTINATION);
   if (!given)
     throw usageError(`missing --out (or EXPORT_DESTINATION); see cloudforet-export ${command} --help`);
-  const destination = withTenant(given, values, env);
+  // move-into-tenant names the tenant it moves into: it works on the whole destination.
+  const destination = command === 'move-into-tenant' ? checked(given) : withTenant(given, values, env);
   return {
     values,
     io,
@@ -74,7 +76,7 @@ export function commandContext(
   const giveUpAfterMs =
     wholeNumber('--give-up-after', values['give-up-after'], GIVE_UP_AFTER_S, 1, 86_400) * 1000;
   const maxAnswerBytes = maxAnswerMb(values['max-answer-mb'], env.CLOUDFORET_MAX_ANSWER_MB) * 1024 * 1024;
-  const secrets = secretSource(command, values, env);
+  const secrets = secretSource(command, values, env, io, requestTimeoutMs);
   const log = cliLogger(env, io);
   return {
     values,
@@ -106,6 +108,11 @@ function homeExpanded(destination: string | undefined): string | undefined {
   throw usageError(
     `--out '${destination}' starts with '~user', which is not expanded here: give the folder's full path`,
   );
+}
+
+function checked(destination: string): string {
+  parseDestination(destination);
+  return destination;
 }
 
 /**
@@ -183,12 +190,33 @@ export function wholeNumber(
   return n;
 }
 
-function secretSource(command: string, values: Values, env: Env): SecretSource {
+function secretSource(
+  command: string,
+  values: Values,
+  env: Env,
+  io: CliIo,
+  requestTimeoutMs: number,
+): SecretSource {
   const file = values['secret-file'] ?? (values['secret-id'] ? undefined : env.CLOUDFORET_SECRET_FILE);
   const id = values['secret-id'] ?? (file ? undefined : env.CLOUDFORET_SECRET_ID);
   if (file && id) throw usageError('give --secret-file or --secret-id, not both');
   if (file) return fileSecretSource(file);
-  if (id) return secretsManagerSource({ client: new SecretsManagerClient({}), secretId: id });
+  if (id) {
+    // The SDK waits for ever on a Secrets Manager that answers nothing: each attempt is bounded by
+    // --timeout as Cloudforet's requests are, and the wait is said every 5 s.
+    const client = new SecretsManagerClient({
+      requestHandler: {
+        connectionTimeout: requestTimeoutMs,
+        requestTimeout: requestTimeoutMs,
+        throwOnRequestTimeout: true,
+      },
+    });
+    const limit = `each attempt waits ${Math.round(requestTimeoutMs / 1000)} s at most; --timeout`;
+    return watchSecretLoad(io.stderr, command, secretsManagerSource({ client, secretId: id }), {
+      what: `secret '${id}' from AWS Secrets Manager`,
+      limit,
+    });
+  }
   throw usageError(
     `missing --secret-file PATH or --secret-id ID (or CLOUDFORET_SECRET_FILE / CLOUDFORET_SECRET_ID); see cloudforet-export ${command} --help`,
   );

@@ -14,6 +14,7 @@ import { runCosts } from './costs-command.ts';
 import { runInventory } from './inventory-command.ts';
 import { interruptOnSignals } from './interrupt.ts';
 import { redactingIo } from './redacting-io.ts';
+import { runMoveIntoTenant } from './move-into-tenant-command.ts';
 import { runReleaseClaim } from './release-claim-command.ts';
 import { runAsOf } from './as-of-command.ts';
 import { type CommandName, commandNames, commandUsage, usage } from './usage.ts';
@@ -26,6 +27,7 @@ const commands: Record<CommandName, (ctx: CommandContext) => Promise<number>> = 
   statements: runStatements,
   'release-claim': runReleaseClaim,
   'as-of': runAsOf,
+  'move-into-tenant': runMoveIntoTenant,
 };
 export const ownOptions: Record<CommandName, ReadonlyArray<keyof Values>> = {
   costs: ['date', 'from', 'to', 'data-source', 'force', 'verify', 'cost-reports', 'concurrency', 'json'],
@@ -35,6 +37,7 @@ export const ownOptions: Record<CommandName, ReadonlyArray<keyof Values>> = {
   statements: ['month', 'currency', 'json'],
   'release-claim': ['force'],
   'as-of': ['table', 'at', 'from', 'to', 'json'],
+  'move-into-tenant': ['delete-source', 'force', 'json'],
 };
 
 /** Commands that read what was exported, with --out alone: no endpoint, no secret. */
@@ -43,6 +46,7 @@ export const readsDestinationOnly: ReadonlySet<CommandName> = new Set([
   'statements',
   'release-claim',
   'as-of',
+  'move-into-tenant',
 ]);
 
 export async function main(argv: readonly string[], env: Env, given: CliIo = process): Promise<number> {
@@ -167,6 +171,8 @@ const EVENT_FIELDS: Record<string, string> = {
   force: '--force',
   month: '--month',
   currency: '--currency',
+  tenant: '--tenant',
+  deleteSource: '--delete-source',
 };
 
 /** The shared event checks name event fields ("from"); on the command line they are flags. */
@@ -181,7 +187,7 @@ function unknownOption(error: unknown): string | undefined {
 
 function flagNames(message: string): string {
   return message.replace(
-    /"(date|from|to|snapshotDate|dataSourceIds|force|month|currency)"/g,
+    /"(date|from|to|snapshotDate|dataSourceIds|force|month|currency|tenant|deleteSource)"/g,
     (_, field: string) => EVENT_FIELDS[field]!,
   );
 }

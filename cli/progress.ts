@@ -1,5 +1,6 @@
 // Progress for long runs: a live line on a terminal; on a pipe or a file, one line per step (each
 // tenth of the units, each phase after them) and one at least every few seconds in between.
+import type { SecretSource } from '../functions/lib/faces/edge.ts';
 import type { CloudforetSession, RunProgress } from '../functions/lib/faces/face.ts';
 
 export function progressReporter(
@@ -14,11 +15,14 @@ export function progressReporter(
   return {
     update(p) {
       const rate = p.elapsedMs > 0 ? Math.round((p.rows / p.elapsedMs) * 1000) : 0;
-      const units = `${label}: ${p.unitsDone}/${p.unitsTotal} units, ${p.rows.toLocaleString('en-US')} rows`;
+      const done = `${label}: ${p.unitsDone}/${p.unitsTotal} ${p.noun ?? 'units'}`;
+      const units = `${done}, ${p.amount ?? `${p.rows.toLocaleString('en-US')} rows`}`;
       // After the units: say what is being done now, not a rate that no longer moves.
       const text = p.phase
         ? `${units}; now the ${p.phase}`
-        : `${units}, ${rate.toLocaleString('en-US')} rows/s`;
+        : p.amount !== undefined
+          ? units
+          : `${units}, ${rate.toLocaleString('en-US')} rows/s`;
       if (stream.isTTY) {
         stream.write(`\r\x1b[2K${text}`);
         shown = true;
@@ -70,7 +74,31 @@ export function watchSilence(
     stream.write(
       `${label}: waiting for ${client.endpoint}: no answer for ${Math.round(waited / 1000)} s (${limit})\n`,
     );
-  }, 250);
+  }, 100);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/**
+ * A line every 5 s while the secret is being read (Secrets Manager that answers nothing, a slow
+ * network path to it), so the wait before the first request is never a silent one either.
+ */
+export function watchSecretLoad(
+  stream: NodeJS.WriteStream,
+  label: string,
+  source: SecretSource,
+  says: { readonly what: string; readonly limit: string },
+  everyMs = 5_000,
+): SecretSource {
+  return {
+    load() {
+      const started = Date.now();
+      const timer = setInterval(() => {
+        const waited = Math.round((Date.now() - started) / 1000);
+        stream.write(`${label}: reading the ${says.what}: no answer for ${waited} s (${says.limit})\n`);
+      }, everyMs);
+      timer.unref();
+      return source.load().finally(() => clearInterval(timer));
+    },
+  };
 }

@@ -138,6 +138,23 @@ Options:
 ${TENANT}
   --json                   print one JSON object: the table, the instant and its rows (default: a line a row)
 ${EXIT_CODES}`,
+  'move-into-tenant': `Usage: cloudforet-export move-into-tenant --out (DIR | s3://bucket/prefix) --tenant ID [--delete-source] [--force] [--json]
+Moves a single-domain destination (what a stack without tenants, or 'costs' without --tenant,
+wrote under --out) into the tenant folder tenants/ID/ of the same --out, where a stack with tenants
+writes tenant ID: every object copied and read back (SHA-256, compared per object), manifests
+rewritten only where the copy's ETag or mtime differs (S3 gives an object uploaded in parts a new
+ETag when copied), so that the tenant's runs export nothing again. Refused before any write when
+--out holds no single-domain destination, tenants/ID/ holds anything but this move, or a run may
+still be writing. Killed, the same command finishes the move. No Cloudforet request.
+Options:
+  --out DIR | s3://bucket/prefix   the single-domain destination (env EXPORT_DESTINATION)
+  --tenant ID              the tenant to move it into: its folder tenants/ID/ of --out (required: no default)
+  --delete-source          once every copy is verified, delete the source, each object only while it
+                           reads back as its verified copy (default: the source is kept)
+  --force                  move although the latest run into --out started less than ${EXPIRY_MIN} min ago
+                           (default: refused, it may still be writing); say it only when none is going
+${JSON_OUTPUT}
+${EXIT_CODES}`,
 } as const;
 
 export type CommandName = keyof typeof commandUsage;
@@ -152,6 +169,7 @@ Commands:
   statements  a monthly statement per workspace, CSV and HTML (reads --out only)
   release-claim  release the destination claim a killed run left (reads --out only)
   as-of       a table exactly as a reader saw it at an instant (reads --out only)
+  move-into-tenant  move a single-domain destination into a tenant folder of it (reads --out only)
 Run cloudforet-export COMMAND --help for a command's options; --version prints the version.
 ${CONNECTION}
 ${EXIT_CODES}`;

@@ -116,6 +116,11 @@ export class BackfillStateMachine extends Construct {
     );
   }
 
+  /** The function the Map invokes for each unit (each lane, in the daily run across tenants). */
+  unitFunction(): ExportFunction {
+    return this.stateFunction(COST_JOB_STATES.find((s) => s.map)!.state);
+  }
+
   /** The function of a state of COST_JOB_STATES. */
   stateFunction(state: string): ExportFunction {
     const fn = this.functions[state];
@@ -219,7 +224,7 @@ export class BackfillStateMachine extends Construct {
  * 256 KiB payload limit and fail the map before Summary runs. CDK would grant on the whole
  * bucket; the construct grants on this prefix alone.
  */
-class PrefixResultWriter extends ResultWriterV2 {
+export class PrefixResultWriter extends ResultWriterV2 {
   constructor(bucket: IBucket, prefix: string) {
     super({ bucket, prefix });
   }

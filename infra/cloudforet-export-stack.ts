@@ -18,12 +18,13 @@ import { CostAlerts } from './cost-alerts.ts';
 import { exportBucket } from './export-bucket.ts';
 import { ExportFunction } from './export-function.ts';
 import { ExportMonitoring } from './monitoring.ts';
-import { scheduledRuns } from './scheduled-runs.ts';
+import { COST_DAILY, scheduledRuns } from './scheduled-runs.ts';
 import { ExportSchedules } from './schedules.ts';
 import type { Settings } from './settings.ts';
 import { singleLake } from './single-lake.ts';
 import { PortfolioLake } from './portfolio-lake.ts';
 import { TenantLake, tenantSecrets } from './tenant-lake.ts';
+import { TenantsRunStateMachine } from './tenants-run.ts';
 
 export interface CloudforetExportStackProps extends StackProps {
   readonly settings: Settings;
@@ -76,6 +77,28 @@ export class CloudforetExportStack extends Stack {
       statements: costAlerts.statements.function,
       freshness: freshness.function,
     });
+    // With tenants the cost export is one daily run across them all; their other runs are their own.
+    const daily = tenants
+      ? new TenantsRunStateMachine(this, 'TenantsRun', { ...common, backfill })
+      : undefined;
+    const alarms = new ExportAlarms(this, 'Alarms', {
+      email: settings.alarmEmail,
+      functions: [
+        { id: 'CostExport', function: cost.function },
+        { id: 'InventoryExport', function: inventory.function },
+        { id: 'FreshnessCheck', function: freshness.function },
+        { id: 'Alerts', function: costAlerts.alerts.function },
+        { id: 'Statements', function: costAlerts.statements.function },
+      ],
+      stateMachines: [
+        { id: 'Backfill', stateMachine: backfill.stateMachine },
+        ...(daily ? [{ id: 'TenantsRun', stateMachine: daily.stateMachine }] : []),
+      ],
+      queues: [
+        { id: 'FailedInvocationsQueue', queue: failedInvocations },
+        { id: 'SchedulerDeadLetterQueue', queue: schedulerDlq },
+      ],
+    });
     const tables = props.tables ?? exportTables;
     const lakes = (tenants ?? []).map(
       (tenant) =>
@@ -84,10 +107,25 @@ export class CloudforetExportStack extends Stack {
           settings,
           bucket,
           tables,
-          runs,
+          runs: runs.filter((r) => r.id !== COST_DAILY),
           schedulerDeadLetterQueue: schedulerDlq,
+          alarmTopic: alarms.topic,
         }),
     );
+    if (daily && tenants) {
+      new ExportSchedules(this, 'TenantsSchedules', {
+        timeZone: settings.scheduleTimeZone,
+        deadLetterQueue: schedulerDlq,
+        runs: runs
+          .filter((r) => r.id === COST_DAILY)
+          .map((r) => ({
+            ...r,
+            description: 'Daily cost export of every tenant: one run across them, its units in shared lanes',
+            target: { stateMachine: daily.stateMachine },
+          })),
+        input: { tenants: tenants.map((t) => t.id) },
+      });
+    }
     const portfolio = tenants
       ? new PortfolioLake(this, 'Portfolio', {
           settings,
@@ -104,21 +142,6 @@ export class CloudforetExportStack extends Stack {
       });
       singleLake(this, settings, bucket.bucketName, tables);
     }
-    const alarms = new ExportAlarms(this, 'Alarms', {
-      email: settings.alarmEmail,
-      functions: [
-        { id: 'CostExport', function: cost.function },
-        { id: 'InventoryExport', function: inventory.function },
-        { id: 'FreshnessCheck', function: freshness.function },
-        { id: 'Alerts', function: costAlerts.alerts.function },
-        { id: 'Statements', function: costAlerts.statements.function },
-      ],
-      stateMachines: [{ id: 'Backfill', stateMachine: backfill.stateMachine }],
-      queues: [
-        { id: 'FailedInvocationsQueue', queue: failedInvocations },
-        { id: 'SchedulerDeadLetterQueue', queue: schedulerDlq },
-      ],
-    });
     const monitoring = new ExportMonitoring(this, 'Monitoring', {
       freshnessHours: settings.freshnessHours,
       alarmAction: new SnsAction(alarms.topic),
@@ -146,6 +169,13 @@ export class CloudforetExportStack extends Stack {
         ? 'Cost backfill state machine; each tenant\'s daily schedule starts it with {"tenant": "<id>"}'
         : 'Cost backfill state machine; the daily schedule starts it with {} (test event: events/backfill-*.json)',
     );
+    if (daily && tenants) {
+      output(
+        'DailyRunStateMachineArn',
+        daily.stateMachine.stateMachineArn,
+        'The daily cost run across every tenant; the daily schedule starts it with {"tenants": [every id]}',
+      );
+    }
     output(
       'StartBackfillCommand',
       backfill.startExecutionCommand({

@@ -1,5 +1,6 @@
-// What the schedules start and when: the stack's own schedules, or each tenant's (tenant-lake.ts),
-// which start the same functions and state machine with {"tenant": "<id>"}.
+// What the schedules start and when: the stack's own schedules, or with tenants each tenant's
+// (tenant-lake.ts), which start the same functions with {"tenant": "<id>"}, and the one daily cost
+// run across every tenant (tenants-run.ts), which starts with {"tenants": [every id]}.
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { ScheduledRun } from './schedules.ts';
@@ -13,10 +14,13 @@ export interface ScheduledTargets {
   readonly freshness: IFunction;
 }
 
+/** The daily cost run's id: with tenants, one run across them all starts it (tenants-run.ts). */
+export const COST_DAILY = 'CostDaily';
+
 export function scheduledRuns(settings: Settings, targets: ScheduledTargets): ScheduledRun[] {
   return [
     {
-      id: 'CostDaily',
+      id: COST_DAILY,
       description: 'Daily cost export: the backfill state machine over the default window',
       expression: settings.costSchedule,
       target: { stateMachine: targets.cost },

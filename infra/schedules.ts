@@ -25,7 +25,7 @@ export interface ExportSchedulesProps {
   readonly timeZone: string;
   readonly deadLetterQueue: IQueue;
   /** The input of every target; {} by default, {"tenant": "<id>"} for a tenant's schedules. */
-  readonly input?: Readonly<Record<string, string>>;
+  readonly input?: Readonly<Record<string, unknown>>;
 }
 
 export const SCHEDULE_RETRY_ATTEMPTS = 4;

@@ -69,6 +69,11 @@ export interface Settings {
    * backfillMaxConcurrency, which the unit function reserves across every tenant. Unset: the same.
    */
   readonly tenantMaxConcurrency?: number | undefined;
+  /**
+   * With tenants: units exported at once from one Cloudforet endpoint by the daily run across
+   * tenants, under backfillMaxConcurrency. Unset: the same.
+   */
+  readonly endpointMaxConcurrency?: number | undefined;
 }
 
 /** Every context key this stack reads, with its default ('' when it has none). */
@@ -105,6 +110,7 @@ export const settingDefaults = {
   parquetCompression: DEFAULT_COMPRESSION,
   backfillMaxConcurrency: 4,
   tenantMaxConcurrency: '',
+  endpointMaxConcurrency: '',
   tenants: '',
 } as const;
 
@@ -202,6 +208,16 @@ function crossProblems(s: Settings): string[] {
         "the units at once across every tenant (the unit function's reserved concurrency)",
     );
   }
+  if (s.endpointMaxConcurrency !== undefined && s.tenants === undefined) {
+    problems.push(
+      'endpointMaxConcurrency caps the units at once from one Cloudforet endpoint in the daily run across tenants: give tenants too (without them, backfillMaxConcurrency is the cap)',
+    );
+  } else if (s.endpointMaxConcurrency !== undefined && s.endpointMaxConcurrency > s.backfillMaxConcurrency) {
+    problems.push(
+      `endpointMaxConcurrency (${s.endpointMaxConcurrency}) must be at most backfillMaxConcurrency (${s.backfillMaxConcurrency}), ` +
+        "the units at once across every tenant (the unit function's reserved concurrency)",
+    );
+  }
   problems.push(...tenantProblems(s));
   return problems;
 }
@@ -296,6 +312,8 @@ function readFunctionTuning(r: Reader) {
     backfillMaxConcurrency: r.integer('backfillMaxConcurrency', 1, 1000),
     tenantMaxConcurrency:
       r.orDefault('tenantMaxConcurrency') === '' ? undefined : r.integer('tenantMaxConcurrency', 1, 1000),
+    endpointMaxConcurrency:
+      r.orDefault('endpointMaxConcurrency') === '' ? undefined : r.integer('endpointMaxConcurrency', 1, 1000),
   };
 }
 

@@ -4,7 +4,7 @@
 // results folder; a reader role that can read that folder, that database and that workgroup and
 // nothing of another tenant; and the tenant's schedules, each starting the shared functions with
 // {"tenant": "<id>"}.
-import { NestedStack, type Stack } from 'aws-cdk-lib';
+import { Duration, NestedStack, type Stack } from 'aws-cdk-lib';
 import { AccountRootPrincipal, PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -19,6 +19,17 @@ import { cloudforetSecret } from './cloudforet-secret.ts';
 import { bucketKeyStatements, type FunctionSecrets } from './export-function.ts';
 import { LedgerTables } from './ledger-tables.ts';
 import { ExportSchedules, type ScheduledRun } from './schedules.ts';
+import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { TENANTS_RUN_STATES } from '../functions/lib/costs/job/states.ts';
+import {
+  FUNCTION_DIMENSION,
+  METRICS_NAMESPACE,
+  METRICS_SERVICE,
+  RUN_METRICS,
+  TENANT_DIMENSION,
+} from '../functions/lib/lambda/metric-names.ts';
 import type { Settings } from './settings.ts';
 import type { TenantSettings } from './tenant-settings.ts';
 
@@ -30,6 +41,8 @@ export interface TenantLakeProps {
   /** The shared functions and state machine the tenant's schedules start. */
   readonly runs: readonly ScheduledRun[];
   readonly schedulerDeadLetterQueue: IQueue;
+  /** The stack's alarm topic: the tenant's own alarm notifies it. */
+  readonly alarmTopic: ITopic;
 }
 
 /** The tenant's Glue database: the stack's database name and the id, `-` as `_` (Glue's rule). */
@@ -95,6 +108,27 @@ export class TenantLake extends NestedStack {
       deadLetterQueue: props.schedulerDeadLetterQueue,
       input: { tenant: tenant.id },
     });
+    // The daily run across tenants publishes each tenant's failures (0 included) with its id.
+    new Alarm(this, 'CostRunFailed', {
+      alarmDescription:
+        `Tenant ${tenant.id}: its part of the daily cost run failed (a unit, a state, its secret); ` +
+        "the run's TenantsSummary output and its log name the state and the error",
+      metric: new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: RUN_METRICS.failed,
+        dimensionsMap: {
+          service: METRICS_SERVICE,
+          [FUNCTION_DIMENSION]: TENANTS_RUN_STATES.summary.entry,
+          [TENANT_DIMENSION]: tenant.id,
+        },
+        statistic: 'Sum',
+        period: Duration.minutes(5),
+      }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    }).addAlarmAction(new SnsAction(props.alarmTopic));
   }
 }
 

@@ -12,7 +12,15 @@
 // empty: none), ADVERSARY_STRICT=1 (known-open findings fail too).
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CliCosts, Damage, FaceCosts, Fault, Killed, Sync } from '../harness/adversary/commands.ts';
+import {
+  CliCosts,
+  Damage,
+  FaceCosts,
+  Fault,
+  Killed,
+  Scheduled,
+  Sync,
+} from '../harness/adversary/commands.ts';
 import { InvariantViolation } from '../harness/adversary/invariants.ts';
 import { newStats } from '../harness/adversary/model.ts';
 import { adversaryProperty, dropTemplate, replayPathOf, runSequence } from '../harness/adversary/sequence.ts';
@@ -113,6 +121,14 @@ describe("the adversary replays issue 45's findings", () => {
       new Fault('data-source', 1, 'empty', undefined),
       new CliCosts('range', lastOf(months[1]!), lastOf(months[1]!)),
     ],
+    'lanes: days restated, 503s on cost/list, then the scheduled run in two lanes, each invocation one unit':
+      [
+        new Sync(0, thisMonth, days.at(-3)!, { costFactor: 1.5 }, 'SUCCESS'),
+        new Sync(1, months[1]!, lastOf(months[1]!), { rowDelta: 3 }, 'SUCCESS'),
+        new Fault('list', 1, '503', 6),
+        new Scheduled({ lanes: 2, cut: 1 }),
+        new CliCosts('default'),
+      ],
     'bug 3: {} from cost/list and from page 2 of cost/analyze, then costs': [
       new Fault('list', 1, 'empty', undefined),
       new Fault('analyze', 2, 'empty', undefined),

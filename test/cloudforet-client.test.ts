@@ -217,4 +217,29 @@ describe('retries and errors against the simulator', () => {
     expect(String((failure as Error).message)).toContain('/cost-analysis/data-source/get');
     expect(sim.requests).toHaveLength(1);
   });
+
+  it('names a token of a domain the endpoint lacks, from its answer alone: one request', async () => {
+    const elsewhere = await startSimulator({ seed: 9, dataSources: 1, from: DAY, to: DAY });
+    const stranger = elsewhere.issueToken();
+    await elsewhere.close();
+
+    const failure = await list(clientFor(sim, stranger, { credentialDomainId: elsewhere.domainId })).catch(
+      (e: unknown) => e,
+    );
+
+    expect(failure).toMatchObject({ code: 'CLOUDFORET_DOMAIN_UNKNOWN', status: 404, retryable: false });
+    expect(String((failure as Error).message)).toContain(
+      `is of domain ${elsewhere.domainId}, which ${sim.url} does not know: it is an app of another Cloudforet or another domain`,
+    );
+    expect(sim.requests).toHaveLength(1);
+  });
+
+  it("keeps a not-found of anything but the token's domain a plain not-found", async () => {
+    const failure = await clientFor(sim, undefined, { credentialDomainId: sim.domainId })
+      .call('/cost-analysis/data-source/get', { data_source_id: 'ds-000000000000' })
+      .catch((e: unknown) => e);
+
+    expect(failure).toMatchObject({ code: 'CLOUDFORET_ERROR_NOT_FOUND', status: 404 });
+    expect(String((failure as Error).message)).not.toContain('does not know');
+  });
 });

@@ -28,9 +28,9 @@ function placeholder(token: { Ref?: string; 'Fn::GetAtt'?: [string, string] }): 
 }
 
 /** The state machine's definition as JSON. */
-function definitionOf(template: Template): Definition {
+function definitionOf(template: Template, machineId = 'Backfill'): Definition {
   const machine = template.findResources('AWS::StepFunctions::StateMachine')[
-    idOf(template, 'AWS::StepFunctions::StateMachine')
+    idOf(template, 'AWS::StepFunctions::StateMachine', machineId)
   ]!;
   const [separator, parts] = machine.Properties.DefinitionString['Fn::Join'] as [
     string,
@@ -328,9 +328,100 @@ describe('the backfill state machine of tenants with -c tenantMaxConcurrency=2',
     const t = synth({ tenants, backfillMaxConcurrency: '8', tenantMaxConcurrency: '2' });
 
     expect(stateOf(definitionOf(t), 'ExportUnits').MaxConcurrency).toBe(2);
+    expect(stateOf(definitionOf(t, 'TenantsRun'), 'Lanes').Parameters).toMatchObject({
+      Payload: { caps: { overall: 8, perEndpoint: 8, perTenant: 2 } },
+    });
     t.hasResourceProperties('AWS::Lambda::Function', {
       Description: 'Cost job, state ExportUnits: units',
       ReservedConcurrentExecutions: 8,
     });
+  });
+});
+
+describe('the daily run across tenants', () => {
+  const tenants = [
+    { id: 'acme', secretName: 'cloudforet/acme' },
+    { id: 'beta', endpoint: 'https://cf-two.example.com', secretName: 'cloudforet/beta' },
+  ];
+  let t: Template;
+  let d: Definition;
+  beforeAll(() => {
+    t = synth({
+      tenants,
+      backfillMaxConcurrency: '8',
+      tenantMaxConcurrency: '2',
+      endpointMaxConcurrency: '5',
+    });
+    d = definitionOf(t, 'TenantsRun');
+  });
+
+  it("plans each tenant with the cost job's own Plan function, catching a tenant's failure for it alone", () => {
+    const plan = d.States.PlanTenants as State & {
+      ItemProcessor: { StartAt: string; States: Record<string, State> };
+    };
+    expect(d.StartAt).toBe('PlanTenants');
+    expect(plan).toMatchObject({ Type: 'Map', ItemsPath: '$.tenants', ResultPath: '$.planned' });
+    expect(plan.ItemProcessor.StartAt).toBe('Plan');
+    expect(JSON.stringify(plan.ItemProcessor.States.Plan!.Parameters)).toContain(fn(t, 'Plan'));
+    expect(plan.ItemProcessor.States.Plan!.Catch).toEqual([
+      expect.objectContaining({ ErrorEquals: ['States.ALL'], ResultPath: '$.planError', Next: 'NotPlanned' }),
+    ]);
+  });
+
+  it('deals the units into lanes under the three caps and runs every lane, each from where it returned', () => {
+    const lanes = d.States.Lanes!;
+    expect((lanes.Parameters as { Payload: { caps: unknown } }).Payload.caps).toEqual({
+      overall: 8,
+      perEndpoint: 5,
+      perTenant: 2,
+    });
+    const map = d.States.ExportUnits as State & {
+      ItemProcessor: { StartAt: string; States: Record<string, State> };
+    };
+    expect(map.MaxConcurrency).toBe(8);
+    expect(map.ItemProcessor.StartAt).toBe('RunLane');
+    const lane = map.ItemProcessor.States;
+    expect(JSON.stringify(lane.RunLane!.Parameters)).toContain(fn(t, 'Unit'));
+    expect(lane.RunLane!.Next).toBe('LaneDone');
+    expect(lane.LaneDone!.Choices).toEqual([
+      expect.objectContaining({ Variable: '$.done', BooleanEquals: true, Next: 'LaneFinished' }),
+      expect.objectContaining({ Variable: '$.wait', NumericGreaterThan: 0, Next: 'BeforeRetry' }),
+    ]);
+    expect(lane.LaneDone!.Default).toBe('RunLane');
+    expect(lane.BeforeRetry).toMatchObject({ Type: 'Wait', SecondsPath: '$.wait', Next: 'RunLane' });
+    // A throttle is waited out first: States.TaskFailed would match it too, and retriers go in order.
+    expect((lane.RunLane!.Retry as { ErrorEquals: string[] }[]).map((r) => r.ErrorEquals).slice(1)).toEqual([
+      ['Lambda.TooManyRequestsException'],
+      ['States.TaskFailed'],
+    ]);
+  });
+
+  it("finishes and sums up each tenant as the job's definition does, then names the failed tenants", () => {
+    const tenantsMap = d.States.Tenants as State & {
+      ItemProcessor: { StartAt: string; States: Record<string, State> };
+    };
+    expect(tenantsMap).toMatchObject({
+      Type: 'Map',
+      ItemsPath: '$.planned',
+      ResultPath: '$.outcomes',
+      Next: 'TenantsSummary',
+    });
+    const s = tenantsMap.ItemProcessor.States;
+    expect(s.WasPlanned!.Default).toBe('Finish');
+    expect(s.Finish!.Catch).toEqual([
+      expect.objectContaining({ ResultPath: '$.finishError', Next: 'Summary' }),
+    ]);
+    expect(s.Summary!.Catch).toEqual([
+      expect.objectContaining({ ResultPath: '$.summaryError', Next: 'TenantFailed' }),
+    ]);
+    expect(JSON.stringify(s.Summary!.Parameters)).toContain(fn(t, 'Summary'));
+    expect(d.States.AnyLanes!.Default).toBe('ExportUnits');
+  });
+
+  it("is the stack's one daily cost schedule, started with every tenant's id", () => {
+    const schedules = Object.values(t.findResources('AWS::Scheduler::Schedule'));
+    expect(schedules).toHaveLength(1);
+    expect(schedules[0]!.Properties.Target.Input).toBe(JSON.stringify({ tenants: ['acme', 'beta'] }));
+    expect(JSON.stringify(schedules[0]!.Properties.Target.Arn)).toContain('TenantsRun');
   });
 });

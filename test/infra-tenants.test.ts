@@ -37,15 +37,16 @@ describe('a stack of three tenants', () => {
   });
   const lake = (id: string) => lakes.get(`Tenant-${id}`)!;
 
-  it('nests one stack per tenant and keeps no database, workgroup or schedule of its own', () => {
+  it('nests one stack per tenant and keeps no database or workgroup of its own, one schedule: the daily run', () => {
     expect([...lakes.keys()]).toEqual([...IDS.map((id) => `Tenant-${id}`), 'Portfolio']);
     parent.resourceCountIs('AWS::CloudFormation::Stack', 4);
     parent.resourceCountIs('AWS::Glue::Database', 0);
     parent.resourceCountIs('AWS::Glue::Table', 0);
     parent.resourceCountIs('AWS::Athena::WorkGroup', 0);
-    parent.resourceCountIs('AWS::Scheduler::Schedule', 0);
+    parent.resourceCountIs('AWS::Scheduler::Schedule', 1);
     parent.resourceCountIs('AWS::SecretsManager::Secret', 0);
-    parent.resourceCountIs('AWS::Lambda::Function', 9);
+    // The nine, and the daily run across tenants' Lanes and TenantsSummary.
+    parent.resourceCountIs('AWS::Lambda::Function', 11);
   });
 
   it.each(IDS)('gives %s one database whose every table lives under its folder', (id) => {
@@ -122,12 +123,34 @@ describe('a stack of three tenants', () => {
     ]);
   });
 
-  it.each(IDS)("starts %s's daily runs with its id, as the shared functions' event", (id) => {
-    const schedules = resources(lake(id), 'AWS::Scheduler::Schedule');
+  it.each(IDS)(
+    "starts %s's daily runs but the cost export with its id, as the shared functions' event",
+    (id) => {
+      const schedules = resources(lake(id), 'AWS::Scheduler::Schedule');
 
-    expect(schedules).toHaveLength(5);
-    for (const schedule of schedules)
-      expect(props(schedule).Target.Input).toBe(JSON.stringify({ tenant: id }));
+      // The cost export is the daily run across every tenant, in the parent.
+      expect(schedules).toHaveLength(4);
+      for (const schedule of schedules) {
+        expect(props(schedule).Target.Input).toBe(JSON.stringify({ tenant: id }));
+        expect(props(schedule).Description).not.toMatch(/^Daily cost export/);
+      }
+    },
+  );
+
+  it.each(IDS)("alarms on %s's failures in the daily run, under its id", (id) => {
+    const alarms = resources(lake(id), 'AWS::CloudWatch::Alarm');
+
+    expect(alarms).toHaveLength(1);
+    expect(props(alarms[0]!)).toMatchObject({
+      MetricName: 'UnitsFailed',
+      Namespace: 'CloudforetExport',
+      Dimensions: expect.arrayContaining([
+        { Name: 'function', Value: 'tenants-summary' },
+        { Name: 'tenant', Value: id },
+        { Name: 'service', Value: 'cloudforet-export' },
+      ]),
+    });
+    expect(props(alarms[0]!).AlarmDescription).toContain(`Tenant ${id}:`);
   });
 
   it("gives the shared functions every tenant's endpoint and secret, and their folders", () => {
@@ -191,9 +214,9 @@ describe('a stack of three tenants', () => {
   it('stays far below CloudFormation’s 500 resources: one or two more in the parent per tenant', () => {
     const counts = [parent, ...lakes.values()].map((t) => Object.keys(t.toJSON().Resources).length);
 
-    // 73 shared resources (functions, roles, state machine, alarms, bucket…), one stack per tenant
-    // and the portfolio's, and acme's alert subscription.
-    expect(counts[0]).toBe(73 + IDS.length + 1 + 1);
+    // 93 shared resources (functions, roles, the two state machines, alarms, bucket, the daily
+    // run's schedule…), one stack per tenant and the portfolio's, and acme's alert subscription.
+    expect(counts[0]).toBe(93 + IDS.length + 1 + 1);
     // Each tenant's lake: 77, of which 6 Glue tables of revisions (five tables and their ledger)
     // and 4 saved queries of as-of reads (issue 49).
     expect(counts.slice(1, -1)).toEqual([77, 77, 77]);

@@ -1,6 +1,7 @@
 // npm run simulator and npm run invoke, as a newcomer runs them: each in its own process.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -233,12 +234,15 @@ describe('npm run simulator', () => {
   it('prints a check command that passes as pasted, with the machine node first on PATH', async () => {
     const line = /^ {2}(npm run cli -- check .*)$/m.exec(printed)?.[1];
     expect(line).toBeDefined();
+    // check makes ./export-out in the checkout (empty: its test object is removed); one it made goes.
+    const made = new URL('export-out', ROOT);
+    const existed = existsSync(made);
 
     const pasted = await promisify(execFile)('bash', ['-c', line!], {
       cwd: ROOT,
       env: { ...process.env, PATH: withoutThisNode(process.env.PATH ?? '') },
       timeout: 120_000,
-    });
+    }).finally(() => (existed ? undefined : rmdir(made).catch(() => {})));
 
     expect(pasted.stdout).toMatch(/^secret {3}ok: /m);
     expect(pasted.stdout).toMatch(/^endpoint ok: .* 3 cost data sources visible/m);

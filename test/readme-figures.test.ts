@@ -1,10 +1,13 @@
-// The README's figures are the product's: the alarm count from the synthesized template, and the
-// performance ratios and size from the benchmark's last recorded run in docs/performance.md.
+// The README's figures are the product's: the alarm and function counts from the synthesized
+// template, and the performance ratios and size from the benchmark's last recorded run in
+// docs/performance.md.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { synth } from './support/synth-stack.ts';
 
 const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+/** One synth for the counts: a synth takes a second or two. */
+const TEMPLATE = synth();
 const PERFORMANCE = readFileSync(new URL('../docs/performance.md', import.meta.url), 'utf8');
 const WORDS = [
   'zero',
@@ -35,9 +38,17 @@ function stage(name: string): { rowsPerSecond: number; mbPerMillion: number } {
 
 describe("the README's figures", () => {
   it('count the alarms the synthesized stack has', () => {
-    const alarms = Object.keys(synth().findResources('AWS::CloudWatch::Alarm')).length;
+    const alarms = Object.keys(TEMPLATE.findResources('AWS::CloudWatch::Alarm')).length;
 
     expect(README).toContain(`${WORDS[alarms]} CloudWatch alarms ($0.10 a month each)`);
+  });
+
+  it('count the functions the synthesized stack has, which serve every tenant', () => {
+    const functions = Object.values(TEMPLATE.findResources('AWS::Lambda::Function')).filter((f) =>
+      Object.hasOwn(f.Properties?.Environment?.Variables ?? {}, 'CLOUDFORET_ENDPOINT'),
+    ).length;
+
+    expect(README).toContain(`The same ${WORDS[functions]} functions serve every tenant`);
   });
 
   it("give the speed and size against parquetjs-lite of the bench's last recorded run", () => {

@@ -103,34 +103,42 @@ describe('a simulator of several domains', () => {
     expect(results(projects.json)).toEqual(beta.records('projects', workspaceId));
   });
 
-  it("answers each domain's public key, and not-found for a domain it does not serve", async () => {
-    const keys = await Promise.all(
-      [acme, beta].map((sim) => post('/identity/domain/get-public-key', { domain_id: sim.domainId })),
+  it('answers get-public-key as identity does to a caller without a system token: ERROR_UNKNOWN', async () => {
+    const tokenless = await post('/identity/domain/get-public-key', { domain_id: acme.domainId });
+    const app = await post(
+      '/identity/domain/get-public-key',
+      { domain_id: acme.domainId },
+      acme.issueToken(),
     );
-    const unknown = await post('/identity/domain/get-public-key', { domain_id: 'domain-nobody' });
 
-    expect(keys.map((k) => k.json.domain_id)).toEqual([acme.domainId, beta.domainId]);
-    expect(keys[0]!.json.public_key).not.toBe(keys[1]!.json.public_key);
-    expect(unknown.status).toBe(404);
+    for (const answer of [tokenless, app]) {
+      expect(answer.status).toBe(500);
+      expect(answer.json).toEqual({ detail: { code: 'ERROR_UNKNOWN', message: ' Invalid System Token' } });
+    }
   });
 
-  it("refuses a token of a domain it does not serve, and one signed with another domain's key", async () => {
+  it('answers a token of a domain it does not serve as Cloudforet does: that domain not found', async () => {
     const elsewhere = await startSimulator({ seed: 33, dataSources: 1, from: FROM, to: TO });
     try {
       const stranger = await post('/cost-analysis/data-source/list', {}, elsewhere.issueToken());
-      const forged = await post(
-        '/cost-analysis/data-source/list',
-        {},
-        acme.issueToken({ badSignature: true }),
-      );
 
-      for (const answer of [stranger, forged]) {
-        expect(answer.status).toBe(401);
-        expect(JSON.stringify(answer.json)).toContain('ERROR_AUTHENTICATE_FAILURE');
-      }
+      expect(stranger.status).toBe(404);
+      expect(stranger.json).toEqual({
+        detail: {
+          code: 'ERROR_NOT_FOUND',
+          message: ` Resource cannot be found or access is denied. (domain_id = ${elsewhere.domainId})`,
+        },
+      });
     } finally {
       await elsewhere.close();
     }
+  });
+
+  it('refuses a token signed with another key for a domain it serves: 401', async () => {
+    const forged = await post('/cost-analysis/data-source/list', {}, acme.issueToken({ badSignature: true }));
+
+    expect(forged.status).toBe(401);
+    expect(JSON.stringify(forged.json)).toContain('ERROR_AUTHENTICATE_FAILURE');
   });
 
   it("applies a domain's injected faults and logs its requests to that domain alone", async () => {

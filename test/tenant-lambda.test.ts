@@ -11,7 +11,11 @@ import { listKeys, type S3Server, startS3 } from '../harness/s3-server.ts';
 import { type SecretsManagerResponder, startSecretsManager } from '../harness/secrets-manager.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { consoleAppJson } from '../harness/tokens.ts';
-import { runStateMachine } from '../tools/state-machine.ts';
+import { runStateMachine, runTenantsRun, type TenantsExecution } from '../tools/state-machine.ts';
+
+/** A Lambda context with time enough: a lane runs all its units in one invocation. */
+const withTime = (id: string) =>
+  ({ awsRequestId: id, getRemainingTimeInMillis: () => 900_000 }) as unknown as Context;
 import { monthBack } from './support/months.ts';
 
 const MONTH = monthBack(3);
@@ -149,5 +153,46 @@ describe('tenants on the Lambda path', () => {
     expect(after.filter((k) => !k.startsWith('lake/tenants/gamma/'))).toEqual(
       before.filter((k) => !k.startsWith('lake/tenants/gamma/')),
     );
+  });
+
+  it('fails that tenant alone in the daily run across tenants: the summary, its metric and the error name it', async () => {
+    const out: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      out.push(String(chunk));
+      return true;
+    });
+    let run: TenantsExecution;
+    try {
+      run = await runTenantsRun(
+        s3.client,
+        { tenants: ['acme', 'beta', 'gamma'] },
+        { runId: 'daily-1', caps: { overall: 2, perEndpoint: 1, perTenant: 1 }, context: withTime },
+      );
+    } finally {
+      spy.mockRestore();
+    }
+
+    expect(run.failed).toBe(true);
+    const message = String((run.result as Error).message);
+    expect(message).toMatch(/^1 of 3 tenants failed: gamma \(Plan: \w+: tenant gamma: /);
+    expect(message).not.toMatch(/acme|beta \(/);
+    expect(run.planned.find((p) => p.tenant === 'gamma')).toHaveProperty('planError');
+    for (const id of ['acme', 'beta'])
+      expect(run.outcomes.find((o) => o.tenant === id)?.summary, id).toMatchObject({ failed: 0 });
+    // acme and gamma share an endpoint capped at one lane; beta's endpoint has its own.
+    expect(run.laneUnits).toHaveLength(2);
+    expect(run.laneUnits.map((l) => [...new Set(l.map((u) => u.tenant))].join()).sort()).toEqual([
+      'acme',
+      'beta',
+    ]);
+    // Each tenant's figure of the run, under its id: what its alarm watches.
+    const failedOf = new Map<string, number>();
+    for (const line of out.flatMap((c) => c.split('\n')).filter((l) => l.includes('"UnitsFailed"'))) {
+      const m = JSON.parse(line) as Record<string, unknown>;
+      if (m.function === 'tenants-summary') failedOf.set(String(m.tenant), Number(m.UnitsFailed));
+    }
+    expect(Object.fromEntries(failedOf)).toEqual({ acme: 0, beta: 0, gamma: 1 });
+    // The run's lanes are removed at its end, failed or not.
+    expect(await listKeys(s3.client, BUCKET, 'lake/_runs/')).toEqual([]);
   });
 });

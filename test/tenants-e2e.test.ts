@@ -1,6 +1,8 @@
 // Issue 47's first "done when": five simulated domains on two endpoints (one tenant a workspace app),
-// three data sources each, exported by the scheduled path (the cost state machine's states, each
-// started with {"tenant": id}) into one destination. Each tenant's tables equal, row for row, a
+// three data sources each, exported by the scheduled path (the stack's one daily run across
+// tenants: each tenant's Plan, the units in shared lanes under caps, each tenant's Finish and
+// Summary) into one destination, beside a sixth tenant whose secret no longer authenticates, which
+// fails the run alone. Each tenant's tables equal, row for row, a
 // single-domain export of the same app into a destination of its own, and the portfolio's spend
 // sums every tenant once. Sizes: TENANTS_E2E_DAYS (default 5; the issue's 40) days of costs ending
 // yesterday, TENANTS_E2E_ROWS (default 10) rows per data source and day.
@@ -20,7 +22,7 @@ import { type DomainsSimulator, type Simulator, startDomainsSimulator } from '..
 import { consoleAppJson } from '../harness/tokens.ts';
 import { loadNamedQueries, QUERY_DIR } from '../infra/named-queries.ts';
 import { PORTFOLIO_QUERY_DIR } from '../infra/portfolio-lake.ts';
-import { runStateMachine } from '../tools/state-machine.ts';
+import { runStateMachine, runTenantsRun, type TenantsExecution } from '../tools/state-machine.ts';
 import { download, RUN_COLUMNS, runNamed, topLines, withoutRun } from './support/export-compare.ts';
 
 const DAYS = Number(process.env.TENANTS_E2E_DAYS ?? 5);
@@ -43,6 +45,10 @@ const TENANTS: readonly Tenant[] = [
   { id: 'ws-omega', endpoint: 1, seed: 75, workspaceApp: true },
 ];
 const IDS = TENANTS.map((t) => t.id);
+/** A tenant whose secret no longer authenticates: the daily run fails it alone. */
+const REVOKED = 'revoked';
+/** The daily run's caps on units in flight: fewer than the tenants, so lanes are shared. */
+const CAPS = { overall: 4, perEndpoint: 3, perTenant: 2 };
 
 /** The money views a tenant's provider creates (step 4 of the deploy), as test/portfolio-health.test.ts. */
 const MONEY_VIEWS = loadNamedQueries().filter(
@@ -66,6 +72,7 @@ describe('five tenants on two endpoints, exported by the scheduled path into one
   const domainOf = (t: Tenant) =>
     endpoints[t.endpoint]!.domains[TENANTS.filter((o) => o.endpoint === t.endpoint).indexOf(t)]!;
   const seconds: Record<string, number> = {};
+  let daily: TenantsExecution;
 
   beforeAll(async () => {
     const from = yesterdayMinus(DAYS - 1);
@@ -95,12 +102,14 @@ describe('five tenants on two endpoints, exported by the scheduled path into one
     s3 = await startS3({ buckets: [BUCKET] });
     // The single-domain runs read the same app from secrets of their own.
     secrets = await startSecretsManager(
-      Object.fromEntries(
-        IDS.flatMap((id) => [
+      Object.fromEntries([
+        ...IDS.flatMap((id) => [
           [`cloudforet/${id}`, apps[id]!],
           [`solo/${id}`, apps[id]!],
         ]),
-      ),
+        // A sixth tenant on the first endpoint whose client secret was regenerated in Cloudforet.
+        [`cloudforet/${REVOKED}`, consoleAppJson(domainOf(TENANTS[0]!).issueToken({ badSignature: true }))],
+      ]),
     );
     dir = await mkdtemp(join(tmpdir(), 'tenants-e2e-'));
 
@@ -111,22 +120,19 @@ describe('five tenants on two endpoints, exported by the scheduled path into one
       EXPORT_PREFIX: 'lake',
       LOG_LEVEL: 'error',
       EXPORT_TENANTS: encodeTenants(
-        new Map(
-          TENANTS.map((t) => [
-            t.id,
-            { endpoint: endpoints[t.endpoint]!.url, secretId: `cloudforet/${t.id}` },
-          ]),
-        ),
+        new Map([
+          ...TENANTS.map(
+            (t) => [t.id, { endpoint: endpoints[t.endpoint]!.url, secretId: `cloudforet/${t.id}` }] as const,
+          ),
+          [REVOKED, { endpoint: endpoints[0]!.url, secretId: `cloudforet/${REVOKED}` }] as const,
+        ]),
       ),
     });
     delete process.env.CLOUDFORET_ENDPOINT;
     delete process.env.CLOUDFORET_SECRET_ID;
     try {
-      // Every tenant's schedules fire at the same time: five cost executions and inventories at once.
-      const runs = await Promise.all(
-        IDS.map((id) => runStateMachine(s3.client, { tenant: id }, { runId: `daily-${id}` })),
-      );
-      for (const [i, run] of runs.entries()) expect(run.failed, IDS[i]).toBe(false);
+      // The stack's one daily run covers every tenant, its units in shared lanes; inventories at once.
+      daily = await runTenantsRun(s3.client, { tenants: [...IDS, REVOKED] }, { runId: 'daily', caps: CAPS });
       await Promise.all(IDS.map((id) => inventory({ tenant: id }, { awsRequestId: `inv-${id}` } as Context)));
     } finally {
       restore();
@@ -160,6 +166,36 @@ describe('five tenants on two endpoints, exported by the scheduled path into one
   afterAll(async () => {
     await Promise.all([...(endpoints ?? []).map((e) => e.close()), s3?.stop(), secrets?.stop()]);
     if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('runs every tenant in one daily run, its units in lanes under every cap, each tenant in turn', () => {
+    expect(daily.outcomes.map((o) => o.tenant)).toEqual([...IDS, REVOKED]);
+    // The revoked tenant fails the run, named; the five others' exports are compared below.
+    expect(daily.failed).toBe(true);
+    expect(String((daily.result as Error).message)).toMatch(
+      /^1 of 6 tenants failed: revoked \(Plan: \w+: tenant revoked: .*; the other tenants' exports stand$/,
+    );
+    expect(daily.outcomes.filter((o) => o.summary?.failed === 0).map((o) => o.tenant)).toEqual(IDS);
+    const units = daily.laneUnits.flat();
+    expect(units.length).toBe(daily.outcomes.reduce((n, o) => n + (o.summary?.units ?? 0), 0));
+    expect(units.length).toBeGreaterThan(0);
+    expect(units.some((u) => u.tenant === REVOKED)).toBe(false);
+    expect(daily.laneUnits.length).toBeLessThanOrEqual(CAPS.overall);
+    const endpointOf = (u: Record<string, unknown>) => TENANTS.find((t) => t.id === u.tenant)!.endpoint;
+    for (const id of IDS)
+      expect(daily.laneUnits.filter((l) => l.some((u) => u.tenant === id)).length, id).toBeLessThanOrEqual(
+        CAPS.perTenant,
+      );
+    for (const e of [0, 1])
+      expect(daily.laneUnits.filter((l) => l.some((u) => endpointOf(u) === e)).length).toBeLessThanOrEqual(
+        CAPS.perEndpoint,
+      );
+    // Interleaved: a lane holding several tenants starts with one unit of each.
+    for (const lane of daily.laneUnits) {
+      const tenants = new Set(lane.map((u) => u.tenant));
+      expect(new Set(lane.slice(0, tenants.size).map((u) => u.tenant))).toEqual(tenants);
+    }
+    expect(daily.laneSteps.filter((s) => s.done)).toHaveLength(daily.laneUnits.length);
   });
 
   it("writes nothing outside the tenants' folders of the shared destination", async () => {

@@ -289,6 +289,7 @@ const CLI_FACES = [
   'functions/lib/faces/check.ts',
   'functions/lib/faces/release-claim.ts',
   'functions/lib/faces/as-of.ts',
+  'functions/lib/faces/move-into-tenant.ts',
 ];
 
 module.exports = { LEVELS, CLI_FACES, allowedRules };

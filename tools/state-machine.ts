@@ -9,7 +9,13 @@ import { handler as finish } from '../functions/backfill-finish.ts';
 import { handler as plan } from '../functions/backfill-plan.ts';
 import { handler as summary } from '../functions/backfill-summary.ts';
 import { handler as unit } from '../functions/backfill-unit.ts';
+import type { LaneCaps, LaneItem, LaneProgress } from '../functions/lib/costs/job/lanes.ts';
 import { COST_JOB_STATES } from '../functions/lib/costs/job/states.ts';
+import { TENANTS_RUN_STATES } from '../functions/lib/costs/job/states.ts';
+import type { LanesOutput, TenantOutcome } from '../functions/lib/costs/job/tenants-run.ts';
+import { forEachLimit } from '../functions/lib/pool.ts';
+import { handler as tenantsLanes } from '../functions/tenants-lanes.ts';
+import { handler as tenantsSummary } from '../functions/tenants-summary.ts';
 import { getObjectBytes } from '../harness/s3-server.ts';
 
 type Handler = (event: unknown, context?: Context) => Promise<unknown>;
@@ -19,6 +25,8 @@ const HANDLERS: Record<string, Handler> = {
   'backfill-unit': unit,
   'backfill-finish': finish,
   'backfill-summary': summary,
+  'tenants-lanes': tenantsLanes,
+  'tenants-summary': tenantsSummary,
 };
 
 /** Retries of a unit on UnitRetryableError (the definition's MaxAttempts, retries after the first). */
@@ -87,4 +95,110 @@ export async function runStateMachine(
     }
   }
   return { states, items, result: payload, failed: false };
+}
+
+export interface TenantsExecution {
+  /** Each tenant's Plan output, or the error it was caught with. */
+  readonly planned: readonly Record<string, unknown>[];
+  readonly lanes: LanesOutput | undefined;
+  /** Each lane's units as the Lanes state wrote them (read before the last state removes them). */
+  readonly laneUnits: readonly (readonly Record<string, unknown>[])[];
+  /** Every invocation of a lane, with what it returned. */
+  readonly laneSteps: readonly LaneProgress[];
+  readonly outcomes: readonly TenantOutcome[];
+  readonly result: unknown;
+  readonly failed: boolean;
+}
+
+/**
+ * The daily run across tenants (infra/tenants-run.ts) run locally as its definition runs it: the
+ * states before the Map for each tenant (a failure caught as `planError`), Lanes, the lanes at
+ * most `caps.overall` at once (each invoked again from where it returned, its waits not waited),
+ * the states after the Map for each tenant as the single job's definition chains them (a failed
+ * middle state caught into the Summary, a failed Summary caught as `summaryError`), and the
+ * run's last state.
+ */
+export async function runTenantsRun(
+  s3: S3Client,
+  input: { readonly tenants: readonly string[] },
+  options: { runId: string; caps: LaneCaps; context?: (id: string) => Context },
+): Promise<TenantsExecution> {
+  const ctx = options.context ?? ((id: string) => ({ awsRequestId: id }) as Context);
+  const caught = (error: unknown) => ({
+    Error: (error as Error).name,
+    Cause: JSON.stringify({ errorMessage: (error as Error).message }),
+  });
+  const mapAt = COST_JOB_STATES.findIndex((s) => s.map);
+  const before = COST_JOB_STATES.slice(0, mapAt);
+  const after = COST_JOB_STATES.slice(mapAt + 1);
+  const planned: Record<string, unknown>[] = [];
+  await forEachLimit(input.tenants, TENANTS_RUN_STATES.planConcurrency, async (tenant, n) => {
+    let payload: Record<string, unknown> = { tenant };
+    try {
+      for (const state of before)
+        payload = (await HANDLERS[state.entry]!(payload, ctx(`${options.runId}-${tenant}-${n}`))) as Record<
+          string,
+          unknown
+        >;
+      planned[n] = payload;
+    } catch (error) {
+      planned[n] = { tenant, planError: caught(error) };
+    }
+  });
+  const lanes = (await tenantsLanes(
+    { runId: options.runId, planned, caps: options.caps },
+    ctx(`${options.runId}-lanes`),
+  )) as LanesOutput;
+  const laneUnits: Record<string, unknown>[][] = [];
+  const laneSteps: LaneProgress[] = [];
+  if (lanes.lanes > 0) {
+    const read = async (key: string) =>
+      JSON.parse(Buffer.from(await getObjectBytes(s3, lanes.bucket, key)).toString()) as unknown;
+    const items = (await read(lanes.lanesObjectKey)) as LaneItem[];
+    for (const item of items) laneUnits.push((await read(item.laneKey)) as Record<string, unknown>[]);
+    await forEachLimit(items, options.caps.overall, async (item, n) => {
+      let step: object = item;
+      for (let call = 0; ; call++) {
+        const progress = (await unit(step, ctx(`${options.runId}-lane-${n}-${call}`))) as LaneProgress;
+        laneSteps.push(progress);
+        if (progress.done) return;
+        step = progress;
+      }
+    });
+  }
+  const outcomes: TenantOutcome[] = [];
+  const last = after.at(-1)!;
+  await forEachLimit(planned, TENANTS_RUN_STATES.planConcurrency, async (p, n) => {
+    if (p.planError) {
+      outcomes[n] = p as unknown as TenantOutcome;
+      return;
+    }
+    let payload: Record<string, unknown> = p;
+    for (const state of after.slice(0, -1)) {
+      try {
+        await HANDLERS[state.entry]!(payload, ctx(`${options.runId}-${p.tenant}-${state.state}`));
+      } catch (error) {
+        payload = { ...payload, finishError: caught(error) };
+        break;
+      }
+    }
+    try {
+      const s = (await HANDLERS[last.entry]!(
+        payload,
+        ctx(`${options.runId}-${p.tenant}-${last.state}`),
+      )) as Record<string, number>;
+      outcomes[n] = {
+        ...(payload as unknown as TenantOutcome),
+        summary: { units: s.units!, written: s.written!, unchanged: s.unchanged!, failed: s.failed! },
+      };
+    } catch (error) {
+      outcomes[n] = { ...(payload as unknown as TenantOutcome), summaryError: caught(error) };
+    }
+  });
+  try {
+    const result = await tenantsSummary({ runId: options.runId, outcomes }, ctx(`${options.runId}-summary`));
+    return { planned, lanes, laneUnits, laneSteps, outcomes, result, failed: false };
+  } catch (error) {
+    return { planned, lanes, laneUnits, laneSteps, outcomes, result: error, failed: true };
+  }
 }

@@ -17,13 +17,17 @@ if [ "$have" -lt "$want" ]; then
     echo "with-node24: node $have is older than $want; installing node-linux-$arch@$want into $dir" >&2
     npm install --silent --no-save --no-package-lock --no-audit --no-fund --prefix "$dir" "node-linux-$arch@$want" &
     npm_pid=$!
-    # npm --silent says nothing for the 10-20 s of the download: a line every 5 s says it goes on.
-    started=$SECONDS
+    # npm --silent says nothing for the 10-20 s of the download: a line every 5 s says it goes on,
+    # timed by the wall clock (EPOCHREALTIME, bash 5) so a slow loop never stretches the silence.
+    now_us() { local t=${EPOCHREALTIME:-$SECONDS.000000}; echo "${t//[.,]/}"; }
+    started=$(now_us)
+    next=5
     while kill -0 "$npm_pid" 2>/dev/null; do
-      sleep 1
-      waited=$((SECONDS - started))
-      if [ $((waited % 5)) -eq 0 ] && kill -0 "$npm_pid" 2>/dev/null; then
+      sleep 0.2
+      waited=$((($(now_us) - started) / 1000000))
+      if [ "$waited" -ge "$next" ] && kill -0 "$npm_pid" 2>/dev/null; then
         echo "with-node24: still installing Node $want from the npm registry (${waited} s)" >&2
+        next=$((next + 5))
       fi
     done
     wait "$npm_pid"

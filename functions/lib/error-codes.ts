@@ -34,6 +34,11 @@ const CLOUDFORET: readonly ErrorCode[] = [
     'depends',
     'no answer: retried, unless the host name does not resolve, TLS does not match or the certificate is refused',
   ),
+  code(
+    'CLOUDFORET_DOMAIN_UNKNOWN',
+    'no',
+    'the endpoint does not know the domain the client_secret names (ERROR_NOT_FOUND for its domain_id): an app of another Cloudforet or another domain',
+  ),
   code('CLOUDFORET_DEADLINE', 'yes', 'the whole request, headers and body, outlasted its deadline'),
   code(
     'CLOUDFORET_SILENT',
@@ -116,6 +121,7 @@ const EVENT: readonly ErrorCode[] = [
     'no',
     '"tenant" names no tenant of the stack (the message lists them), or the stack has no tenants',
   ),
+  code('EVENT_BAD_TENANT', 'no', '"tenant" is missing or no tenant id (move-into-tenant)'),
   code('EVENT_TENANT_MISSING', 'no', 'a stack of tenants got an event that names no "tenant"'),
   code('UNKNOWN_DATA_SOURCE', 'no', 'a data source id the app does not see'),
 ];
@@ -127,6 +133,21 @@ const DESTINATION: readonly ErrorCode[] = [
     'DESTINATION_CLAIM_HELD',
     'no',
     'release-claim refused: the holder may still be running, or exported there',
+  ),
+  code(
+    'MOVE_REFUSED',
+    'no',
+    'move-into-tenant refused before writing: the source is no single-domain destination, the tenant folder holds another, or a run may be writing',
+  ),
+  code(
+    'MOVE_SOURCE_CHANGED',
+    'no',
+    'move-into-tenant: the source changed while it was copied (a run wrote there); nothing is deleted, run it again',
+  ),
+  code(
+    'MOVE_COPY_MISMATCH',
+    'no',
+    'move-into-tenant: a copy read back other bytes than written; the source is kept, run it again',
   ),
   code('DESTINATION_SCOPE_MISMATCH', 'no', 'the destination holds another scope (domain or workspace)'),
   code('SINK_S3_FAILED', 'no', 'an S3 request failed; the message names the cause and the remedy'),

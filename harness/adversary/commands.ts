@@ -6,7 +6,7 @@ import type { DamageOp, DamageTarget } from './damage.ts';
 import type { GatewayFaultKind } from './gateway.ts';
 import type { Adversary, RunPromise } from './model.ts';
 import { cli, faceRun, type RunOutcome } from './runs.ts';
-import { runScheduled } from './scheduled.ts';
+import { runScheduled, type UnitPath } from './scheduled.ts';
 import { invokeCostExport } from './lambda.ts';
 import { killedRun } from './killed.ts';
 import { worldCalendar } from './world.ts';
@@ -107,13 +107,20 @@ export class LambdaCosts extends RunCommand {
 }
 
 export class Scheduled extends RunCommand {
-  readonly kind = 'scheduled';
+  readonly kind: string;
   readonly promise: RunPromise = { followsJobs: true, verifies: false };
+  /** Without `path`, one Map item per unit; with it, the units in lanes (the daily run across tenants). */
+  constructor(readonly path: UnitPath = undefined) {
+    super();
+    this.kind = path ? 'scheduled in lanes' : 'scheduled';
+  }
   go(a: Adversary) {
-    return runScheduled(a.world, {});
+    return runScheduled(a.world, {}, this.path);
   }
   toString() {
-    return 'scheduled {}';
+    return this.path
+      ? `scheduled {} in ${this.path.lanes} lanes, cut every ${this.path.cut}`
+      : 'scheduled {}';
   }
 }
 
@@ -237,6 +244,9 @@ export function commandArbitraries(opts: { s3?: boolean } = {}): Array<fc.Arbitr
     fc.constant(new FaceCosts({}, { abortAfterUnits: 1 })),
     fc.integer({ min: 1, max: 3 }).map((n) => new FaceCosts({}, { startAtMost: n })),
     fc.constant(new Scheduled()),
+    fc
+      .tuple(fc.integer({ min: 1, max: 3 }), fc.constantFrom(0, 1, 2))
+      .map(([lanes, cut]) => new Scheduled({ lanes, cut })),
     fc.constant(new Inventory()),
     fc.constantFrom(...MONTHS.slice(0, 2)).map((m) => new Statements(m)),
     fc

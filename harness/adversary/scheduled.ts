@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseCostEvent } from '../../functions/lib/costs/event.ts';
 import { parseUnitItem, runUnitItem, type UnitItem } from '../../functions/lib/costs/job/fan-out.ts';
+import { type LaneStep, planLanes, runLane } from '../../functions/lib/costs/job/lanes.ts';
 import { finishState, planState, summaryState } from '../../functions/lib/costs/job/scheduled.ts';
 import { scheduledFailure } from '../../functions/lib/costs/job/summary.ts';
 import { CLI_SETTINGS } from '../../functions/lib/faces/face.ts';
@@ -25,7 +26,18 @@ import type { World } from './world.ts';
 /** Retries of a unit after its first attempt (the definition's MaxAttempts). */
 const UNIT_RETRIES = 3;
 
-export async function runScheduled(world: World, event: Record<string, unknown>): Promise<RunOutcome> {
+/**
+ * How the units run: one Map item each (the cost state machine), or in lanes (the daily run across
+ * tenants, functions/lib/costs/job/lanes.ts): `lanes` of them, each invocation cut short, as a
+ * Lambda running out of time, after `cut` units (0: never).
+ */
+export type UnitPath = { readonly lanes: number; readonly cut: number } | undefined;
+
+export async function runScheduled(
+  world: World,
+  event: Record<string, unknown>,
+  path: UnitPath = undefined,
+): Promise<RunOutcome> {
   const lines: string[] = [];
   const log = createLogger({ level: 'warn', write: (l) => lines.push(l) });
   const now = world.now;
@@ -47,7 +59,8 @@ export async function runScheduled(world: World, event: Record<string, unknown>)
     };
     const ref = await planState(env, request, { name: '', key: (k) => k });
     const items = (JSON.parse((await sink.read(ref.unitsObjectKey)) ?? '[]') as unknown[]).map(parseUnitItem);
-    for (const item of items) await runMapItem(env, item, lines);
+    if (path) await runLanes(env, items, path, lines);
+    else for (const item of items) await runMapItem(env, item, lines);
     let finishError: { Error: string; Cause: string } | undefined;
     await finishState(env, ref.runId).catch((error: unknown) => {
       finishError = { Error: errorCode(error), Cause: errorMessage(error) };
@@ -80,4 +93,39 @@ async function runMapItem(
       if ((error as Error).name !== 'UnitRetryableError') return;
     }
   }
+}
+
+/** The units in lanes, each lane invoked again from where it returned, as the daily run across tenants runs them. */
+async function runLanes(
+  env: Parameters<typeof runUnitItem>[0],
+  items: readonly UnitItem[],
+  path: NonNullable<UnitPath>,
+  lines: string[],
+): Promise<void> {
+  const lanes = planLanes([{ tenant: 'world', endpoint: 'world', units: items }], {
+    overall: path.lanes,
+    perEndpoint: path.lanes,
+    perTenant: path.lanes,
+  });
+  await Promise.all(
+    lanes.map(async (units) => {
+      let step: LaneStep = { runId: '', bucket: '', laneKey: '', units: units.length };
+      for (;;) {
+        let ran = 0;
+        const progress = await runLane(step, {
+          units,
+          runUnit: (item) =>
+            runUnitItem(env, item).catch((error: unknown) => {
+              lines.push(
+                `unit ${item.dataSourceId} ${item.date}: ${errorCode(error)} ${errorMessage(error)}`,
+              );
+              throw error;
+            }),
+          remainingMs: () => (path.cut > 0 && ++ran > path.cut ? 0 : Number.POSITIVE_INFINITY),
+        });
+        if (progress.done) return;
+        step = progress;
+      }
+    }),
+  );
 }

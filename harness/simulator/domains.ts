@@ -4,7 +4,6 @@
 // that domain's records alone. A second endpoint is a second one of these.
 
 import { LocalSimulator } from './local-simulator.ts';
-import type { Answer, IncomingCall } from './routes.ts';
 import { type RunningServer, startServer } from './server.ts';
 import type { Simulator } from './simulator-api.ts';
 import type { SimulatorOptions } from './state.ts';
@@ -33,8 +32,6 @@ export interface DomainsSimulator {
   close(): Promise<void>;
 }
 
-const PUBLIC_KEY = '/identity/domain/get-public-key';
-
 export async function startDomainsSimulator(opts: DomainsOptions): Promise<DomainsSimulator> {
   if (opts.domains.length === 0) throw new Error('simulator: domains must name at least one domain');
   const seeds = opts.domains.map((d) => d.seed ?? 1);
@@ -51,7 +48,7 @@ export async function startDomainsSimulator(opts: DomainsOptions): Promise<Domai
   let latencyMs = opts.latencyMs ?? 0;
   const server: RunningServer = await startServer(
     {
-      route: (call) => routeToDomain(call, byId, domainOf),
+      route: (call) => domainOf(call.authorization).route(call),
       latencyMs: () => latencyMs,
       takeFault: (path, authorization) => domainOf(authorization).takeFault(path),
       answered: (record, authorization) => domainOf(authorization).answered(record),
@@ -72,16 +69,4 @@ export async function startDomainsSimulator(opts: DomainsOptions): Promise<Domai
     },
     close: () => server.close(),
   };
-}
-
-function routeToDomain(
-  call: IncomingCall,
-  byId: ReadonlyMap<string, LocalSimulator>,
-  domainOf: (authorization: string | undefined) => LocalSimulator,
-): Answer {
-  if (call.path !== PUBLIC_KEY) return domainOf(call.authorization).route(call);
-  // The public key is asked without a token: the body's domain_id names the domain.
-  const named = (call.body as { domain_id?: unknown } | undefined)?.domain_id;
-  const domain = typeof named === 'string' ? byId.get(named) : undefined;
-  return (domain ?? domainOf(undefined)).route(call);
 }

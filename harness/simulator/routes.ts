@@ -1,14 +1,7 @@
 // The gateway: one POST route per three-segment path. Checks run in Cloudforet's order:
 // path, body, the request message's fields, then the token, then the verb itself.
 
-import {
-  ApiError,
-  notFound,
-  requiredParameter,
-  unknownError,
-  unknownField,
-  unsupportedApi,
-} from './api-error.ts';
+import { ApiError, unknownError, unknownField, unsupportedApi } from './api-error.ts';
 import { costReportRoutes } from './cost-report-routes.ts';
 import { costRoutes } from './cost-routes.ts';
 import { identityRoutes } from './identity-routes.ts';
@@ -49,7 +42,7 @@ export function routeCall(state: SimState, tokens: TokenIssuer, call: IncomingCa
   if (!THREE_SEGMENTS.test(call.path)) return { status: 404, body: '{"detail":"Not Found"}' };
   if (call.method !== 'POST') return { status: 405, body: '{"detail":"Method Not Allowed"}' };
   try {
-    if (call.path === PUBLIC_KEY) return publicKey(tokens, call);
+    if (call.path === PUBLIC_KEY) return publicKey();
     const route = ROUTES[call.path];
     if (!route) throw unsupportedApi(call.path);
     const body = requestObject(call);
@@ -67,14 +60,12 @@ export function routeCall(state: SimState, tokens: TokenIssuer, call: IncomingCa
 /** The one verb the gateway answers without a token: what a client checks a token's domain with. */
 const PUBLIC_KEY = '/identity/domain/get-public-key';
 
-function publicKey(tokens: TokenIssuer, call: IncomingCall): Answer {
-  const body = requestObject(call);
-  for (const field of Object.keys(body))
-    if (field !== 'domain_id') throw unknownField('GetDomainRequest', field);
-  if (body.domain_id === undefined) throw requiredParameter('domain_id');
-  const key = tokens.publicKeyOf(body.domain_id);
-  if (key === undefined) throw notFound('domain_id', body.domain_id);
-  return { status: 200, body: JSON.stringify({ public_key: key, domain_id: body.domain_id }) };
+/**
+ * identity's get-public-key answers a system token only (a token of the root domain, which no app
+ * has): without one, or with an app's, ERROR_UNKNOWN 'Invalid System Token' (domain_service.py).
+ */
+function publicKey(): Answer {
+  throw unknownError('Invalid System Token');
 }
 
 function requestObject(call: IncomingCall): Record<string, unknown> {

@@ -180,7 +180,7 @@ export function wordRows(ctx: WordsContext): Row[] {
         ]),
       expected: 2,
       first:
-        /^cloudforet-export: cloudforet: 401 ERROR_AUTHENTICATE_FAILURE for \S+ — the client_secret in file '.*app\.json' is of domain domain-\w+, which http:\/\/127\.0\.0\.1:\d+ does not know: it is an app of another Cloudforet or another domain/,
+        /^cloudforet-export: cloudforet: 404 ERROR_NOT_FOUND for \S+ — the client_secret in file '.*app\.json' is of domain domain-\w+, which http:\/\/127\.0\.0\.1:\d+ does not know: it is an app of another Cloudforet or another domain/,
       within: 15,
       alone: command === 'inventory',
     });

@@ -1,21 +1,11 @@
 // Cloudforet HTTP API client: one POST route per verb, typed errors, bounded retries.
 // Retry policy lives here and only here; callers never retry a single request themselves.
-import { Agent, type Dispatcher, request } from 'undici';
-import { type BodyBytes, BodyTooLargeError, readBody } from './body-bytes.ts';
-import { domainUnknownTo } from './domain-probe.ts';
+import { Agent, type Dispatcher } from 'undici';
+import { type AttemptSettings, attemptOnce, type Success } from './attempt.ts';
 import { CloudforetApiError } from '../errors.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { registerSecret } from '../redact.ts';
-import {
-  abortedError,
-  answerTooLargeError,
-  deadlineError,
-  explainStatus,
-  isNoAnswer,
-  networkError,
-  normalizeEndpoint,
-  parseDetail,
-} from './explain.ts';
+import { abortedError, isNoAnswer, normalizeEndpoint } from './explain.ts';
 import { type AnswerCheck, parseAnswer } from './parse-answer.ts';
 import { SilenceBudget } from './silence.ts';
 
@@ -33,7 +23,7 @@ export interface CloudforetClientOptions {
   readonly dispatcher: Dispatcher;
   /** Named in error messages (e.g. "secret 'cloudforet/app'"); never the token itself. */
   readonly credentialSource?: string;
-  /** The token's domain (its did claim): after a 401, the endpoint is asked whether it knows it. */
+  /** The token's domain (its did claim): an answer that this domain is not found names it so. */
   readonly credentialDomainId?: string;
   /** The deadline of one attempt, headers and body together (default 60 s). */
   readonly requestTimeoutMs?: number;
@@ -71,8 +61,6 @@ export interface PendingAnswer<T> {
 export const defaultRetry: RetryPolicy = { attempts: 5, baseDelayMs: 250, maxDelayMs: 10_000 };
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024;
-/** undici's own limits sit this far behind the deadline unless set: the deadline speaks first. */
-const BACKSTOP_MS = 1_000;
 
 /** A pooled keep-alive dispatcher with explicit timeouts, well under a Lambda timeout. */
 export function createDispatcher(opts: { connectTimeoutMs?: number; connections?: number } = {}): Agent {
@@ -83,19 +71,14 @@ export function createDispatcher(opts: { connectTimeoutMs?: number; connections?
   });
 }
 
-/** A 2xx answer's status and body, not parsed yet. */
-interface Success {
-  readonly status: number;
-  readonly bytes: BodyBytes;
-}
-
 export class CloudforetClient {
   readonly endpoint: string;
   private readonly opts: CloudforetClientOptions;
   private readonly retry: RetryPolicy;
   private readonly log: Logger;
   private readonly deadlineMs: number;
-  private readonly maxAnswerBytes: number;
+  /** What each attempt needs: where, with what, within which bounds. */
+  private readonly attempt: AttemptSettings;
   /** The run's bound on an endpoint that answers nothing, if it has one. */
   get silence(): SilenceBudget | undefined {
     return this.opts.silence;
@@ -114,7 +97,6 @@ export class CloudforetClient {
 
   /** Requests that were retried; for summaries and the soak. */
   retries = 0;
-  private domainCheck: Promise<string | undefined> | undefined;
 
   constructor(opts: CloudforetClientOptions) {
     this.endpoint = normalizeEndpoint(opts.endpoint);
@@ -123,8 +105,19 @@ export class CloudforetClient {
     this.log = opts.log ?? silentLogger;
     registerSecret(opts.token);
     this.deadlineMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    this.maxAnswerBytes = opts.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
     this.waiting = opts.silence ?? new SilenceBudget(Number.POSITIVE_INFINITY);
+    this.attempt = {
+      endpoint: this.endpoint,
+      token: opts.token,
+      dispatcher: opts.dispatcher,
+      headersTimeoutMs: opts.headersTimeoutMs,
+      bodyTimeoutMs: opts.bodyTimeoutMs,
+      credentialSource: opts.credentialSource,
+      credentialDomainId: opts.credentialDomainId,
+      deadlineMs: this.deadlineMs,
+      maxAnswerBytes: opts.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
+      waiting: this.waiting,
+    };
   }
 
   /** POST one verb, e.g. call('/cost-analysis/cost/list', {...}), retrying transient failures. */
@@ -161,7 +154,7 @@ export class CloudforetClient {
     for (let attempt = first; ; attempt++) {
       try {
         opts.signal?.throwIfAborted();
-        const success = await this.callOnce(path, body, opts.signal);
+        const success = await attemptOnce(this.attempt, path, body, opts.signal);
         return {
           read: () => this.read<T>(path, body, success, attempt, opts),
           peek: (key) => success.bytes.peek(key),
@@ -218,109 +211,11 @@ export class CloudforetClient {
     }
   }
 
-  /**
-   * One attempt, bounded as a whole by the deadline and in size by maxAnswerBytes; a success's
-   * body comes back as bytes, anything else as a typed error. The caller's abort is not ours to
-   * explain: beforeRetry sees it and says the request was abandoned.
-   */
-  private async callOnce(
-    path: string,
-    body: Record<string, unknown>,
-    signal: AbortSignal | undefined,
-  ): Promise<Success> {
-    const deadline = AbortSignal.timeout(this.deadlineMs);
-    const failure = (error: unknown, timeoutMs: number | undefined) =>
-      deadline.aborted && !signal?.aborted
-        ? deadlineError(path, this.deadlineMs, error)
-        : networkError(path, error, timeoutMs ?? this.deadlineMs);
-    let response: Dispatcher.ResponseData;
-    this.waiting.asking();
-    let settled = false;
-    const settle = () => {
-      if (!settled) this.waiting.settled();
-      settled = true;
-    };
-    try {
-      response = await request(`${this.endpoint}${path}`, {
-        method: 'POST',
-        dispatcher: this.opts.dispatcher,
-        signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
-        headers: { authorization: `Bearer ${this.opts.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        headersTimeout: this.opts.headersTimeoutMs ?? this.deadlineMs + BACKSTOP_MS,
-        bodyTimeout: this.opts.bodyTimeoutMs ?? this.deadlineMs + BACKSTOP_MS,
-      });
-    } catch (error) {
-      throw failure(error, this.opts.headersTimeoutMs);
-    } finally {
-      settle();
-    }
-    this.waiting.heard();
-    let bytes: BodyBytes;
-    try {
-      bytes = await readBody(response.body, response.headers['content-length'], this.maxAnswerBytes);
-    } catch (error) {
-      response.body.destroy(); // the rest of an answer too large is never read; the socket goes
-      if (!(error instanceof BodyTooLargeError)) throw failure(error, this.opts.bodyTimeoutMs);
-      throw answerTooLargeError(path, this.maxAnswerBytes, error.declared, error);
-    }
-    const status = response.statusCode;
-    if (status >= 200 && status < 300) return { status, bytes };
-    const domain = status === 401 ? await this.unknownDomain() : undefined;
-    throw this.httpError(path, status, bytes.text(), response.headers, domain);
-  }
-
-  /** The token's domain when the endpoint says it has no such domain (asked once per client). */
-  private unknownDomain(): Promise<string | undefined> {
-    const domainId = this.opts.credentialDomainId;
-    if (domainId === undefined) return Promise.resolve(undefined);
-    this.domainCheck ??= domainUnknownTo(
-      this.endpoint,
-      domainId,
-      this.opts.dispatcher,
-      Math.min(this.deadlineMs, 10_000),
-    ).then((unknown) => (unknown ? domainId : undefined));
-    return this.domainCheck;
-  }
-
-  private httpError(
-    path: string,
-    status: number,
-    text: string,
-    headers: Dispatcher.ResponseData['headers'],
-    unknownDomain?: string,
-  ): CloudforetApiError {
-    const location = headers.location;
-    const detail = { ...parseDetail(text), location: typeof location === 'string' ? location : undefined };
-    const retryAfter = headers['retry-after'];
-    const retryable = status >= 500 || status === 429;
-    return new CloudforetApiError({
-      status,
-      apiCode: detail.code,
-      path,
-      retryable,
-      message: explainStatus(status, detail, {
-        path,
-        endpoint: this.endpoint,
-        source: this.opts.credentialSource,
-        unknownDomain,
-      }),
-      retryAfterMs: typeof retryAfter === 'string' ? parseRetryAfter(retryAfter) : undefined,
-    });
-  }
-
   private backoff(attempt: number, hintMs: number | undefined): number {
     const cap = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));
     const jittered = Math.round(cap / 2 + ((this.opts.random ?? Math.random)() * cap) / 2);
     return hintMs === undefined ? jittered : Math.min(this.retry.maxDelayMs, Math.max(hintMs, jittered));
   }
-}
-
-function parseRetryAfter(value: string): number | undefined {
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
 /** Resolves after ms, or at once when the signal aborts (the caller then throws). */

@@ -80,13 +80,13 @@ export function explainStatus(
     return `${head} — ${at.endpoint} redirects${detail.location ? ` to ${detail.location}` : ''}: the API answers POSTs without redirecting, so this is probably the console web address or http:// for https://: ${API_BASE_HINT}`;
   }
   if (detail.page !== undefined) return `${head} — ${pageAnswer(status, detail.page, at.endpoint)}`;
+  if (at.unknownDomain !== undefined)
+    return `${head} — the client_secret in ${credential} is of domain ${at.unknownDomain}, which ${at.endpoint} does not know: it is an app of another Cloudforet or another domain; use an app file of this endpoint's domain, or the endpoint of the Cloudforet that issued it${said}`;
   if (status >= 500) {
     return `${head} — the API failed on its side${said}: try again later; if it persists, ask the Cloudforet operator (the API's logs say why)`;
   }
   switch (status) {
     case 401:
-      if (at.unknownDomain !== undefined)
-        return `${head} — the client_secret in ${credential} is of domain ${at.unknownDomain}, which ${at.endpoint} does not know: it is an app of another Cloudforet or another domain; use an app file of this endpoint's domain, or the endpoint of the Cloudforet that issued it${said}`;
       return `${head} — the client_secret in ${credential} is invalid or expired: create a new client secret for the app in Cloudforet and update ${credential}${said}`;
     case 403:
       return `${head} — the app's role cannot use this API: give the app a role with access (a DOMAIN_ADMIN app for a domain-wide export)${said}`;
@@ -119,6 +119,7 @@ export function abortedError(path: string, signal: AbortSignal): CloudforetApiEr
 }
 
 export const DEADLINE = 'CLOUDFORET_DEADLINE';
+export const DOMAIN_UNKNOWN = 'CLOUDFORET_DOMAIN_UNKNOWN';
 export const ANSWER_TOO_LARGE = 'CLOUDFORET_ANSWER_TOO_LARGE';
 const MiB = 1024 * 1024;
 

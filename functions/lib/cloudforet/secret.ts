@@ -292,6 +292,10 @@ async function fetchFailureMessage(
     }
     case 'AccessDeniedException':
       return `${head}: the function's role lacks secretsmanager:GetSecretValue on secret '${secretId}': grant it in the role's policy`;
+    case 'TimeoutError': {
+      const region = await client.config.region().catch(() => 'no region');
+      return `${head}: Secrets Manager (${region}) answered nothing in time, every attempt timed out: check the network path to it (a VPC endpoint, a proxy, AWS_ENDPOINT_URL_SECRETS_MANAGER) and the region`;
+    }
     case 'DecryptionFailure':
       return `${head}: the function's role cannot decrypt it: grant kms:Decrypt on the secret's KMS key`;
     default:

@@ -4,7 +4,7 @@
 import type { ExportRunDeps } from '../export/run-deps.ts';
 import { randomUUID } from 'node:crypto';
 import { type AnalyzeRequest, analyzePages } from '../cloudforet/analyze-pages.ts';
-import { DEADLINE } from '../cloudforet/explain.ts';
+import { DEADLINE, DOMAIN_UNKNOWN } from '../cloudforet/explain.ts';
 import { SILENCE } from '../cloudforet/silence.ts';
 import { CloudforetApiError } from '../errors.ts';
 import { rollUp } from '../export/ledger-rollup.ts';
@@ -372,6 +372,7 @@ export function endpointCause(error: unknown): string | undefined {
       : undefined;
   }
   const endpointWide =
+    error.code === DOMAIN_UNKNOWN ||
     status === 401 ||
     status === 403 ||
     (status >= 300 && status < 400) ||

@@ -22,7 +22,15 @@ export async function connectCloudforet({ config, log }: EntryContext): Promise<
   const key = [config.secretId, AWS_REGION, AWS_ENDPOINT_URL_SECRETS_MANAGER ?? AWS_ENDPOINT_URL].join('|');
   let source = secrets.get(key);
   if (source === undefined) {
-    const client = new SecretsManagerClient({});
+    // The SDK alone waits for ever on a Secrets Manager that answers nothing (a VPC without its
+    // endpoint): each attempt is bounded as Cloudforet's requests are, well inside the timeout.
+    const client = new SecretsManagerClient({
+      requestHandler: {
+        connectionTimeout: config.requestTimeoutMs,
+        requestTimeout: config.requestTimeoutMs,
+        throwOnRequestTimeout: true,
+      },
+    });
     source = secretsManagerSource({ client, secretId: config.secretId, ttlMs: config.secretTtlMs });
     secrets.set(key, source);
   }

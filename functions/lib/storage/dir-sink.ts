@@ -14,6 +14,7 @@ import {
   rm,
   rmdir,
   stat,
+  utimes,
   writeFile,
 } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -95,6 +96,16 @@ export function dirSink(root: string): Sink {
       for (const prefix of prefixes) await rmdir(pathOf(prefix)).catch(() => undefined);
     },
     removeStaleTemporaries: (startedAt) => removeStaleTemporaries(base, startedAt),
+    setModified: async (key, mtimeMs) => {
+      try {
+        await utimes(pathOf(key), new Date(), new Date(mtimeMs));
+        const info = await stat(pathOf(key));
+        const ms = Math.round(info.mtimeMs);
+        return { size: info.size, mtimeMs: ms, modifiedMs: ms };
+      } catch (error) {
+        throw sinkError('write', pathOf(key), error);
+      }
+    },
   };
 }
 

@@ -170,6 +170,38 @@ export function proveJobRows(jobId: string, written: number, published: number):
   return proof(`only the ${written} rows of successful sync job ${jobId} (was ${published})`);
 }
 
+/**
+ * An object moved into a tenant's folder (storage/tenant-move.ts): its copy was read back and its
+ * SHA-256 is the source's. What proves a source object may go, and a manifest may be rewritten to
+ * name its object's copy as the store describes it (an ETag S3 gave the copy, a file's new mtime).
+ */
+export function proveCopied(
+  key: string,
+  sourceSha256: string | undefined,
+  copySha256: string | undefined,
+): Proof {
+  if (!sourceSha256 || sourceSha256 !== copySha256) {
+    throw new Error(
+      `${key}: its copy reads back ${copySha256 ?? 'nothing'}, the source ${sourceSha256 ?? 'nothing'}: no proof of a move`,
+    );
+  }
+  return proof(`moved: its copy reads back the same SHA-256 ${sourceSha256.slice(0, 12)}…`);
+}
+
+/**
+ * A manifest rewritten so that it describes the copy of its object (and of the daily manifests a
+ * compacted month names), given the proof that each such copy holds the source's bytes.
+ */
+export async function rewriteManifestForCopy(
+  sink: Sink,
+  key: string,
+  body: string,
+  why: readonly Proof[],
+): Promise<void> {
+  if (why.length === 0) throw new Error(`${key}: a manifest is rewritten only for copies proven whole`);
+  await sink.put(key, body, 'application/json');
+}
+
 /** An object the run itself made for its own use (a claim, a probe), never an archived one. */
 export function ownScratch(why: string): Proof {
   return proof(`own scratch object: ${why}`);

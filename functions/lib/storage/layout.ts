@@ -25,6 +25,7 @@
 //   _claim-takeovers/<claim>-<time>.json                    one per expired claim taken over
 //   _tmp/.<name>.<pid>-<hex>.tmp                            the directory sink's temporaries
 //   _damaged/<key>                                          a ledger file that did not parse, set aside whole
+//   _moved-in.json                                          a tenant's folder: the single-domain move into it
 // A leading `_` keeps Athena, Spark and Hive from reading bookkeeping as data.
 import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
@@ -63,6 +64,14 @@ export const DAMAGED_DIR = '_damaged';
 export function setAsideKey(key: string): string {
   return `${DAMAGED_DIR}/${key}`;
 }
+/** In a tenant's folder: the move of a single-domain destination into it (storage/tenant-move.ts). */
+export const MOVE_RECORD_KEY = '_moved-in.json';
+/** Step Functions' own Map results: at the destination's root with tenants or without, so never moved. */
+export const MAP_RESULTS_PREFIX = `${RUNS_DIR}/costs/map-results/`;
+/** The daily run across tenants keeps its lanes here, beside every tenant's folder (tenantsRunPrefix). */
+export const TENANTS_RUNS_PREFIX = `${RUNS_DIR}/costs/lanes/`;
+/** What a stack's runs keep at the shared destination's root, of no tenant: a move leaves it there. */
+export const SHARED_RUN_PREFIXES: readonly string[] = [MAP_RESULTS_PREFIX, TENANTS_RUNS_PREFIX];
 export const JOB_MARKS_PREFIX = `${MANIFESTS_DIR}/cost-jobs/`;
 
 /** The folder of one partition of a table: `<table>/<partition key>=<value>/` (see partitionPath). */
@@ -127,6 +136,14 @@ export function jobMarkKey(dataSourceId: string): string {
 /** A backfill's units, relative to the destination: the plan step writes, the Distributed Map reads. */
 export function backfillUnitsKey(runId: string): string {
   return `${costJobPrefix(runId)}units.json`;
+}
+
+/**
+ * One daily run across tenants (costs/job/lanes.ts): its lanes and their list, relative to the
+ * shared destination (beside every tenant's folder, in none); removed at the run's end.
+ */
+export function tenantsRunPrefix(runId: string): string {
+  return `${TENANTS_RUNS_PREFIX}${runId}/`;
 }
 
 /** Everything one scheduled cost job keeps between its states (costs/job/): removed at its end. */

@@ -67,6 +67,11 @@ export interface Sink {
    * what a probe's one object left: an empty folder is no data.
    */
   removeEmptyFolders?(prefixes: readonly string[]): Promise<void>;
+  /**
+   * Sets a file's modification time (a directory; S3 sets LastModified itself): a moved file keeps
+   * the time its manifest recorded (storage/tenant-move.ts). Returns what a listing now says of it.
+   */
+  setModified?(key: string, mtimeMs: number): Promise<StoredObject>;
   /** Removes what killed runs left (temporary files older than startedAt); returns how many. */
   removeStaleTemporaries?(startedAt: Date): Promise<number>;
 }

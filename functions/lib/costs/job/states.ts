@@ -60,3 +60,18 @@ export interface CostJobRef {
   /** Units planned: the Map is skipped when 0. */
   readonly units: number;
 }
+
+/**
+ * The daily run across tenants (a stack of tenants, infra/tenants-run.ts): the states of
+ * COST_JOB_STATES before the Map run for each tenant, the Map's units run in shared lanes (its
+ * function given a lane, costs/job/lanes.ts), the states after it for each tenant as the job's own
+ * definition chains them, then one state that sums up every tenant.
+ */
+export const TENANTS_RUN_STATES = {
+  /** Deals the planned units into lanes. */
+  lanes: { state: 'Lanes', entry: 'tenants-lanes', functionId: 'TenantsLanes' },
+  /** Each tenant's outcome summed up; fails the execution naming every failed tenant. */
+  summary: { state: 'TenantsSummary', entry: 'tenants-summary', functionId: 'TenantsSummary' },
+  /** Tenants whose per-tenant states run at once (their Plan talks to their Cloudforet). */
+  planConcurrency: 8,
+} as const;

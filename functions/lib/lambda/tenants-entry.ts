@@ -1,0 +1,55 @@
+// The entry of a state that serves every tenant of one run at once (the daily run's Lanes and
+// TenantsSummary, infra/tenants-run.ts): no tenant scope, since it serves none alone; the shared
+// destination and each tenant's endpoint from EXPORT_TENANTS. Its result and any error leave
+// through the one redactor, as every entry's do (entry.ts).
+import type { Context } from 'aws-lambda';
+import { ConfigError } from '../errors.ts';
+import { createLogger, type LogLevel, type Logger, logLevelProblem } from '../log.ts';
+import { redactError, redactValue } from '../redact.ts';
+import { openSink } from '../storage/open-sink.ts';
+import type { Sink } from '../storage/sink.ts';
+import { decodeTenants, type TenantConnection } from '../tenant.ts';
+
+export interface AcrossTenants {
+  /** The bucket, keys whole: the shared destination `<prefix>/` and every tenant's folder are in it. */
+  readonly sink: Sink;
+  readonly bucket: string;
+  readonly prefix: string;
+  readonly tenants: ReadonlyMap<string, TenantConnection>;
+  readonly log: Logger;
+}
+
+export function acrossTenantsEntry<Req, Res>(
+  name: string,
+  useCase: {
+    parse(event: unknown): Req;
+    run(entry: AcrossTenants, request: Req): Promise<Res>;
+  },
+): (event: unknown, context?: Context) => Promise<Res> {
+  return async (event, context) => {
+    try {
+      const env = process.env;
+      const bucket = env.EXPORT_BUCKET?.trim();
+      const decoded = decodeTenants(env.EXPORT_TENANTS?.trim() ?? '');
+      const { tenants } = decoded;
+      const level = logLevelProblem(env.LOG_LEVEL);
+      const problems = [
+        ...decoded.problems,
+        ...(bucket ? [] : ['EXPORT_BUCKET is required']),
+        ...(level ? [level] : []),
+      ];
+      if (problems.length > 0)
+        throw new ConfigError('CONFIG_INVALID', `configuration: ${problems.join('; ')}`);
+      const prefix = (env.EXPORT_PREFIX ?? '').trim().replace(/^\/+|\/+$/g, '');
+      const log = createLogger({
+        level: (env.LOG_LEVEL?.trim() || 'info') as LogLevel,
+        fields: { function: name, requestId: context?.awsRequestId },
+      });
+      const request = useCase.parse(event);
+      const sink = openSink(`s3://${bucket}`);
+      return redactValue(await useCase.run({ sink, bucket: bucket!, prefix, tenants, log }, request));
+    } catch (error) {
+      throw redactError(error);
+    }
+  };
+}
