@@ -31,6 +31,8 @@ export const options = {
   'snapshot-date': { type: 'string' },
   month: { type: 'string' },
   currency: { type: 'string' },
+  table: { type: 'string' },
+  at: { type: 'string' },
   'include-inactive': { type: 'boolean' },
   concurrency: { type: 'string' },
   timeout: { type: 'string' },

@@ -16,6 +16,7 @@ import { interruptOnSignals } from './interrupt.ts';
 import { redactingIo } from './redacting-io.ts';
 import { runMoveIntoTenant } from './move-into-tenant-command.ts';
 import { runReleaseClaim } from './release-claim-command.ts';
+import { runAsOf } from './as-of-command.ts';
 import { type CommandName, commandNames, commandUsage, usage } from './usage.ts';
 
 const commands: Record<CommandName, (ctx: CommandContext) => Promise<number>> = {
@@ -25,6 +26,7 @@ const commands: Record<CommandName, (ctx: CommandContext) => Promise<number>> = 
   anomalies: runAnomalies,
   statements: runStatements,
   'release-claim': runReleaseClaim,
+  'as-of': runAsOf,
   'move-into-tenant': runMoveIntoTenant,
 };
 export const ownOptions: Record<CommandName, ReadonlyArray<keyof Values>> = {
@@ -34,6 +36,7 @@ export const ownOptions: Record<CommandName, ReadonlyArray<keyof Values>> = {
   anomalies: ['json'],
   statements: ['month', 'currency', 'json'],
   'release-claim': ['force'],
+  'as-of': ['table', 'at', 'from', 'to', 'json'],
   'move-into-tenant': ['delete-source', 'force', 'json'],
 };
 
@@ -42,6 +45,7 @@ export const readsDestinationOnly: ReadonlySet<CommandName> = new Set([
   'anomalies',
   'statements',
   'release-claim',
+  'as-of',
   'move-into-tenant',
 ]);
 

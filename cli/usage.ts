@@ -124,6 +124,20 @@ ${TENANT}
   --force                  release it although its holder's latest run started less than ${EXPIRY_MIN} min ago
                            (default: only an expired claim); say it only when no run of it is going
 ${EXIT_CODES}`,
+  'as-of': `Usage: cloudforet-export as-of --out (DIR | s3://bucket/prefix) --table costs|focus --at INSTANT [--from YYYY-MM-DD --to YYYY-MM-DD] [--json]
+Prints a table exactly as a reader saw it at INSTANT (ISO 8601, e.g. 2026-10-03T00:00:00Z): for each
+day and data source, the rows of the object current then, whether it is still current or was since
+replaced by a restatement (kept for good under <table>_revisions/). The saved queries costs_as_of and
+focus_as_of answer the same in Athena. No Cloudforet request; reads every object of the days asked.
+Options:
+  --table costs|focus      the table to read (required: no default)
+  --at INSTANT             the instant, ISO 8601 with its zone, Z for UTC (required: no default)
+  --from YYYY-MM-DD        the first day read (default: every day exported)
+  --to YYYY-MM-DD          the last day read (default: every day exported)
+  --out DIR | s3://bucket/prefix   the destination 'costs' exported to (env EXPORT_DESTINATION)
+${TENANT}
+  --json                   print one JSON object: the table, the instant and its rows (default: a line a row)
+${EXIT_CODES}`,
   'move-into-tenant': `Usage: cloudforet-export move-into-tenant --out (DIR | s3://bucket/prefix) --tenant ID [--delete-source] [--force] [--json]
 Moves a single-domain destination (what a stack without tenants, or 'costs' without --tenant,
 wrote under --out) into the tenant folder tenants/ID/ of the same --out, where a stack with tenants
@@ -154,6 +168,7 @@ Commands:
   anomalies   cost anomalies in what 'costs' exported (reads --out only)
   statements  a monthly statement per workspace, CSV and HTML (reads --out only)
   release-claim  release the destination claim a killed run left (reads --out only)
+  as-of       a table exactly as a reader saw it at an instant (reads --out only)
   move-into-tenant  move a single-domain destination into a tenant folder of it (reads --out only)
 Run cloudforet-export COMMAND --help for a command's options; --version prints the version.
 ${CONNECTION}

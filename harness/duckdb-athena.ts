@@ -11,6 +11,7 @@ import { COMPACTION_STATE_DIR, ledgerPrefix } from '../functions/lib/storage/lay
 import { exportTables } from '../functions/lib/tables/all-tables.ts';
 import { compactedTables, compactionStateTable } from '../functions/lib/tables/compacted.ts';
 import { ledgerTables } from '../functions/lib/tables/ledger.ts';
+import { revisionTables } from '../functions/lib/tables/revisions.ts';
 
 const LEDGER_TYPES = { string: 'VARCHAR', bigint: 'BIGINT', double: 'DOUBLE' } as const;
 /** Parquet column types as DuckDB reads them from our files. */
@@ -134,17 +135,23 @@ export async function athenaOver(dir: string, options: AthenaOptions = {}): Prom
   return athenaLike(instance, connection, options);
 }
 
-/** One view per exported table found under `dir` (a ledger or compacted table empty when none), in the current schema. */
+/** One view per exported table found under `dir` (a ledger, compacted or revisions table empty when none), in the current schema. */
 export async function createTableViews(connection: DuckDBConnection, dir: string): Promise<void> {
   for (const table of exportTables) {
     if (!existsSync(join(dir, table.name))) {
       // A destination with nothing compacted yet: Athena's table is there, empty; so is this one.
-      if (compactedTables.some((t) => t.name === table.name)) await connection.run(emptyTable(table));
+      const alwaysThere = [...compactedTables, ...revisionTables];
+      if (alwaysThere.some((t) => t.name === table.name)) await connection.run(emptyTable(table));
       continue;
     }
     const glob = join(dir, table.name, ...(table.dayKey ? ['*', '*'] : ['*']), '*.parquet');
+    // Glue reads such a table by position, naming some columns otherwise (tables/revisions.ts).
+    const byPosition =
+      'byPosition' in table ? (table.byPosition as Record<string, string> | undefined) : undefined;
+    const renames = Object.entries(byPosition ?? {}).map(([from, to]) => `"${from}" AS "${to}"`);
+    const star = renames.length > 0 ? `* RENAME (${renames.join(', ')})` : '*';
     await connection.run(
-      `CREATE VIEW ${table.name} AS SELECT * FROM read_parquet('${glob}', hive_partitioning = true, hive_types_autocast = false)`,
+      `CREATE VIEW ${table.name} AS SELECT ${star} FROM read_parquet('${glob}', hive_partitioning = true, hive_types_autocast = false)`,
     );
   }
   for (const table of ledgerTables) await connection.run(ledgerView(dir, table));

@@ -90,7 +90,11 @@ export function glueTableInput(
       outputFormat: PARQUET_FORMAT.outputFormat,
       serdeInfo: {
         serializationLibrary: PARQUET_FORMAT.serde,
-        parameters: { 'serialization.format': '1' },
+        parameters: {
+          'serialization.format': '1',
+          // A revisions table that renames a column of its files (tables/revisions.ts) reads them by position.
+          ...(readsByPosition(table) ? { 'parquet.column.index.access': 'true' } : {}),
+        },
       },
       compressed: false,
       storedAsSubDirectories: false,
@@ -101,4 +105,10 @@ export function glueTableInput(
       })),
     },
   };
+}
+
+/** A revisions table whose Glue columns rename some of its files' columns reads them by position. */
+function readsByPosition(table: TableDef<never, never>): boolean {
+  const byPosition = (table as { readonly byPosition?: Readonly<Record<string, string>> }).byPosition;
+  return byPosition !== undefined && Object.keys(byPosition).length > 0;
 }

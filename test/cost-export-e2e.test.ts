@@ -124,9 +124,16 @@ describe('cost export handler', () => {
     const path = join(dir, `${ds}.parquet`);
     const read = await readBothWays(path, new Uint8Array(await readFile(path)));
 
-    // The run ledger gains a row per unit version; it is append-only by design.
-    const data = (keys: string[]) => keys.filter((k) => !k.startsWith(`${PREFIX}/ledger/`)).sort();
+    // The run ledger gains a row per unit version; it is append-only by design. The unified-cost
+    // month, exported again by every run, keeps the object it replaced (and no cost day is replaced).
+    const revision = (k: string) => /^[^/]+\/[a-z_]+_revisions\//.test(k);
+    const data = (keys: string[]) =>
+      keys.filter((k) => !k.startsWith(`${PREFIX}/ledger/`) && !revision(k)).sort();
     expect(data(after)).toEqual(data(before));
+    const kept = after.filter((k) => revision(k) && !before.includes(k));
+    expect(kept).toEqual([
+      expect.stringMatching(/\/unified_costs_revisions\/billed_month=[0-9-]+\/domain~[0-9a-f]{16}\.parquet$/),
+    ]);
     expect(read.count).toBe(local.simulator.costTruth(ds, FROM).rows);
     await rm(dir, { recursive: true, force: true });
   });

@@ -103,7 +103,7 @@ async function scheduled(
  * status facts, named by the time they were taken.
  */
 const RUN_SPECIFIC =
-  /^(_runs\/|_tmp\/|ledger\/(export_units|cost_restatements)\/|_ledger-rollup\/|_destination|_claim|_manifests\/cost-jobs\/|_alerts\/|(_manifests\/)?cost_report_status\/|ledger\/export_units_latest\/table_name=cost_report_status\/)/;
+  /^(_runs\/|_tmp\/|ledger\/(export_units|cost_restatements|revisions)\/|_ledger-rollup\/|_destination|_claim|_manifests\/cost-jobs\/|_alerts\/|(_manifests\/)?cost_report_status\/|ledger\/export_units_latest\/table_name=cost_report_status\/)/;
 
 /**
  * Every object of a destination but the run-specific ones: each unit's manifest by what it
@@ -113,10 +113,18 @@ const RUN_SPECIFIC =
  */
 async function tables(root: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
+  const revisions = new Map<string, number>();
   for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const key = join(entry.parentPath, entry.name).slice(root.length + 1);
     if (RUN_SPECIFIC.test(key)) continue;
+    // A kept revision is named by its bytes (run-specific): counted per unit instead.
+    const revision = /^(_damaged\/)?[a-z_]+_revisions\/.*(~[0-9a-f]{16})\.parquet$/.exec(key);
+    if (revision) {
+      const unit = key.slice(0, -`${revision[2]}.parquet`.length);
+      revisions.set(unit, (revisions.get(unit) ?? 0) + 1);
+      continue;
+    }
     const body = await readFile(join(root, key));
     if (key.endsWith('.json') && key.startsWith('_manifests/')) {
       const m = JSON.parse(body.toString()) as Record<string, unknown>;
@@ -124,6 +132,9 @@ async function tables(root: string): Promise<Map<string, string>> {
       out.set(key, JSON.stringify([m.key, m.rows, cost, m.removedBecause ?? null, m.isConfirmed ?? null]));
     } else out.set(key, 'present');
   }
+  // A unified-cost month is exported again by every run, so its revisions count the runs.
+  for (const [unit, n] of revisions)
+    out.set(`${unit}~*.parquet`, unit.includes('unified_costs_revisions/') ? 'kept' : `${n} revision(s)`);
   return out;
 }
 

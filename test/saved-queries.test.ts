@@ -222,7 +222,7 @@ describe('saved queries over a hand-checkable export (Athena clock 2026-03-16)',
     ]);
   });
 
-  it('leaves no saved query without a result test, here, in ledger-queries.test.ts, (cost reports) cost-reports.test.ts or (FOCUS) views-duckdb.test.ts', async () => {
+  it('leaves no saved query without a result test, here, in ledger-queries.test.ts, (cost reports) cost-reports.test.ts, (FOCUS) views-duckdb.test.ts or (as of) as-of.test.ts', async () => {
     const tests = (
       await Promise.all(
         [
@@ -230,6 +230,7 @@ describe('saved queries over a hand-checkable export (Athena clock 2026-03-16)',
           'ledger-queries.test.ts',
           'cost-reports.test.ts',
           'views-duckdb.test.ts',
+          'as-of.test.ts',
         ].map((f) => readFile(new URL(f, import.meta.url), 'utf8')),
       )
     ).join('\n');

@@ -135,7 +135,13 @@ describe('saved views over a hand-checkable export (Athena clock 2026-03-16)', (
     ];
     // Tested over a real export (its focus table) in views-duckdb.test.ts.
     // focus_combined (and both combined views with months compacted): test/compaction.test.ts.
-    const overExports = ['focus_consolidation_cloudforet', 'focus_combined'];
+    // costs_versions and focus_versions (as of four times of a restated day): test/as-of.test.ts.
+    const overExports = [
+      'focus_consolidation_cloudforet',
+      'focus_combined',
+      'costs_versions',
+      'focus_versions',
+    ];
 
     expect(views.map((v) => /VIEW (\w+) AS/.exec(v.sql)![1]).sort()).toEqual(
       [...tested, ...overExports].sort(),

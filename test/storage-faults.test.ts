@@ -131,7 +131,16 @@ describe('S3 failing under a run', () => {
     expect(summary.failures.map((f) => f.code)).toEqual(['SINK_S3_FAILED', 'SINK_S3_FAILED']);
     const after = await published();
     const manifest = costManifestKey(ds[1]!, DAY);
-    expect(dayFiles(changedFiles(before, after))).toEqual(ds.map((id) => costObjectKey(id, DAY)).sort());
+    const changed = dayFiles(changedFiles(before, after));
+    expect(changed.filter((k) => !k.startsWith('costs_revisions/'))).toEqual(
+      ds.map((id) => costObjectKey(id, DAY)).sort(),
+    );
+    // The restated day's published object was kept before its replacement (docs/tables.md).
+    expect(changed.filter((k) => k.startsWith('costs_revisions/'))).toEqual([
+      expect.stringMatching(
+        new RegExp(`^costs_revisions/billed_date=${DAY}/${ds[1]}~[0-9a-f]{16}\\.parquet$`),
+      ),
+    ]);
     expect(after.get(manifest)?.equals(before.get(manifest)!)).toBe(true);
   });
 
@@ -231,7 +240,12 @@ describe('a local directory failing under a run', () => {
 
       expect(summary.failures).toMatchObject([{ date: days[0], code: 'SINK_LOCAL_FAILED' }]);
       expect(summary.failures[0]!.message).toMatch(/EPERM|EACCES/);
-      expect(dayFiles(changedFiles(before, await snapshotDir(dir)))).toEqual([]);
+      // Only the revision, kept before the commit that then failed: the published object is untouched.
+      expect(dayFiles(changedFiles(before, await snapshotDir(dir)))).toEqual([
+        expect.stringMatching(
+          new RegExp(`^costs_revisions/billed_date=${days[0]}/${ds}~[0-9a-f]{16}\\.parquet$`),
+        ),
+      ]);
     },
   );
 
@@ -282,13 +296,14 @@ async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<vo
 }
 
 /**
- * The cost-day files among changed keys: the run's unified-cost month is a unit of its own, and
- * the run ledger only ever gains rows (test/run-ledger.test.ts).
+ * The cost-day files among changed keys: the run's unified-cost month is a unit of its own (with
+ * the revision it keeps), and the run ledger only ever gains rows (test/run-ledger.test.ts).
  */
 function dayFiles(keys: readonly string[]): string[] {
   return keys.filter(
     (k) =>
       !k.startsWith('unified_costs/') &&
+      !k.startsWith('unified_costs_revisions/') &&
       !k.startsWith('_manifests/unified_costs/') &&
       !k.startsWith('ledger/'),
   );

@@ -288,6 +288,7 @@ const CLI_FACES = [
   'functions/lib/faces/anomalies.ts',
   'functions/lib/faces/check.ts',
   'functions/lib/faces/release-claim.ts',
+  'functions/lib/faces/as-of.ts',
   'functions/lib/faces/move-into-tenant.ts',
 ];
 

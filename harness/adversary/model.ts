@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { costManifestKey } from '../../functions/lib/costs/sources/day-keys.ts';
 import { utcDay } from '../../functions/lib/dates.ts';
-import { InvariantViolation, checkHygiene } from './invariants.ts';
+import { InvariantViolation, checkHygiene, checkRevisionsKept } from './invariants.ts';
 import { ArchiveReader, sameFigures, sameRows, type UnitRows, type UnitView } from './reader.ts';
 import type { RunOutcome } from './runs.ts';
 import { unitTruth } from './truth.ts';
@@ -58,6 +58,8 @@ export class Adversary {
   readonly failedJobs = new Set<string>();
   /** Texts already checked for the secret. */
   private checkedTexts = 0;
+  /** Every object a reader could read after a run (checksum -> key): none may be lost (e). */
+  private readable = new Map<string, string>();
 
   constructor(
     readonly world: World,
@@ -104,6 +106,7 @@ export class Adversary {
   /** After a damage: units a reader now sees otherwise are broken (no run is blamed for them). */
   async afterDamage(): Promise<void> {
     await this.world.s3?.mirror(this.world.out);
+    this.readable = await checkRevisionsKept(this.world.out, this.readable, { afterDamage: true });
     const reader = new ArchiveReader(this.world.out);
     for (const ds of this.world.dataSources)
       for (const day of this.world.days) {
@@ -182,6 +185,7 @@ export class Adversary {
               (s.broken ? ' (damaged before)' : ''),
           );
       }
+    this.readable = await checkRevisionsKept(this.world.out, this.readable);
     const texts = this.world.texts.slice(this.checkedTexts);
     this.checkedTexts = this.world.texts.length;
     await checkHygiene(this.world.out, texts, this.world.token, { debris: !outcome.debrisExpected });

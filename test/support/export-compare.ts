@@ -6,9 +6,23 @@ import { getObjectBytes, listKeys, type S3Server } from '../../harness/s3-server
 
 /**
  * What names the export rather than the data: when and by which run a row was written (or a report's
- * status observed), and in the ledger the object's size and checksum, which follow those timestamps.
+ * status observed), and in the ledger the object's size and checksum, which follow those timestamps
+ * (also a kept revision's).
  */
-export const RUN_COLUMNS = ['exported_at', 'x_exported_at', 'observed_at', 'run_id', 'bytes', 'change_check'];
+export const RUN_COLUMNS = [
+  'exported_at',
+  'x_exported_at',
+  'observed_at',
+  'run_id',
+  'bytes',
+  'change_check',
+  // A kept revision is named by its bytes, which carry its export time; the revisions ledger says when.
+  'revision_key',
+  'revision_sha256',
+  'revision_bytes',
+  'current_since',
+  'superseded_at',
+];
 
 /**
  * A saved query's answer but its columns saying when or by which run a row was exported, its lines

@@ -27,8 +27,9 @@ export async function checksums(store: Store, under: string): Promise<Map<string
   return sums;
 }
 
+/** Also the revision each run keeps of the unified-cost month it replaces (unified_costs_revisions/). */
 export const rewrittenByEveryRun = (key: string) =>
-  /^(_destination|_ledger-rollup|_manifests\/cost-jobs\/|ledger\/|_runs\/|(_manifests\/)?unified_costs\/)/.test(
+  /^(_destination|_ledger-rollup|_manifests\/cost-jobs\/|ledger\/|_runs\/|(_manifests\/)?unified_costs(_revisions)?\/)/.test(
     key,
   );
 

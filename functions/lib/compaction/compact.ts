@@ -554,6 +554,7 @@ async function compactUnit(
       manifestKey: monthlyManifestKey,
       kvMetadata: { data_source_id: dataSourceId, [table.partitionKey]: month, run_id: deps.runId },
       rowGroupRows: deps.rowGroupRows,
+      revisionReason: 'compacted again: a day of the month changed since',
       beforePublish: async () => {
         if (read !== expected) {
           throw new ExportError(

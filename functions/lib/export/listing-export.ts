@@ -13,10 +13,11 @@ import type { Compression } from '../parquet/compression.ts';
 import { ParquetRowWriter } from '../parquet/row-writer.ts';
 
 export type { Compression };
-import { type Proof, proveListed, removeProven } from '../storage/gate.ts';
+import { type KeptRevision, keepRevision, type Proof, proveListed, removeProven } from '../storage/gate.ts';
 import { parseManifest } from '../storage/manifest.ts';
 import type { ObjectUpload, Sink } from '../storage/sink.ts';
 import { recordExportUnit } from './ledger.ts';
+import { recordRevision } from './revisions.ts';
 
 export const PARQUET_CONTENT_TYPE = 'application/vnd.apache.parquet';
 /** Rows encoded between two turns of the event loop (~2.5 ms at ~10 µs a row). */
@@ -81,6 +82,8 @@ export interface ListingExport<C> {
   readonly whenFewer?: (signal: AbortSignal, published: number, written: number) => Promise<Proof>;
   /** The manifest written after the object: its own fields plus what was published. */
   readonly manifest: (published: Published) => object;
+  /** Why a published object would be superseded (the revisions ledger's reason). */
+  readonly revisionReason?: string;
 }
 
 /** 'removed': the unit's published object was deleted (its listing is empty now); 'empty': an empty
@@ -102,11 +105,19 @@ export async function exportListing<C>(
     // before a smaller object is committed, and to tell a removal from an empty unit.
     const reading = deps.sink.read(spec.manifestKey).then(parseManifest);
     reading.catch(() => undefined); // awaited below; a failure then fails the unit
+    // What is out now is kept for good before anything replaces or removes it (storage/gate.ts).
+    let kept: KeptRevision | undefined;
+    const keepCurrent = async () => {
+      const before = await reading;
+      if (await isPublished(deps.sink, spec.key, before))
+        kept = await keepRevision(deps.sink, spec.key, before?.sha256);
+    };
     const { rows, bytes, stored, shrunk } = await writeObject(
       deps,
       spec,
       signal,
       async () => (await reading)?.rows ?? 0,
+      keepCurrent,
     );
     const before = await reading;
     let removedBecause: string | undefined;
@@ -117,7 +128,10 @@ export async function exportListing<C>(
       if (published && verdict === 'none') {
         throw new Error(`${spec.key}: an empty listing may not remove a published object without proof`);
       }
-      if (published && verdict !== 'none') removedBecause = await removeProven(deps.sink, spec.key, verdict);
+      if (published && verdict !== 'none') {
+        await keepCurrent();
+        removedBecause = await removeProven(deps.sink, spec.key, verdict);
+      }
       // Still empty after a proven removal: the proof stays on record for what derives from it.
       else if (before?.key === null) removedBecause = before.removedBecause;
     }
@@ -129,6 +143,16 @@ export async function exportListing<C>(
       ...(removedBecause && { removedBecause }),
       ...(shrunk && { shrunkBecause: shrunk.evidence }),
     };
+    if (kept) {
+      await recordRevision(deps.sink, spec.manifestKey, {
+        key: spec.key,
+        kept,
+        before,
+        after: manifest,
+        reason: spec.revisionReason ?? 'exported again',
+        evidence: removedBecause ?? shrunk?.evidence,
+      });
+    }
     // The ledger row first: every manifest then has its row, and a failure between them re-exports.
     await recordExportUnit(deps.sink, spec.manifestKey, manifest);
     await deps.sink.put(spec.manifestKey, `${JSON.stringify(manifest, null, 2)}\n`, 'application/json');
@@ -157,6 +181,7 @@ async function writeObject<C>(
   spec: ListingExport<C>,
   signal: AbortSignal,
   publishedRows: () => Promise<number>,
+  keepCurrent: () => Promise<void>,
 ): Promise<{
   rows: number;
   bytes: number;
@@ -214,6 +239,8 @@ async function writeObject<C>(
       writer.rows < published
         ? await (spec.whenFewer?.(signal, published, writer.rows) ?? proveListed(writer.rows, published))
         : undefined;
+    signal.throwIfAborted();
+    await keepCurrent();
     const stored = await commitUnlessStopped(upload, signal);
     return {
       rows: writer.rows,

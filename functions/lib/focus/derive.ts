@@ -111,6 +111,7 @@ export async function deriveFocusUnit(deps: FocusUnitDeps, source: UnitManifest)
         focus_version: '1.3',
       },
       rowGroupRows: deps.rowGroupRows,
+      revisionReason: `derived again: its costs day is now ${source.key ?? 'removed'} (exported ${source.exportedAt})`,
       // One FOCUS row per cost row, or nothing is published.
       beforePublish: async () => {
         if (rows !== (source.key === null ? 0 : source.rows)) {

@@ -1,11 +1,12 @@
 // The one gate for destructive writes. Removing a published object, replacing it by fewer rows,
-// and creating an archived version (written once, never rewritten) all go through here, for every
-// table; `test/gate-rule.test.ts` fails when any other module calls `sink.remove` or
+// keeping a superseded object as a revision before it goes, and creating an archived version
+// (written once, never rewritten) all go through here, for every table; `test/gate-rule.test.ts` fails when any other module calls `sink.remove` or
 // `sink.createIfAbsent`. A removal or a shrink takes a `Proof`, which only the constructors below
 // build, and only from evidence that positively shows the new state: an answer with no rows at
 // all, a missing field, a bare 2xx or a lost race never makes one (docs/guarantees.md).
+import { createHash } from 'node:crypto';
 import { ExportError, UnprovenRemovalError } from '../errors.ts';
-import { setAsideKey } from './layout.ts';
+import { revisionKey, setAsideKey } from './layout.ts';
 import type { Sink } from './sink.ts';
 
 declare const PROVEN: unique symbol;
@@ -225,6 +226,48 @@ export async function setAsideUnreadable(sink: Sink, key: string): Promise<strin
   }
   await sink.remove(key);
   return keptAt;
+}
+
+/** A superseded object kept for good: where, and what it held. */
+export interface KeptRevision {
+  readonly key: string;
+  readonly sha256: string;
+  readonly bytes: number;
+}
+
+/**
+ * Keeps the object under `key` for good before it is replaced or removed: its bytes copied whole to
+ * its revision key (layout.ts revisionKey, named by their checksum) unless a revision of these very
+ * bytes is already there. Called before the replacing commit or the removal, so a crash in between
+ * leaves the object and its copy (the same bytes twice, never none); a rerun finds the copy and
+ * writes nothing. A revision is never rewritten nor removed. Undefined when no object is there.
+ * Bytes that are not the ones the unit's manifest records (`published`: its SHA-256) may be damage,
+ * which Athena would fail on inside a revisions table: they are kept whole under `_damaged/`
+ * instead, outside every table. (So is the rare object a crashed attempt committed without its
+ * manifest, current for the seconds until the rerun.)
+ */
+export async function keepRevision(
+  sink: Sink,
+  key: string,
+  published: string | undefined,
+): Promise<KeptRevision | undefined> {
+  const bytes = await sink.readBytes(key);
+  if (bytes === undefined) return undefined;
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const revision = revisionKey(key, sha256);
+  const recorded = published === undefined || published === sha256;
+  const kept = { key: recorded ? revision : setAsideKey(revision), sha256, bytes: bytes.length };
+  const folder = kept.key.slice(0, kept.key.lastIndexOf('/') + 1);
+  if ((await sink.list(folder)).includes(kept.key)) return kept;
+  const upload = sink.begin(kept.key, 'application/vnd.apache.parquet');
+  try {
+    await upload.write(bytes);
+    await upload.commit();
+  } catch (error) {
+    await upload.abort().catch(() => undefined);
+    throw error;
+  }
+  return kept;
 }
 
 /** Removes a published object, given the proof that the source no longer has it. */

@@ -5,6 +5,10 @@
 //   costs_monthly/billed_month=M/<data source>.parquet      a confirmed month compacted (and
 //   focus_monthly/x_billing_period=M/<data source>.parquet  its focus rows), manifests as above
 //   compaction_state/<daily table>.json                     through which month views read them
+//   <table>_revisions/<partition key>=<value>/<name>~<sha256 16>.parquet  a superseded object,
+//                                                           kept for good (costs, focus, unified
+//                                                           costs, the monthly objects)
+//   ledger/revisions/superseded_date=YYYY-MM-DD/<unit>~<ms>-<tag>.json  one line per revision kept
 //   _compaction_dirty/<daily table>/<month>/<data source>~<ms>-<tag>.json  a day of a compacted
 //                                                           month changed: compact it again
 //   _manifests/cost-jobs/<data source>.json                 the job history a run saw
@@ -222,4 +226,22 @@ export function compactionDirtyPrefix(dailyTable: string): string {
 /** One mark, under a key no other write takes (the instant and a random tag): no mark overwrites another. */
 export function compactionDirtyKey(dailyTable: string, month: string, name: string, at: Date): string {
   return `${compactionDirtyPrefix(dailyTable)}${month}/${name}~${at.getTime()}-${randomBytes(4).toString('hex')}.json`;
+}
+
+/** The folder a table's superseded objects are kept in, for good: `<table>_revisions`. */
+export function revisionsTableName(table: string): string {
+  return `${table}_revisions`;
+}
+
+/**
+ * Where a superseded object is kept: its own key under the table's revisions folder, its name
+ * followed by the first 16 hex digits of its bytes' SHA-256. The name depends on the bytes only, so
+ * keeping the same object twice (a rerun after a crash) writes one revision.
+ */
+export function revisionKey(objectKey: string, sha256: string): string {
+  const slash = objectKey.indexOf('/');
+  if (slash <= 0 || !objectKey.endsWith('.parquet')) throw new Error(`${objectKey} is no table object`);
+  const table = objectKey.slice(0, slash);
+  const rest = objectKey.slice(slash, -'.parquet'.length);
+  return `${revisionsTableName(table)}${rest}~${sha256.slice(0, 16)}.parquet`;
 }

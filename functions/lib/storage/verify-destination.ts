@@ -1,7 +1,8 @@
 // The one verifier: walks the whole destination, every table, not a run's window. Every manifest
 // against its object (listing, then the SHA-256 read back under `checksums`); every derived
 // object (FOCUS) against the source object it names; every archived statement file against its
-// record; every data object against a manifest that names it; every compacted month against the
+// record; every data object against a manifest that names it; every kept revision against the
+// checksum its name carries; every compacted month against the
 // daily units of its month, and the ledger and compaction_state files parsed (verify-compacted.ts).
 // What it finds is reported; repairs
 // are the runs' (a cost run re-exports damaged days inside Cloudforet's retention and derives
@@ -53,6 +54,9 @@ interface Manifest extends UnitFields {
  * the compaction state (one line a daily table, no manifest).
  */
 const NOT_DATA = /^(_[^/]*|ledger|compaction_state)\//;
+
+/** A kept revision: `<table>_revisions/…/<name>~<sha256 16>.parquet` (layout.ts revisionKey). */
+const REVISION = /^[a-z_]+_revisions\/.*~([0-9a-f]{16})\.parquet$/;
 
 /**
  * `signal` stops the walk (SIGINT, SIGTERM, a Lambda's deadline): no object is started after it, the
@@ -108,6 +112,15 @@ export async function verifyDestination(
   });
   for (const key of objects.keys()) {
     const table = key.split('/')[0] ?? '';
+    const revision = REVISION.exec(key);
+    if (revision) {
+      // A revision is named by its bytes' checksum (storage/gate.ts keepRevision); it has no manifest.
+      if (!opts.checksums || !sink.sha256) continue;
+      signal?.throwIfAborted();
+      const sha = await sink.sha256(key, { signal });
+      if (!sha?.startsWith(revision[1]!)) findings.push({ key, why: 'revision-mismatch' });
+      continue;
+    }
     const isData = !NOT_DATA.test(key) && key.includes('/') && table !== 'statements';
     if (isData && !named.has(key)) findings.push({ key, why: 'no-manifest' });
   }

@@ -10,6 +10,7 @@ import { compactedTables } from './compacted.ts';
 import { costTable } from './costs.ts';
 import { focusTable } from './focus.ts';
 import { inventoryTables } from './inventory.ts';
+import { revisionTables } from './revisions.ts';
 import { unifiedCostTable } from './unified-costs.ts';
 
 export const exportTables: ReadonlyArray<TableDef<never, never>> = [
@@ -22,4 +23,5 @@ export const exportTables: ReadonlyArray<TableDef<never, never>> = [
   costReportStatusTable as TableDef<never, never>,
   reportAdjustmentTable as TableDef<never, never>,
   ...(compactedTables as ReadonlyArray<TableDef<never, never>>),
+  ...revisionTables,
 ];

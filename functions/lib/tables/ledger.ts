@@ -85,6 +85,7 @@ export const costRestatementsTable: LedgerTableDef = {
       'string',
       'What proved it: the figures that differ, or what confirmed a removed day empty',
     ),
+    col('revision_key', 'string', 'Where the replaced object is kept for good (the revisions table)'),
   ],
 };
 
@@ -174,9 +175,52 @@ export const identityNamesTable: LedgerTableDef = {
   ],
 };
 
+/**
+ * One line per superseded object kept for good (storage/gate.ts keepRevision): which unit, where its
+ * bytes are, from when to when it was current and why it stopped. Appended when the replacing
+ * object is committed (or the old one removed), before the unit's manifest.
+ */
+export const revisionsTable: LedgerTableDef = {
+  name: 'revisions',
+  partitionKey: 'superseded_date',
+  description:
+    'Every superseded object kept for good: the unit, where its bytes are (the <table>_revisions tables), ' +
+    'when it stopped being current and why; one line per revision, never rewritten',
+  columns: [
+    col('table_name', 'string', 'The table whose object was superseded, e.g. costs, focus, costs_monthly'),
+    col('partition_value', 'string', "The unit's partition: billed_date, billed_month or x_billing_period"),
+    col('unit', 'string', "The unit's object name: a data source id, or a scope (domain, a workspace id)"),
+    col('object_key', 'string', 'The key the object was current under'),
+    col('revision_key', 'string', 'Where its bytes are kept: <table>_revisions/…/<name>~<sha256 16>.parquet'),
+    col('revision_sha256', 'string', "The kept bytes' SHA-256"),
+    col('revision_bytes', 'bigint', 'Their size in bytes'),
+    col('revision_rows', 'bigint', 'The rows they hold (as their manifest counted)'),
+    col(
+      'current_since',
+      'string',
+      "When the superseded object was exported (its rows' exported_at), ISO 8601",
+    ),
+    col(
+      'superseded_at',
+      'string',
+      'When it stopped being current: the exported_at of the object replacing it, or of the removal',
+    ),
+    col('outcome', 'string', 'replaced (a new object under the same key) or removed (no object since)'),
+    col('reason', 'string', "Why: the plan's reason (costs, e.g. cost-changed), or what the table follows"),
+    col(
+      'evidence',
+      'string',
+      "What proved it: the gate's proof of a removal or a shrink, or the rows before and after",
+    ),
+    col('new_rows', 'bigint', 'Rows of the replacing object (0: removed)'),
+    col('run_id', 'string', 'The run that superseded it'),
+  ],
+};
+
 export const ledgerTables: readonly LedgerTableDef[] = [
   exportUnitsTable,
   costRestatementsTable,
+  revisionsTable,
   exportUnitsLatestTable,
   identityNamesTable,
 ];

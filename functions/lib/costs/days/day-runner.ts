@@ -37,7 +37,13 @@ export async function unitExecutor(
     pagingDone?: () => void,
   ): Promise<CostUnitResult | UnitFailure> => {
     const { jobId, analyzed } = planned;
-    const unit = { dataSource: byId.get(planned.dataSourceId)!, date: planned.date, jobId, analyzed };
+    const unit = {
+      dataSource: byId.get(planned.dataSourceId)!,
+      date: planned.date,
+      jobId,
+      analyzed,
+      reason: planned.reason,
+    };
     const { dataSourceId, date } = planned;
     const fields = { dataSourceId, billedDate: date, reason: planned.reason };
     const outcome = await attemptUnit(

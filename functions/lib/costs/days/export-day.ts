@@ -24,6 +24,8 @@ export interface CostUnit {
   readonly jobId?: string;
   /** Cloudforet's analyze totals of the day when planned; recorded in the manifest and ledger. */
   readonly analyzed?: AnalyzeTotals;
+  /** The plan's reason (e.g. cost-changed): why a published day is superseded, in the revisions ledger. */
+  readonly reason?: string;
 }
 
 export interface CostUnitDeps {
@@ -115,6 +117,7 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
       manifestKey: costManifestKey(ds.id, date),
       kvMetadata: { data_source_id: ds.id, billed_date: date, run_id: deps.runId },
       rowGroupRows: deps.rowGroupRows,
+      revisionReason: unit.reason ?? 'exported again',
       onPage: (page) => {
         for (const row of page) {
           costSum += typeof row.cost === 'number' ? row.cost : 0;

@@ -2,7 +2,7 @@
 // with the old and new figures and why. Append-only (a new key per restatement), so the history
 // outlives the bucket's expiry of noncurrent object versions.
 import { appendLedger } from '../../export/ledger.ts';
-import { ledgerKey } from '../../storage/layout.ts';
+import { ledgerKey, revisionKey } from '../../storage/layout.ts';
 import { parseManifest, type UnitManifest } from '../../storage/manifest.ts';
 import type { Sink } from '../../storage/sink.ts';
 import { costRestatementsTable } from '../../tables/ledger.ts';
@@ -32,6 +32,8 @@ export interface CostRestatement {
   readonly restated_at: string;
   /** What proved the change: the figures that differ, or for a removal what confirmed the day empty. */
   readonly evidence: string;
+  /** Where the replaced object is kept for good (storage/gate.ts keepRevision); null before 0.2 manifests. */
+  readonly revision_key: string | null;
 }
 
 /**
@@ -113,6 +115,7 @@ export async function recordCostRestatement(
     run_id: by.runId,
     restated_at: restatedAt,
     evidence,
+    revision_key: old.key && old.sha256 ? revisionKey(old.key, old.sha256) : null,
   };
   const unitPath = costManifestKey(old.dataSourceId, old.partition);
   await appendLedger(sink, ledgerKey(costRestatementsTable, restatedAt, unitPath), row);

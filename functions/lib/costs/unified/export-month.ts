@@ -78,6 +78,7 @@ export async function exportUnifiedCostMonth(
     manifestKey,
     kvMetadata: { billed_month: month, scope: deps.scope, run_id: deps.runId },
     rowGroupRows: deps.rowGroupRows,
+    revisionReason: 'the month exported again',
     onPage: (page) => tally.add(page),
     manifest: (published): UnifiedMonthManifest => ({
       table: TABLE.name,
