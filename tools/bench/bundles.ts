@@ -23,7 +23,7 @@ export interface BundleFigures {
 }
 
 export async function measureBundles(): Promise<BundleFigures> {
-  const outdir = `${ROOT}node_modules/.cache/bench/bundles`;
+  const outdir = `${ROOT}node_modules/.cache/bench/bundles-${process.pid}`;
   await mkdir(outdir, { recursive: true });
   const entries = (await readdir(`${ROOT}functions`)).filter((f) => f.endsWith('.ts')).sort();
   const bareStartMs = medianStart(['-e', '0']);
