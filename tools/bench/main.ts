@@ -4,6 +4,7 @@
 // The reading stage (reading.ts) ends the run: --no-reading skips it, --reading-only runs it alone.
 // Prints progress on stderr, then the table, the targets and one JSON line on stdout.
 import { writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { addDays } from '../../functions/lib/dates.ts';
 import { startS3 } from '../../harness/s3-server.ts';
@@ -187,6 +188,7 @@ async function main(): Promise<void> {
   } finally {
     source.stop();
     await s3.stop();
+    await rm(stageScript, { force: true });
   }
 }
 
