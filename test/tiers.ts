@@ -6,6 +6,7 @@
 export const UNIT_TESTS: readonly string[] = [
   'test/alert-figures.test.ts',
   'test/anomaly-detection.test.ts',
+  'test/bench-record.test.ts',
   'test/body-bytes.test.ts',
   'test/cli-faces.test.ts',
   'test/cli-help.test.ts',

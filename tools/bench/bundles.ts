@@ -2,7 +2,7 @@
 // minified, node24, the createRequire banner), its size and its cold import time beside a bare
 // Node start: what a cold start pays before the handler runs.
 import { execFileSync } from 'node:child_process';
-import { mkdir, readdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { ESM_REQUIRE_BANNER } from '../../infra/export-function.ts';
@@ -23,7 +23,7 @@ export interface BundleFigures {
 }
 
 export async function measureBundles(): Promise<BundleFigures> {
-  const outdir = `${ROOT}node_modules/.cache/bench/bundles`;
+  const outdir = `${ROOT}node_modules/.cache/bench/bundles-${process.pid}`;
   await mkdir(outdir, { recursive: true });
   const entries = (await readdir(`${ROOT}functions`)).filter((f) => f.endsWith('.ts')).sort();
   const bareStartMs = medianStart(['-e', '0']);
@@ -46,6 +46,8 @@ export async function measureBundles(): Promise<BundleFigures> {
     const importMs = medianStart(['--input-type=module', '-e', `await import(${JSON.stringify(outfile)})`]);
     bundles.push({ entry, bytes: (await stat(outfile)).size, importMs: importMs - bareStartMs });
   }
+  // Per process (several worktrees share node_modules): gone once measured.
+  await rm(outdir, { recursive: true, force: true });
   return { bareStartMs, bundles };
 }
 

@@ -17,7 +17,9 @@ const progress = (text: string) => process.stderr.write(`${text}\n`);
 export async function bundleStage(): Promise<string> {
   const outdir = `${ROOT}node_modules/.cache/bench`;
   await mkdir(outdir, { recursive: true });
-  const outfile = `${outdir}/stage.mjs`;
+  // One file a bench process: node_modules (and so this folder) may be shared by several
+  // worktrees, each running its own bench.
+  const outfile = `${outdir}/stage-${process.pid}.mjs`;
   await build({
     entryPoints: [`${ROOT}tools/bench/stage.ts`],
     outfile,

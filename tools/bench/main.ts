@@ -3,6 +3,8 @@
 // each measured stage runs alone in a fresh process built as the Lambda is (esbuild, ESM).
 // The reading stage (reading.ts) ends the run: --no-reading skips it, --reading-only runs it alone.
 // Prints progress on stderr, then the table, the targets and one JSON line on stdout.
+import { writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { addDays } from '../../functions/lib/dates.ts';
 import { startS3 } from '../../harness/s3-server.ts';
@@ -10,6 +12,7 @@ import { bestOf, bundleStage, machine, runStage, startSource } from './harness.t
 import { measureBundles } from './bundles.ts';
 import { profileSizes } from './profile.ts';
 import { describeReading, measureReading, READING_SCALE, readingSummary } from './reading.ts';
+import { againstRecord, type BenchRecord, RECORD_FILE, recordIfAny, writeRecordDocs } from './record.ts';
 import { type Figures, type InventoryFigures, type Row, render } from './report.ts';
 import type { StageResult, StageSpec } from './stage.ts';
 
@@ -35,6 +38,8 @@ const { values: args } = parseArgs({
     'reading-rows-per-day': { type: 'string', default: String(READING_SCALE.rowsPerDay) },
     'reading-snapshot-days': { type: 'string', default: String(READING_SCALE.snapshotDays) },
     'reading-years': { type: 'string', default: String(READING_SCALE.years) },
+    // Writes docs/bench-record.json and the figures of docs/performance.md and the README from it.
+    record: { type: 'boolean', default: false },
   },
 });
 const readingScale = {
@@ -59,7 +64,9 @@ async function main(): Promise<void> {
   if (args['reading-only']) {
     const reading = await measureReading(readingScale);
     console.log(describeReading(reading));
-    console.log(JSON.stringify({ reading: readingSummary(reading), machine: machine() }));
+    const summary = { reading: readingSummary(reading), machine: machine() };
+    console.log(JSON.stringify(summary));
+    console.log(`\n${againstRecord(recordIfAny(), summary)}`);
     return;
   }
   progress(
@@ -126,7 +133,13 @@ async function main(): Promise<void> {
     const inventory = await measureInventory(stageScript, Number(args.services));
     progress('bundles: building each function and timing its cold import');
     const bundles = await measureBundles();
-    const reading = args.reading ? await measureReading(readingScale) : undefined;
+    // A failed reading stage is said and left out; the stages measured before it still count.
+    const reading = args.reading
+      ? await measureReading(readingScale).catch((error: unknown) => {
+          progress(`reading: FAILED, left out of this run: ${String(error)}`);
+          return undefined;
+        })
+      : undefined;
     const best = (stage: string, note: string): Row => ({
       stage,
       note: repeat > 1 ? `${note}; best of ${repeat}` : note,
@@ -169,11 +182,28 @@ async function main(): Promise<void> {
       inventory,
       reading,
     };
-    console.log(render(figures, machine()));
+    const text = render(figures, machine());
+    console.log(text);
+    compareAndRecord(JSON.parse(text.slice(text.lastIndexOf('\n') + 1)) as Record<string, unknown>);
   } finally {
     source.stop();
     await s3.stop();
+    await rm(stageScript, { force: true });
   }
+}
+
+/** This run's figures next to the last recorded run's; with --record, this run becomes the record. */
+function compareAndRecord(summary: Record<string, unknown>): void {
+  console.log(`\n${againstRecord(recordIfAny(), summary)}`);
+  if (!args.record) return;
+  const record: BenchRecord = {
+    recordedAt: new Date().toISOString(),
+    args: process.argv.slice(2),
+    summary,
+  };
+  writeFileSync(RECORD_FILE, `${JSON.stringify(record, null, 2)}\n`);
+  writeRecordDocs(record);
+  progress(`recorded: ${RECORD_FILE}, docs/performance.md and README.md rewritten from it`);
 }
 
 /** Cloud services: their own limit and the export, against a source of their own (recorded first). */

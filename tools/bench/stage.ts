@@ -14,6 +14,7 @@ import { daysBetween } from '../../functions/lib/dates.ts';
 import { dirSink } from '../../functions/lib/storage/dir-sink.ts';
 import { listPages } from '../../functions/lib/cloudforet/pager.ts';
 import { forEachLimit } from '../../functions/lib/pool.ts';
+import { limitHeapGrowth } from '../../functions/lib/heap-growth.ts';
 import { s3Sink } from '../../functions/lib/storage/s3-sink.ts';
 import type { Sink } from '../../functions/lib/storage/sink.ts';
 import { type BaselineWriter, openBaselineWriter } from './baseline-writer.ts';
@@ -62,6 +63,8 @@ interface Unit {
 const MB = 1024 * 1024;
 
 async function main(): Promise<StageResult> {
+  // As every Lambda entry does when it loads (lambda/entry.ts).
+  limitHeapGrowth();
   const spec = JSON.parse(process.argv[2] ?? '{}') as StageSpec;
   const startRssMb = process.resourceUsage().maxRSS / 1024;
   const client = new CloudforetClient({

@@ -6,6 +6,7 @@
 import type { Context } from 'aws-lambda';
 import { type FunctionConfig, readConfig } from '../config.ts';
 import { RunFailedError } from '../errors.ts';
+import { limitHeapGrowth } from '../heap-growth.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { redactError, redactValue } from '../redact.ts';
 import type { Sink } from '../storage/sink.ts';
@@ -47,6 +48,8 @@ export function lambdaEntry<C extends { readonly sink: Sink }, Req, Res>(
   name: string,
   useCase: UseCase<C, Req, Res>,
 ): (event: unknown, context?: Context) => Promise<Res> {
+  // Entries are built when their module loads: before the first invocation allocates anything.
+  limitHeapGrowth();
   const invoke = invocation(name, useCase);
   // What the Lambda console, Step Functions and the caller see passes the one redactor, failures too.
   return async (event, context) => {

@@ -8,8 +8,8 @@ import type { Compression } from '../codecs.ts';
 export { type Compression, DEFAULT_COMPRESSION } from '../codecs.ts';
 
 const GZIP_LEVEL = 6;
-/** Measured against levels 1-6 on the bench's rows (docs/performance.md). */
-const ZSTD_LEVEL = 4;
+/** Measured against levels 1-19 on the bench's rows (docs/performance.md, "Bytes, round 4"). */
+const ZSTD_LEVEL = 8;
 /** zlib's default output buffer, kept for pages that compress to more. */
 const CHUNK = 16 * 1024;
 
@@ -19,13 +19,24 @@ export const byteLength = (parts: readonly Uint8Array[]) => parts.reduce((n, par
 const chunkSize = (inputBytes: number) => Math.min(CHUNK, Math.ceil((inputBytes + 64) / 64) * 64);
 
 /**
+ * Level 8's match finder tables for a page over 256 KB (2^21 and more entries) cost 20-30 MB of peak
+ * RSS with a dozen compressions at once; 2^18 each kept the bytes (+0.16 %) and the CPU
+ * (docs/performance.md, "Bytes, round 4").
+ */
+const ZSTD_TABLE_LOG = 18;
+
+/**
  * The frame records the page's size (pledgedSrcSize), so a decoder can size its output from the
  * frame alone as well as from the page header.
  */
 const zstdOptions = (bytes: number) => ({
   chunkSize: chunkSize(bytes),
   pledgedSrcSize: bytes,
-  params: { [constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL },
+  params: {
+    [constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL,
+    [constants.ZSTD_c_hashLog]: ZSTD_TABLE_LOG,
+    [constants.ZSTD_c_chainLog]: ZSTD_TABLE_LOG,
+  },
 });
 
 /** A small page compressed at once, on this thread; the same bytes as compressParts gives. */
