@@ -4,19 +4,19 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { closestName, errorCode, errorMessage, isUsageOrConfiguration } from '../functions/lib/faces/edge.ts';
+import { runAnomalies } from './anomalies-command.ts';
+import { runAsOf } from './as-of-command.ts';
 import { runCheck } from './check-command.ts';
 import type { CliIo, CommandContext, Env, Values } from './command-context.ts';
 import { options } from './command-context.ts';
-import { runAnomalies } from './anomalies-command.ts';
-import { runStatements } from './statements-command.ts';
 import { commandContext, destinationContext, usageError } from './connection.ts';
 import { runCosts } from './costs-command.ts';
-import { runInventory } from './inventory-command.ts';
 import { interruptOnSignals } from './interrupt.ts';
-import { redactingIo } from './redacting-io.ts';
+import { runInventory } from './inventory-command.ts';
 import { runMoveIntoTenant } from './move-into-tenant-command.ts';
+import { redactingIo } from './redacting-io.ts';
 import { runReleaseClaim } from './release-claim-command.ts';
-import { runAsOf } from './as-of-command.ts';
+import { runStatements } from './statements-command.ts';
 import { type CommandName, commandNames, commandUsage, usage } from './usage.ts';
 
 const commands: Record<CommandName, (ctx: CommandContext) => Promise<number>> = {

@@ -3,9 +3,9 @@
 // folder read once, and no FOCUS table. A tenant's own tables are in a schema of their own.
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { TENANTS_DIR } from '../functions/lib/tenant.ts';
 import { exportTables } from '../functions/lib/tables/all-tables.ts';
 import { exportUnitsLatestTable } from '../functions/lib/tables/ledger.ts';
+import { TENANTS_DIR } from '../functions/lib/tenant.ts';
 import {
   type AthenaLike,
   type AthenaOptions,

@@ -1,8 +1,9 @@
 // Everything a handler meets in AWS, on loopback: the Cloudforet simulator, s3rver as S3 and a
 // Secrets Manager responder, wired through the same environment variables Lambda would set.
-import { type Simulator, type SimulatorOptions, startSimulator } from './simulator/index.ts';
+
 import { type S3Server, startS3 } from './s3-server.ts';
 import { type SecretsManagerResponder, startSecretsManager } from './secrets-manager.ts';
+import { type Simulator, type SimulatorOptions, startSimulator } from './simulator/index.ts';
 import { consoleAppJson } from './tokens.ts';
 
 export const BUCKET = 'exports';

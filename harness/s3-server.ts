@@ -3,7 +3,7 @@
 // MethodNotAllowed, so leftover uploads are found by reading its directory (listPendingUploads).
 
 import { fork } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

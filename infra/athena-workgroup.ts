@@ -3,7 +3,7 @@
 // the saved queries.
 import { CfnNamedQuery, CfnWorkGroup } from 'aws-cdk-lib/aws-athena';
 import { Construct } from 'constructs';
-import { type NamedQuerySql, loadNamedQueries } from './named-queries.ts';
+import { loadNamedQueries, type NamedQuerySql } from './named-queries.ts';
 
 /** The engine the saved queries are written for (Trino; test/duckdb-athena.test.ts). */
 export const ATHENA_ENGINE_VERSION = 'Athena engine version 3';

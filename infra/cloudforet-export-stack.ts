@@ -18,11 +18,11 @@ import { CostAlerts } from './cost-alerts.ts';
 import { exportBucket } from './export-bucket.ts';
 import { ExportFunction } from './export-function.ts';
 import { ExportMonitoring } from './monitoring.ts';
+import { PortfolioLake } from './portfolio-lake.ts';
 import { COST_DAILY, scheduledRuns } from './scheduled-runs.ts';
 import { ExportSchedules } from './schedules.ts';
 import type { Settings } from './settings.ts';
 import { singleLake } from './single-lake.ts';
-import { PortfolioLake } from './portfolio-lake.ts';
 import { TenantLake, tenantSecrets } from './tenant-lake.ts';
 import { TenantsRunStateMachine } from './tenants-run.ts';
 

@@ -5,7 +5,6 @@ import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { type IRole, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { LAMBDA_NODE_FLAGS, LAMBDA_RUNTIME_ENV } from './lambda-node-options.ts';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -13,6 +12,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { encodeTenants, tenantPrefix } from '../functions/lib/tenant.ts';
+import { LAMBDA_NODE_FLAGS, LAMBDA_RUNTIME_ENV } from './lambda-node-options.ts';
 import type { Settings } from './settings.ts';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -3,6 +3,7 @@
 // freshness check) and treat silence as stale; the check's log line, a saved Logs Insights query,
 // the dashboard (a SEARCH per data source) and the saved Athena query name which one it is.
 import { Duration } from 'aws-cdk-lib';
+import type { HorizontalAnnotation, IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import {
   Alarm,
   AlarmStatusWidget,
@@ -14,7 +15,6 @@ import {
   TextWidget,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
-import type { HorizontalAnnotation, IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { QueryDefinition, QueryString } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';

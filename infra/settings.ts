@@ -1,9 +1,9 @@
 // Stack settings from CDK context (`-c key=value` or cdk.json), checked at synth time.
 // Every bad value is reported in one error, so one failed synth shows everything to fix.
-import { type ContextReader, contextReader } from './context-reader.ts';
-import { readTenants, tenantProblems, type TenantSettings } from './tenant-settings.ts';
+
 import { closestName } from '../functions/lib/closest-name.ts';
 import { COMPRESSIONS, DEFAULT_COMPRESSION, parseCompression } from '../functions/lib/codecs.ts';
+import { type ContextReader, contextReader } from './context-reader.ts';
 import {
   GiB,
   isBucketName,
@@ -14,6 +14,7 @@ import {
   isTimeZone,
   parseBytes,
 } from './setting-values.ts';
+import { readTenants, type TenantSettings, tenantProblems } from './tenant-settings.ts';
 
 export interface Settings {
   /** Every tenant's default endpoint when tenants are given ('' when none is). */

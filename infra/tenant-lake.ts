@@ -5,23 +5,13 @@
 // nothing of another tenant; and the tenant's schedules, each starting the shared functions with
 // {"tenant": "<id>"}.
 import { Duration, NestedStack, type Stack } from 'aws-cdk-lib';
-import { AccountRootPrincipal, PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
-import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import type { IQueue } from 'aws-cdk-lib/aws-sqs';
-import type { Construct } from 'constructs';
-import type { TableDef } from '../functions/lib/parquet/columns.ts';
-import { tenantPrefix } from '../functions/lib/tenant.ts';
-import { AthenaTables } from './athena-tables.ts';
-import { AthenaWorkgroup } from './athena-workgroup.ts';
-import { CompactionStateTable } from './compaction-state-table.ts';
-import { ATHENA_RESULTS_PREFIX } from './export-bucket.ts';
-import { cloudforetSecret } from './cloudforet-secret.ts';
-import { bucketKeyStatements, type FunctionSecrets } from './export-function.ts';
-import { LedgerTables } from './ledger-tables.ts';
-import { ExportSchedules, type ScheduledRun } from './schedules.ts';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { AccountRootPrincipal, PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
 import { TENANTS_RUN_STATES } from '../functions/lib/costs/job/states.ts';
 import {
   FUNCTION_DIMENSION,
@@ -30,6 +20,16 @@ import {
   RUN_METRICS,
   TENANT_DIMENSION,
 } from '../functions/lib/lambda/metric-names.ts';
+import type { TableDef } from '../functions/lib/parquet/columns.ts';
+import { tenantPrefix } from '../functions/lib/tenant.ts';
+import { AthenaTables } from './athena-tables.ts';
+import { AthenaWorkgroup } from './athena-workgroup.ts';
+import { cloudforetSecret } from './cloudforet-secret.ts';
+import { CompactionStateTable } from './compaction-state-table.ts';
+import { ATHENA_RESULTS_PREFIX } from './export-bucket.ts';
+import { bucketKeyStatements, type FunctionSecrets } from './export-function.ts';
+import { LedgerTables } from './ledger-tables.ts';
+import { ExportSchedules, type ScheduledRun } from './schedules.ts';
 import type { Settings } from './settings.ts';
 import type { TenantSettings } from './tenant-settings.ts';
 

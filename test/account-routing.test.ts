@@ -6,12 +6,12 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
-import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
-import { fakeIo } from './support/fake-io.ts';
-import { appFolder } from '../harness/tokens.ts';
 import { queryDuckDB } from '../harness/parquet-readers.ts';
-import { snapshotDir } from './support/unit-invariants.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { appFolder } from '../harness/tokens.ts';
+import { fakeIo } from './support/fake-io.ts';
 import { monthBack } from './support/months.ts';
+import { snapshotDir } from './support/unit-invariants.ts';
 
 const MONTH_2 = monthBack(2);
 

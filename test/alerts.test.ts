@@ -6,11 +6,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as alerts } from '../functions/alerts.ts';
 import { handler as costExport } from '../functions/cost-export.ts';
 import { addDays } from '../functions/lib/dates.ts';
-import { loadNamedQueries } from '../infra/named-queries.ts';
 import { BUCKET, type LocalAws, PREFIX, startLocalAws } from '../harness/local-aws.ts';
-import { monthsBack } from './support/months.ts';
 import { listKeys } from '../harness/s3-server.ts';
 import { type SnsResponder, startSns } from '../harness/sns-responder.ts';
+import { loadNamedQueries } from '../infra/named-queries.ts';
+import { monthsBack } from './support/months.ts';
 
 // 60 days that end well before today, inside Cloudforet's retention whatever the date.
 const FROM = monthsBack(4);

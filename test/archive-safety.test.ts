@@ -9,15 +9,15 @@ import { main } from '../cli/main.ts';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
 import { costObjectKey } from '../functions/lib/costs/sources/day-keys.ts';
+import { addDays } from '../functions/lib/dates.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
-import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
-import { fakeIo } from './support/fake-io.ts';
 import { queryDuckDB } from '../harness/parquet-readers.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { appFolder } from '../harness/tokens.ts';
-import { snapshotDir } from './support/unit-invariants.ts';
+import { fakeIo } from './support/fake-io.ts';
 
 import { monthBack, monthsBack } from './support/months.ts';
-import { addDays } from '../functions/lib/dates.ts';
+import { snapshotDir } from './support/unit-invariants.ts';
 
 const MONTH_2 = monthBack(2);
 

@@ -8,8 +8,8 @@ import { handler as runUnit } from '../functions/backfill-unit.ts';
 import type { UnitItem } from '../functions/lib/costs/job/fan-out.ts';
 import { BUCKET, type LocalAws, PREFIX, startLocalAws } from '../harness/local-aws.ts';
 import { getObjectBytes, listKeys } from '../harness/s3-server.ts';
-import { monthBack } from './support/months.ts';
 import { runStateMachine } from '../tools/state-machine.ts';
+import { monthBack } from './support/months.ts';
 
 const MONTH_4 = monthBack(4);
 

@@ -4,16 +4,16 @@
 import type { Context } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { handler as plan } from '../functions/backfill-plan.ts';
-import type { CostRunSummary } from '../functions/lib/costs/run.ts';
 import { retentionStart } from '../functions/lib/costs/planning/job-history.ts';
-import { jobMarkKey } from '../functions/lib/storage/layout.ts';
+import type { CostRunSummary } from '../functions/lib/costs/run.ts';
 import { addDays, daysBetween, utcDay } from '../functions/lib/dates.ts';
-import type { SimulatorOptions } from '../harness/simulator/index.ts';
+import { jobMarkKey } from '../functions/lib/storage/layout.ts';
 import { BUCKET, type LocalAws, PREFIX, startLocalAws } from '../harness/local-aws.ts';
-import { monthsBack } from './support/months.ts';
 import { getObjectBytes } from '../harness/s3-server.ts';
+import type { SimulatorOptions } from '../harness/simulator/index.ts';
 import { consoleAppJson } from '../harness/tokens.ts';
 import { runStateMachine } from '../tools/state-machine.ts';
+import { monthsBack } from './support/months.ts';
 
 const ctx = (id: string) => ({ awsRequestId: id }) as Context;
 

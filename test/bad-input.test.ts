@@ -12,19 +12,19 @@ import { handler } from '../functions/cost-export.ts';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
-import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { errorCode, errorMessage } from '../functions/lib/errors.ts';
+import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import {
   type CannedAnswer,
   consoleWebPage,
   permissionDenied,
   startCannedApi,
 } from '../harness/canned-api.ts';
-import { fakeIo } from './support/fake-io.ts';
 import { BUCKET, type LocalAws, SECRET_ID, startLocalAws } from '../harness/local-aws.ts';
-import { expectNoSecret } from './support/log-capture.ts';
 import { listKeys, listPendingUploads } from '../harness/s3-server.ts';
 import { consoleAppJson, makeTestToken } from '../harness/tokens.ts';
+import { fakeIo } from './support/fake-io.ts';
+import { expectNoSecret } from './support/log-capture.ts';
 
 const TODAY = utcDay(new Date());
 const YESTERDAY = addDays(TODAY, -1);

@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
+import { type Row, readWithArrow } from '../harness/parquet-readers.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { consoleAppJson } from '../harness/tokens.ts';
 import { athenaLike, savedQuery } from './support/athena-views.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { type Row, readWithArrow } from '../harness/parquet-readers.ts';
-import { consoleAppJson } from '../harness/tokens.ts';
 
 const TODAY = utcDay(new Date());
 

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
-import { fakeIo } from './support/fake-io.ts';
 import { appFolder } from '../harness/tokens.ts';
+import { fakeIo } from './support/fake-io.ts';
 
 let dir: string;
 let secretFile: string;

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBE_TIMEOUT_MS } from '../cli/command-context.ts';
 import { main } from '../cli/main.ts';
-import { fakeIo } from './support/fake-io.ts';
 import { type RawServer, startSilentServer } from '../harness/raw-tcp.ts';
 import { appFolder, makeTestToken } from '../harness/tokens.ts';
+import { fakeIo } from './support/fake-io.ts';
 
 describe('check against a silent endpoint', () => {
   let silent: RawServer;

@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
-import { fakeIo } from './support/fake-io.ts';
 import { BUCKET, type LocalAws, startLocalAws } from '../harness/local-aws.ts';
 import { listKeys } from '../harness/s3-server.ts';
 import { consoleAppJson, makeTestToken } from '../harness/tokens.ts';
+import { fakeIo } from './support/fake-io.ts';
 
 const YESTERDAY = addDays(utcDay(new Date()), -1);
 

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { addDays, daysBetween } from '../functions/lib/dates.ts';
-import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
-import { fakeIo } from './support/fake-io.ts';
 import { queryDuckDB } from '../harness/parquet-readers.ts';
 import { listKeys, type S3Server, startS3 } from '../harness/s3-server.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { appFolder } from '../harness/tokens.ts';
+import { fakeIo } from './support/fake-io.ts';
 
 import { monthsBack } from './support/months.ts';
 

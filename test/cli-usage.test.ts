@@ -9,12 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { routeNotFound, startCannedApi } from '../harness/canned-api.ts';
-import { fakeIo } from './support/fake-io.ts';
 import { BUCKET, type LocalAws, startLocalAws } from '../harness/local-aws.ts';
 import { closedPortUrl, startPlainServerAsHttps, startSilentServer } from '../harness/raw-tcp.ts';
 import { listKeys } from '../harness/s3-server.ts';
 import { startLargeAnswerApi } from '../harness/streaming-api.ts';
 import { consoleAppJson } from '../harness/tokens.ts';
+import { fakeIo } from './support/fake-io.ts';
 
 const YESTERDAY = addDays(utcDay(new Date()), -1);
 

@@ -3,8 +3,8 @@
 import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
-import { CloudforetApiError, PagingDriftError } from '../functions/lib/errors.ts';
 import { type ApiRecord, type ListRequest, listPages } from '../functions/lib/cloudforet/pager.ts';
+import { CloudforetApiError, PagingDriftError } from '../functions/lib/errors.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 
 const DAY = '2026-09-10';

@@ -12,9 +12,9 @@ import { type CostRunRequest, runCostExport } from '../functions/lib/costs/run.t
 import { costManifestKey, costObjectKey } from '../functions/lib/costs/sources/day-keys.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
+import { readWithArrow } from '../harness/parquet-readers.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { monthsBack as firstOfMonthsBack } from './support/months.ts';
-import { readWithArrow } from '../harness/parquet-readers.ts';
 
 const now = new Date();
 const window = defaultWindow(now, 2);

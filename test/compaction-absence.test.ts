@@ -8,9 +8,9 @@
 // no unit writes compaction_state (two lowering it at once lost an update): units mark a month.
 import { cp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
-import { Agent } from 'undici';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { unprovenDrops } from '../functions/lib/compaction/absence.ts';
 import { compactConfirmedMonths } from '../functions/lib/compaction/compact.ts';

@@ -13,11 +13,11 @@ import { writeCompactionState } from '../functions/lib/storage/compaction-state.
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { COMPACTION_STATE_DIR } from '../functions/lib/storage/layout.ts';
 import { verifyDestination } from '../functions/lib/storage/verify-destination.ts';
-import { loadNamedQueries } from '../infra/named-queries.ts';
 import { type AthenaLike, athenaOver } from '../harness/duckdb-athena.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { isConfirmed } from '../harness/simulator/unified-costs.ts';
 import { appFolder } from '../harness/tokens.ts';
+import { loadNamedQueries } from '../infra/named-queries.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthBack, monthsBack } from './support/months.ts';
 

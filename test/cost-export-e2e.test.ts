@@ -6,13 +6,13 @@ import { join } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler } from '../functions/cost-export.ts';
-import { costTable } from '../functions/lib/tables/costs.ts';
 import { daysBetween } from '../functions/lib/dates.ts';
-import { downloadPrefix, readBothWays } from './support/export-reader.ts';
+import { costTable } from '../functions/lib/tables/costs.ts';
 import { BUCKET, type LocalAws, PREFIX, startLocalAws } from '../harness/local-aws.ts';
-import { expectNoSecret } from './support/log-capture.ts';
 import { duckSchema } from '../harness/parquet-readers.ts';
 import { getObjectBytes, listKeys } from '../harness/s3-server.ts';
+import { downloadPrefix, readBothWays } from './support/export-reader.ts';
+import { expectNoSecret } from './support/log-capture.ts';
 import { monthBack } from './support/months.ts';
 
 const MONTH_1 = monthBack(1);

@@ -11,16 +11,16 @@ import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../cli/main.ts';
 import { handler as costExport } from '../functions/cost-export.ts';
-import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { COST_JOB_STEPS } from '../functions/lib/costs/job/states.ts';
 import { COST_JOB } from '../functions/lib/costs/job/steps.ts';
 import type { CostRunSummary } from '../functions/lib/costs/run.ts';
+import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { BUCKET, type LocalAws, startLocalAws } from '../harness/local-aws.ts';
 import { appFolder } from '../harness/tokens.ts';
+import { type Execution, runStateMachine } from '../tools/state-machine.ts';
 import { downloadPrefix } from './support/export-reader.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthsBack } from './support/months.ts';
-import { type Execution, runStateMachine } from '../tools/state-machine.ts';
 
 const NOW = new Date();
 const FROM = monthsBack(2, NOW);

@@ -4,29 +4,28 @@
 // nothing; the regeneration is found once per changed report; the sent report of a month is one
 // query away (DuckDB as the Athena stand-in).
 import { createHash } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../cli/main.ts';
+import { runAlerts } from '../functions/lib/alerts/run.ts';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { jobOptions, newJob } from '../functions/lib/costs/job/job.ts';
 import { runSteps } from '../functions/lib/costs/job/steps.ts';
 import { archiveCostReports } from '../functions/lib/costs/reports/archive.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
-import { runAlerts } from '../functions/lib/alerts/run.ts';
 import { silentLogger } from '../functions/lib/log.ts';
 import { runMonthlyStatements } from '../functions/lib/statements/monthly.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { verifyDestination } from '../functions/lib/storage/verify-destination.ts';
-import { main } from '../cli/main.ts';
 import { athenaOver } from '../harness/duckdb-athena.ts';
-import { loadNamedQueries } from '../infra/named-queries.ts';
-import { consoleAppJson } from '../harness/tokens.ts';
-import { fakeIo } from './support/fake-io.ts';
 import { readWithArrow } from '../harness/parquet-readers.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { consoleAppJson } from '../harness/tokens.ts';
+import { loadNamedQueries } from '../infra/named-queries.ts';
+import { fakeIo } from './support/fake-io.ts';
 import { monthBack, monthEnd } from './support/months.ts';
 
 const M1 = monthBack(2);

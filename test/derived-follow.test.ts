@@ -10,9 +10,9 @@ import { addDays } from '../functions/lib/dates.ts';
 import { parseStatementsEvent, runMonthlyStatements } from '../functions/lib/statements/monthly.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { appFolder } from '../harness/tokens.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthBack, monthEnd } from './support/months.ts';
-import { appFolder } from '../harness/tokens.ts';
 
 const MONTH = monthBack(5);
 const FROM = `${MONTH}-01`;

@@ -15,11 +15,11 @@ import { CLAIM_EXPIRY_MS } from '../functions/lib/storage/claim-records.ts';
 import { claimDestination } from '../functions/lib/storage/destination-claim.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { s3Sink } from '../functions/lib/storage/s3-sink.ts';
+import { startS3 } from '../harness/s3-server.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { consoleAppJson } from '../harness/tokens.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthBack } from './support/months.ts';
-import { startS3 } from '../harness/s3-server.ts';
-import { consoleAppJson } from '../harness/tokens.ts';
 import { snapshotDir, tempFiles } from './support/unit-invariants.ts';
 
 const BIN = fileURLToPath(new URL('../bin/cloudforet-export.mjs', import.meta.url));

@@ -7,10 +7,10 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { s3Sink } from '../functions/lib/storage/s3-sink.ts';
-import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
-import { fakeIo } from './support/fake-io.ts';
 import { type S3Server, startS3 } from '../harness/s3-server.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { appFolder } from '../harness/tokens.ts';
+import { fakeIo } from './support/fake-io.ts';
 import { monthBack } from './support/months.ts';
 
 const MONTH_1 = monthBack(1);

@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { daysBetween } from '../functions/lib/dates.ts';
-import { fakeIo } from './support/fake-io.ts';
 import { BUCKET, type LocalAws, startLocalAws } from '../harness/local-aws.ts';
 import { queryDuckDB } from '../harness/parquet-readers.ts';
 import { getObjectBytes, listKeys } from '../harness/s3-server.ts';
 import { consoleAppJson } from '../harness/tokens.ts';
+import { fakeIo } from './support/fake-io.ts';
 import { monthBack } from './support/months.ts';
 
 const MONTH_2 = monthBack(2);

@@ -5,7 +5,7 @@
 // `npm link` puts it; NOT_RUN names the rest with the reason. A printed command that fails here
 // fails the test; a new one is run unless NOT_RUN gives it a reason.
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile, chmod } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

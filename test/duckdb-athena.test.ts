@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
-import { loadNamedQueries } from '../infra/named-queries.ts';
 import { type AthenaLike, athenaOver, trinoToDuckDb } from '../harness/duckdb-athena.ts';
+import { loadNamedQueries } from '../infra/named-queries.ts';
 
 describe('the DuckDB stand-in answers as Trino documents', () => {
   let dir: string;

@@ -9,12 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { type CostRunSummary, runCostExport } from '../functions/lib/costs/run.ts';
 import { addDays } from '../functions/lib/dates.ts';
-import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { createLogger } from '../functions/lib/log.ts';
+import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { captureLogs, expectNoSecret } from './support/log-capture.ts';
-import { changedFiles, expectEachUnitExactOrUntouched, snapshotDir } from './support/unit-invariants.ts';
 import { monthBack } from './support/months.ts';
+import { changedFiles, expectEachUnitExactOrUntouched, snapshotDir } from './support/unit-invariants.ts';
 
 const MONTH_1 = monthBack(1);
 

@@ -2,8 +2,8 @@
 // from the Azure plugin's additional_info (focus-pricing.ts), case by case as docs/focus.md
 // states them. Data source records are shaped as cost-analysis' data-source/list returns them.
 import { describe, expect, it } from 'vitest';
-import { costBasisOf, type RowFacts, rowCosts } from '../functions/lib/tables/focus-basis.ts';
 import { focusTable } from '../functions/lib/tables/focus.ts';
+import { costBasisOf, type RowFacts, rowCosts } from '../functions/lib/tables/focus-basis.ts';
 import { focusUnitOf } from '../functions/lib/tables/focus-mapping.ts';
 import { commitmentOf, pricingCategoryOf, skuOf } from '../functions/lib/tables/focus-pricing.ts';
 

@@ -17,17 +17,17 @@ import type { FocusNames } from '../functions/lib/focus/names.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { parseManifest, type UnitManifest } from '../functions/lib/storage/manifest.ts';
 import { costTable } from '../functions/lib/tables/costs.ts';
+import { queryDuckDB } from '../harness/parquet-readers.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { appFolder } from '../harness/tokens.ts';
 import {
-  checkFocusConformance,
   type ConformanceReport,
+  checkFocusConformance,
   formatCounts,
   formatExemptions,
 } from '../tools/focus/conformance.ts';
-import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthsBack } from './support/months.ts';
-import { appFolder } from '../harness/tokens.ts';
-import { queryDuckDB } from '../harness/parquet-readers.ts';
 
 let dir: string;
 beforeAll(async () => {

@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { addDays } from '../functions/lib/dates.ts';
+import { queryDuckDB } from '../harness/parquet-readers.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { appFolder } from '../harness/tokens.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthsBack } from './support/months.ts';
-import { queryDuckDB } from '../harness/parquet-readers.ts';
-import { appFolder } from '../harness/tokens.ts';
 
 const FROM = monthsBack(2);
 const TO = addDays(FROM, 2);

@@ -12,15 +12,15 @@ import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
 import { costManifestKey } from '../functions/lib/costs/sources/day-keys.ts';
 import { SinkError } from '../functions/lib/errors.ts';
-import type { Sink } from '../functions/lib/storage/sink.ts';
 import { focusManifestKey, focusObjectKey } from '../functions/lib/focus/derive.ts';
 import { FOCUS_SCHEMA_MARK } from '../functions/lib/focus/pass.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { s3Sink } from '../functions/lib/storage/s3-sink.ts';
-import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
-import { monthBack } from './support/months.ts';
+import type { Sink } from '../functions/lib/storage/sink.ts';
 import { queryDuckDB } from '../harness/parquet-readers.ts';
 import { type S3Server, startS3 } from '../harness/s3-server.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { monthBack } from './support/months.ts';
 
 const MONTH_2 = monthBack(2);
 const FROM = `${MONTH_2}-01`;

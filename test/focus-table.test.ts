@@ -2,17 +2,17 @@
 // BilledCost (and Cloudforet's cost kept), in the data source's currency; read by three independent readers; re-derived when (and only when)
 // its costs object changed; removed only after a proven removal; never replaced by rows without
 // names; and derived for archived days that no run re-exports.
-import { readFile, readdir, rm, stat } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { addDays } from '../functions/lib/dates.ts';
 import { focusManifestKey, focusObjectKey } from '../functions/lib/focus/derive.ts';
+import { queryDuckDB, readWithArrow, readWithHyparquet } from '../harness/parquet-readers.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { appFolder } from '../harness/tokens.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthsBack } from './support/months.ts';
-import { queryDuckDB, readWithArrow, readWithHyparquet } from '../harness/parquet-readers.ts';
-import { appFolder } from '../harness/tokens.ts';
 
 const FROM = monthsBack(3);
 const TO = addDays(FROM, 9);

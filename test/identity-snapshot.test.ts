@@ -5,11 +5,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { utcDay } from '../functions/lib/dates.ts';
 import { main } from '../cli/main.ts';
+import { utcDay } from '../functions/lib/dates.ts';
+import { type Row, readWithArrow } from '../harness/parquet-readers.ts';
 import { type RecordKind, type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { readWithArrow, type Row } from '../harness/parquet-readers.ts';
 
 // A snapshot is always of today (Cloudforet lists its inventory only as it is now).
 const DAY = utcDay(new Date());

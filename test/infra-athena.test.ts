@@ -4,8 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { exportTables } from '../functions/lib/tables/all-tables.ts';
 import { compactionStateTable } from '../functions/lib/tables/compacted.ts';
 import { ledgerTables } from '../functions/lib/tables/ledger.ts';
-import { loadNamedQueries } from '../infra/named-queries.ts';
 import { prepareSession, trinoToDuckDb } from '../harness/duckdb-athena.ts';
+import { loadNamedQueries } from '../infra/named-queries.ts';
 import { type Json, synth } from './support/synth-stack.ts';
 
 function tableInputs(template: Template): Map<string, Json> {

@@ -6,9 +6,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { COST_JOB_STATES, COST_JOB_STEPS } from '../functions/lib/costs/job/states.ts';
 import { backfillUnitsKey as unitsKey } from '../functions/lib/storage/layout.ts';
 import { joinKey } from '../functions/lib/storage/sink.ts';
+import type { Json } from './support/synth-stack.ts';
 import { idOf, synth } from './support/synth-stack.ts';
 
-import type { Json } from './support/synth-stack.ts';
 interface Definition extends Json {
   readonly StartAt: string;
   readonly States: Record<string, State>;

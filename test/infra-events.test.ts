@@ -3,9 +3,9 @@
 // validation error.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { utcDay } from '../functions/lib/dates.ts';
 import { parseAlertsEvent } from '../functions/lib/alerts/run.ts';
 import { parseCostEvent } from '../functions/lib/costs/event.ts';
+import { utcDay } from '../functions/lib/dates.ts';
 import { parseInventoryEvent } from '../functions/lib/inventory/event.ts';
 import { parseStatementsEvent } from '../functions/lib/statements/monthly.ts';
 import { readSettings } from '../infra/settings.ts';

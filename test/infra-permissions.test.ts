@@ -2,7 +2,7 @@
 // and the customer-managed KMS keys of an imported bucket and secret reach exactly those roles.
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Json, arnOf, idOf, statementsOfRole, synth } from './support/synth-stack.ts';
+import { arnOf, idOf, type Json, statementsOfRole, synth } from './support/synth-stack.ts';
 
 const EXPORTERS = ['CostExport', 'InventoryExport', 'BackfillPlan', 'BackfillUnit', 'BackfillFinish'];
 const KEY = 'arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../functions/lib/config.ts';
 import { functionEnvironment } from '../infra/export-function.ts';
 import { readSettings } from '../infra/settings.ts';
-import { type Json, arnOf, idOf, statementsOfRole, synth } from './support/synth-stack.ts';
+import { arnOf, idOf, type Json, statementsOfRole, synth } from './support/synth-stack.ts';
 
 describe('CloudforetExportStack with defaults', () => {
   let t: Template;

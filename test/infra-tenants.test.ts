@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../infra/export-function.ts';
-import { type Json, idOf, statementsOfRole, synthStack } from './support/synth-stack.ts';
+import { idOf, type Json, statementsOfRole, synthStack } from './support/synth-stack.ts';
 
 const TENANTS = [
   {

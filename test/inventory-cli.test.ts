@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
+import { queryDuckDB } from '../harness/parquet-readers.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { queryDuckDB } from '../harness/parquet-readers.ts';
 
 describe('cloudforet-export inventory', () => {
   let simulator: Simulator;

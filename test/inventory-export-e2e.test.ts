@@ -3,14 +3,14 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { utcDay } from '../functions/lib/dates.ts';
 import { handler } from '../functions/inventory-export.ts';
+import { utcDay } from '../functions/lib/dates.ts';
 import { inventoryTables } from '../functions/lib/tables/inventory.ts';
-import { downloadPrefix } from './support/export-reader.ts';
 import { BUCKET, type LocalAws, PREFIX, startLocalAws } from '../harness/local-aws.ts';
-import { expectNoSecret } from './support/log-capture.ts';
 import { queryDuckDB, type Row, readWithArrow } from '../harness/parquet-readers.ts';
 import { getObjectBytes, listKeys } from '../harness/s3-server.ts';
+import { downloadPrefix } from './support/export-reader.ts';
+import { expectNoSecret } from './support/log-capture.ts';
 
 // A snapshot is always of today (Cloudforet lists its inventory only as it is now).
 const DAY = utcDay(new Date());

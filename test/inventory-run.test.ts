@@ -1,18 +1,18 @@
 // The inventory run over a scripted list source on loopback HTTP and a directory sink: drift redone, bounded row
 // groups, empty tables removed, failures contained.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parquetMetadata } from 'hyparquet';
 import { Agent } from 'undici';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
-import { dirSink } from '../functions/lib/storage/dir-sink.ts';
-import { inventoryTables } from '../functions/lib/tables/inventory.ts';
 import { type InventoryRunDeps, runInventoryExport } from '../functions/lib/inventory/run.ts';
+import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { exportTables } from '../functions/lib/tables/all-tables.ts';
+import { inventoryTables } from '../functions/lib/tables/inventory.ts';
 import { readWithArrow } from '../harness/parquet-readers.ts';
 
 type Body = {

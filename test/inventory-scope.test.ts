@@ -3,11 +3,11 @@
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler } from '../functions/inventory-export.ts';
+import { utcDay } from '../functions/lib/dates.ts';
 import { BUCKET, type LocalAws, PREFIX, startLocalAws } from '../harness/local-aws.ts';
 import { readWithArrow } from '../harness/parquet-readers.ts';
 import { getObjectBytes, listKeys } from '../harness/s3-server.ts';
 import { consoleAppJson } from '../harness/tokens.ts';
-import { utcDay } from '../functions/lib/dates.ts';
 
 const context = { awsRequestId: 'req-inv-scope', functionName: 'inventory-export' } as Context;
 // A snapshot is always of today; tests that list a day's keys take a prefix of their own.

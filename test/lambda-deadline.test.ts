@@ -8,8 +8,8 @@ import { handler as runUnit } from '../functions/backfill-unit.ts';
 import { handler as inventory } from '../functions/inventory-export.ts';
 import { addDays } from '../functions/lib/dates.ts';
 import { BUCKET, type LocalAws, startLocalAws } from '../harness/local-aws.ts';
-import { monthsBack } from './support/months.ts';
 import { listKeys } from '../harness/s3-server.ts';
+import { monthsBack } from './support/months.ts';
 
 // Dates inside Cloudforet's retention whatever the clock says.
 const FROM = monthsBack(1);

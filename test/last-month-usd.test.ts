@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
-import { loadNamedQueries } from '../infra/named-queries.ts';
 import { type AthenaLike, athenaOver } from '../harness/duckdb-athena.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
-import { fakeIo } from './support/fake-io.ts';
 import { consoleAppJson } from '../harness/tokens.ts';
+import { loadNamedQueries } from '../infra/named-queries.ts';
+import { fakeIo } from './support/fake-io.ts';
 
 const TODAY = utcDay(new Date());
 const THIS_MONTH = `${TODAY.slice(0, 7)}-01`;

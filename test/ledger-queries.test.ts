@@ -10,9 +10,9 @@ import { runCostExport } from '../functions/lib/costs/run.ts';
 import { rollUpLedger } from '../functions/lib/export/ledger-rollup.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { verifyDestination } from '../functions/lib/storage/verify-destination.ts';
-import { loadNamedQueries } from '../infra/named-queries.ts';
 import { athenaOver } from '../harness/duckdb-athena.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { loadNamedQueries } from '../infra/named-queries.ts';
 import { monthBack } from './support/months.ts';
 
 const MONTH_7 = monthBack(7);

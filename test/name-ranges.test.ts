@@ -14,9 +14,9 @@ import { rebuildNameRanges, updateNameRanges } from '../functions/lib/inventory/
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { ledgerPrefix } from '../functions/lib/storage/layout.ts';
 import { identityNamesTable, nameKinds } from '../functions/lib/tables/ledger.ts';
-import { loadNamedQueries, type NamedQuerySql } from '../infra/named-queries.ts';
 import { type AthenaLike, athenaOver } from '../harness/duckdb-athena.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { loadNamedQueries, type NamedQuerySql } from '../infra/named-queries.ts';
 import { fakeIo } from './support/fake-io.ts';
 
 const TODAY = utcDay(new Date());

@@ -9,9 +9,9 @@ import { main } from '../cli/main.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { rebuildNameRanges } from '../functions/lib/inventory/name-ranges.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
-import { loadNamedQueries } from '../infra/named-queries.ts';
 import { type AthenaLike, athenaOver } from '../harness/duckdb-athena.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { loadNamedQueries } from '../infra/named-queries.ts';
 import { fakeIo } from './support/fake-io.ts';
 
 const TO = addDays(utcDay(new Date()), -1);

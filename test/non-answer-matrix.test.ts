@@ -4,16 +4,16 @@
 // own source lists (inventorySources), so a new table is in the matrix without a line here.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
 import { runInventoryExport } from '../functions/lib/inventory/run.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { type InventorySource, inventorySources } from '../functions/lib/tables/inventory.ts';
 import { type FaultKind, type Simulator, startSimulator } from '../harness/simulator/index.ts';
-import { monthBack } from './support/months.ts';
 import { appFolder } from '../harness/tokens.ts';
+import { monthBack } from './support/months.ts';
 import { changedFiles, snapshotDir } from './support/unit-invariants.ts';
 
 const MONTH_2 = monthBack(2);

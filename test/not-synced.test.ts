@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
-import { fakeIo } from './support/fake-io.ts';
 import { appFolder } from '../harness/tokens.ts';
+import { fakeIo } from './support/fake-io.ts';
 import { clearOfMidnight } from './support/months.ts';
 
 let TODAY: string;

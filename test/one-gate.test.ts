@@ -6,11 +6,11 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
+import { queryDuckDB } from '../harness/parquet-readers.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { appFolder } from '../harness/tokens.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthBack } from './support/months.ts';
-import { queryDuckDB } from '../harness/parquet-readers.ts';
-import { appFolder } from '../harness/tokens.ts';
 import { changedFiles, snapshotDir } from './support/unit-invariants.ts';
 
 const MONTH_2 = monthBack(2);

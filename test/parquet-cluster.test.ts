@@ -10,8 +10,8 @@ import type { TableDef } from '../functions/lib/parquet/columns.ts';
 import { PAGE_BYTES } from '../functions/lib/parquet/data-pages.ts';
 import { ParquetRowWriter } from '../functions/lib/parquet/row-writer.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
-import { pageFigures } from '../tools/bench/profile.ts';
 import { queryDuckDB, readWithArrow, readWithHyparquet } from '../harness/parquet-readers.ts';
+import { pageFigures } from '../tools/bench/profile.ts';
 
 interface Probe {
   id: string;

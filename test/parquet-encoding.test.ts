@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TableDef } from '../functions/lib/parquet/columns.ts';
-import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { ParquetRowWriter } from '../functions/lib/parquet/row-writer.ts';
+import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { queryDuckDB, readWithArrow } from '../harness/parquet-readers.ts';
 
 interface Probe {

@@ -2,9 +2,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CostContext, costTable } from '../functions/lib/tables/costs.ts';
-import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { ParquetRowWriter } from '../functions/lib/parquet/row-writer.ts';
+import { dirSink } from '../functions/lib/storage/dir-sink.ts';
+import { type CostContext, costTable } from '../functions/lib/tables/costs.ts';
 import { duckSchema, queryDuckDB, readWithArrow } from '../harness/parquet-readers.ts';
 
 const context: CostContext = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DataSourceInfo } from '../functions/lib/costs/sources/data-sources.ts';
 import { planCostUnits, sameSum } from '../functions/lib/costs/planning/plan-units.ts';
+import type { DataSourceInfo } from '../functions/lib/costs/sources/data-sources.ts';
 import type { DayStat } from '../functions/lib/costs/sources/source-state.ts';
 
 const ds = (id: string): DataSourceInfo => ({

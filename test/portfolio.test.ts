@@ -5,8 +5,8 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { TrinoSQL } from 'dt-sql-parser/dist/parser/trino/index.js';
 import type { Template } from 'aws-cdk-lib/assertions';
+import { TrinoSQL } from 'dt-sql-parser/dist/parser/trino/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { addDays } from '../functions/lib/dates.ts';
@@ -16,7 +16,7 @@ import { appFolder } from '../harness/tokens.ts';
 import { loadNamedQueries } from '../infra/named-queries.ts';
 import { PORTFOLIO_QUERY_DIR } from '../infra/portfolio-lake.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { type Json, idOf, statementsOfRole, synthStack } from './support/synth-stack.ts';
+import { idOf, type Json, statementsOfRole, synthStack } from './support/synth-stack.ts';
 
 const TENANTS = [
   { id: 'acme', endpoint: 'https://cf-one.example.com', secretName: 'cloudforet/acme' },

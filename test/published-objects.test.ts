@@ -3,17 +3,17 @@
 import { mkdtemp, readFile, rm, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
-import { costObjectKey } from '../functions/lib/costs/sources/day-keys.ts';
 import { runCostExport } from '../functions/lib/costs/run.ts';
+import { costObjectKey } from '../functions/lib/costs/sources/day-keys.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { s3Sink } from '../functions/lib/storage/s3-sink.ts';
-import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { queryDuckDB } from '../harness/parquet-readers.ts';
 import { type S3Server, startS3 } from '../harness/s3-server.ts';
-import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { monthBack } from './support/months.ts';
 
 const MONTH_1 = monthBack(1);

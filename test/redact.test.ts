@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { CloudforetApiError, ExportError } from '../functions/lib/errors.ts';
 import { REDACTED, redact, redactError, redactValue, registerSecret } from '../functions/lib/redact.ts';
 import { ECHO_ENCODINGS, encodeEcho } from '../harness/simulator/secret-echo.ts';
-import { expectNoEcho, leakPieces } from './support/echo-leaks.ts';
 import { makeTestToken } from '../harness/tokens.ts';
+import { expectNoEcho, leakPieces } from './support/echo-leaks.ts';
 
 const token = makeTestToken();
 registerSecret(token);

@@ -7,16 +7,16 @@ import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
-import { runCostExport } from '../functions/lib/costs/run.ts';
-import { costObjectKey } from '../functions/lib/costs/sources/day-keys.ts';
-import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { retentionStart } from '../functions/lib/costs/planning/job-history.ts';
 import { clampToRetention } from '../functions/lib/costs/planning/retention.ts';
+import { runCostExport } from '../functions/lib/costs/run.ts';
+import { costObjectKey } from '../functions/lib/costs/sources/day-keys.ts';
 import { addDays, daysBetween } from '../functions/lib/dates.ts';
+import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { appFolder } from '../harness/tokens.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthsBack } from './support/months.ts';
-import { appFolder } from '../harness/tokens.ts';
 
 describe('ranges older than Cloudforet keeps', () => {
   const FROM = monthsBack(13);

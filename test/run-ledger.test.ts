@@ -1,7 +1,6 @@
 // The run ledger against the simulator: export_units and cost_restatements read by DuckDB as
 // Athena's JSON SerDe would (one object per line, the export day as a string partition).
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
@@ -15,9 +14,9 @@ import {
   exportUnitsTable,
   type LedgerTableDef,
 } from '../functions/lib/tables/ledger.ts';
+import { queryDuckDB } from '../harness/parquet-readers.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { expectNoSecret } from './support/log-capture.ts';
-import { queryDuckDB } from '../harness/parquet-readers.ts';
 import { monthBack } from './support/months.ts';
 
 const MONTH_5 = monthBack(5);

@@ -6,8 +6,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadNamedQueries } from '../infra/named-queries.ts';
 import { type AthenaLike, athenaOver } from '../harness/duckdb-athena.ts';
+import { loadNamedQueries } from '../infra/named-queries.ts';
 import { KRW_COSTS, NOW, USD_COSTS, writeSqlFixture } from './support/sql-fixture.ts';
 
 const queries = loadNamedQueries();

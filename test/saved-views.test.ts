@@ -4,8 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadNamedQueries } from '../infra/named-queries.ts';
 import { type AthenaLike, athenaOver } from '../harness/duckdb-athena.ts';
+import { loadNamedQueries } from '../infra/named-queries.ts';
 import { NOW, writeSqlFixture } from './support/sql-fixture.ts';
 
 const views = loadNamedQueries().filter((q) => q.sql.startsWith('CREATE OR REPLACE VIEW'));

@@ -13,11 +13,11 @@ import { handler } from '../functions/cost-export.ts';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { createLogger } from '../functions/lib/log.ts';
-import { type FaultKind, startSimulator } from '../harness/simulator/index.ts';
-import { fakeIo } from './support/fake-io.ts';
 import { type LocalAws, startLocalAws } from '../harness/local-aws.ts';
-import { captureLogs, expectNoSecret } from './support/log-capture.ts';
+import { type FaultKind, startSimulator } from '../harness/simulator/index.ts';
 import { consoleAppJson } from '../harness/tokens.ts';
+import { fakeIo } from './support/fake-io.ts';
+import { captureLogs, expectNoSecret } from './support/log-capture.ts';
 
 const YESTERDAY = addDays(utcDay(new Date()), -1);
 const FROM = addDays(YESTERDAY, -2);

@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { SecretError } from '../functions/lib/errors.ts';
 import {
   fileSecretSource,
   parseCredential,
   secretsManagerSource,
 } from '../functions/lib/cloudforet/secret.ts';
-import { expectNoSecret } from './support/log-capture.ts';
+import { SecretError } from '../functions/lib/errors.ts';
 import { type SecretsManagerResponder, startSecretsManager } from '../harness/secrets-manager.ts';
 import { consoleAppJson, makeTestToken } from '../harness/tokens.ts';
+import { expectNoSecret } from './support/log-capture.ts';
 
 const NOW = new Date('2026-06-01T00:00:00Z');
 const NOW_S = NOW.getTime() / 1000;

@@ -2,14 +2,14 @@
 // (functions/lib/statements/statements.ts). Reading and archiving them is in
 // test/statements.test.ts and test/statements-function.test.ts.
 import { describe, expect, it } from 'vitest';
+import { reconcile } from '../functions/lib/statements/reconcile.ts';
 import {
   buildStatements,
   plainDecimal,
   type Row,
-  statementCsv,
   reconciliationHtml,
+  statementCsv,
 } from '../functions/lib/statements/statements.ts';
-import { reconcile } from '../functions/lib/statements/reconcile.ts';
 
 /** Unified cost rows of one month: cost_<currency> columns at the month's rate. */
 const ROWS: Row[] = [

@@ -8,10 +8,10 @@ import { main } from '../cli/main.ts';
 import { handler as costExport } from '../functions/cost-export.ts';
 import { addDays } from '../functions/lib/dates.ts';
 import { handler as statements } from '../functions/statements.ts';
-import { fakeIo } from './support/fake-io.ts';
 import { BUCKET, type LocalAws, PREFIX, startLocalAws } from '../harness/local-aws.ts';
-import { monthBack, monthEnd } from './support/months.ts';
 import { getObjectBytes, listKeys } from '../harness/s3-server.ts';
+import { fakeIo } from './support/fake-io.ts';
+import { monthBack, monthEnd } from './support/months.ts';
 
 const MONTH = monthBack(2);
 const FROM = `${MONTH}-01`;

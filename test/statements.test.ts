@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { addDays } from '../functions/lib/dates.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { appFolder, consoleAppJson } from '../harness/tokens.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthsBack } from './support/months.ts';
-import { appFolder, consoleAppJson } from '../harness/tokens.ts';
 
 // A whole month well inside Cloudforet's retention, whatever the date.
 const FROM = monthsBack(3);

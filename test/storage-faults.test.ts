@@ -14,22 +14,22 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
-import { costManifestKey, costObjectKey } from '../functions/lib/costs/sources/day-keys.ts';
 import { type CostRunSummary, runCostExport } from '../functions/lib/costs/run.ts';
+import { costManifestKey, costObjectKey } from '../functions/lib/costs/sources/day-keys.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { s3Sink } from '../functions/lib/storage/s3-sink.ts';
 import type { Sink } from '../functions/lib/storage/sink.ts';
-import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
-import { downloadPrefix } from './support/export-reader.ts';
 import { type FaultyProxy, s3Requests, startFaultyProxy } from '../harness/faulty-proxy.ts';
 import { getObjectBytes, listPendingUploads, type S3Server, startS3 } from '../harness/s3-server.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { downloadPrefix } from './support/export-reader.ts';
+import { monthBack } from './support/months.ts';
 import {
   changedFiles,
   expectEachUnitExactOrUntouched,
   snapshotDir,
   tempFiles,
 } from './support/unit-invariants.ts';
-import { monthBack } from './support/months.ts';
 
 const MONTH_1 = monthBack(1);
 

@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STOP_GRACE_MS } from '../cli/interrupt.ts';
 import { makeDirectory } from '../functions/lib/storage/make-directory.ts';
-import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { type RawServer, startSilentServer } from '../harness/raw-tcp.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { appFolder } from '../harness/tokens.ts';
 
 const BIN = fileURLToPath(new URL('../bin/cloudforet-export.mjs', import.meta.url));

@@ -5,7 +5,7 @@
 import { runSimulation } from '@cloud-copilot/iam-simulate';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Json, idOf, statementsOfRole, synthStack } from './support/synth-stack.ts';
+import { idOf, type Json, statementsOfRole, synthStack } from './support/synth-stack.ts';
 
 const ACCOUNT = '123456789012';
 const REGION = 'us-east-1';

@@ -16,6 +16,7 @@ import { runStateMachine, runTenantsRun, type TenantsExecution } from '../tools/
 /** A Lambda context with time enough: a lane runs all its units in one invocation. */
 const withTime = (id: string) =>
   ({ awsRequestId: id, getRemainingTimeInMillis: () => 900_000 }) as unknown as Context;
+
 import { monthBack } from './support/months.ts';
 
 const MONTH = monthBack(3);

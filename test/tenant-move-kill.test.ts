@@ -10,14 +10,14 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
+import { dirSink } from '../functions/lib/storage/dir-sink.ts';
+import type { Sink } from '../functions/lib/storage/sink.ts';
+import { moveIntoTenant } from '../functions/lib/storage/tenant-move.ts';
 import { type S3Server, startS3 } from '../harness/s3-server.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { appFolder } from '../harness/tokens.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthsBack } from './support/months.ts';
-import { dirSink } from '../functions/lib/storage/dir-sink.ts';
-import type { Sink } from '../functions/lib/storage/sink.ts';
-import { moveIntoTenant } from '../functions/lib/storage/tenant-move.ts';
 import { checksums, dirStore, s3Store } from './support/tenant-move.ts';
 
 const BIN = fileURLToPath(new URL('../bin/cloudforet-export.mjs', import.meta.url));

@@ -20,8 +20,8 @@ import {
   dirStore,
   markUploadedInParts,
   rewrittenByEveryRun,
-  s3Store,
   type Store,
+  s3Store,
   unchanged,
 } from './support/tenant-move.ts';
 

@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import type { CostRunSummary } from '../functions/lib/costs/run.ts';
+import { readWithArrow } from '../harness/parquet-readers.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { FALLBACK_RATES } from '../harness/simulator/unified-costs.ts';
+import { consoleAppJson } from '../harness/tokens.ts';
 import { type AthenaLike, athenaLike } from './support/athena-views.ts';
 import { fakeIo } from './support/fake-io.ts';
-import { readWithArrow } from '../harness/parquet-readers.ts';
-import { consoleAppJson } from '../harness/tokens.ts';
 import { monthBack, monthEnd } from './support/months.ts';
 
 const MONTH_1 = monthBack(1);

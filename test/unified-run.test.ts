@@ -1,11 +1,11 @@
 // Which months a run covers, and when a confirmed month counts as restated.
 import { describe, expect, it } from 'vitest';
+import type { UnifiedMonthResult } from '../functions/lib/costs/unified/export-month.ts';
 import {
   changedDaysByMonth,
   monthsBetween,
   restatement,
 } from '../functions/lib/costs/unified/export-months.ts';
-import type { UnifiedMonthResult } from '../functions/lib/costs/unified/export-month.ts';
 
 const month = (over: Partial<UnifiedMonthResult>): UnifiedMonthResult => ({
   month: '2026-09',

@@ -11,11 +11,11 @@ import { costObjectKey } from '../functions/lib/costs/sources/day-keys.ts';
 import { focusObjectKey } from '../functions/lib/focus/derive.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { verifyDestination } from '../functions/lib/storage/verify-destination.ts';
+import { type S3Server, startS3 } from '../harness/s3-server.ts';
 import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { appFolder } from '../harness/tokens.ts';
 import { fakeIo } from './support/fake-io.ts';
 import { monthBack } from './support/months.ts';
-import { type S3Server, startS3 } from '../harness/s3-server.ts';
-import { appFolder } from '../harness/tokens.ts';
 
 const MONTH_2 = monthBack(2);
 const FROM = `${MONTH_2}-01`;

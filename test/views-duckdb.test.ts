@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
 import { costTable } from '../functions/lib/tables/costs.ts';
-import { loadNamedQueries } from '../infra/named-queries.ts';
-import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
 import { type AthenaLike, athenaOver } from '../harness/duckdb-athena.ts';
+import { type Simulator, startSimulator } from '../harness/simulator/index.ts';
+import { loadNamedQueries } from '../infra/named-queries.ts';
 import { fakeIo } from './support/fake-io.ts';
 
 const TO = addDays(utcDay(new Date()), -1);

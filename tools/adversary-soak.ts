@@ -3,9 +3,9 @@
 // the outcome (a failure shrunk, with its replayable command list); at the end the commands run by
 // kind, the faults injected, the kills, the invariant checks passed and the rows compared.
 import fc from 'fast-check';
+import { InvariantViolation } from '../harness/adversary/invariants.ts';
 import { newStats } from '../harness/adversary/model.ts';
 import { adversaryProperty, dropTemplate, replayPathOf } from '../harness/adversary/sequence.ts';
-import { InvariantViolation } from '../harness/adversary/invariants.ts';
 
 export interface AdversarySoakOptions {
   readonly minutes: number;

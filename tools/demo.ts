@@ -7,10 +7,10 @@ import { join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { main } from '../cli/main.ts';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
-import { loadNamedQueries } from '../infra/named-queries.ts';
 import { athenaOver } from '../harness/duckdb-athena.ts';
-import { monthToDateUsd } from './demo-money.ts';
 import { startSimulator } from '../harness/simulator/index.ts';
+import { loadNamedQueries } from '../infra/named-queries.ts';
+import { monthToDateUsd } from './demo-money.ts';
 
 const out = resolve(process.argv[2] ?? 'export-out');
 const to = addDays(utcDay(new Date()), -1);

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CloudforetClient, createDispatcher } from '../functions/lib/cloudforet/client.ts';
-import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { runInventoryExport } from '../functions/lib/inventory/run.ts';
-import { LAMBDA_NODE_FLAGS, LAMBDA_RUNTIME_ENV } from '../infra/lambda-node-options.ts';
+import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { startSimulator } from '../harness/simulator/index.ts';
+import { LAMBDA_NODE_FLAGS, LAMBDA_RUNTIME_ENV } from '../infra/lambda-node-options.ts';
 
 const MB = 1024 * 1024;
 const { values } = parseArgs({

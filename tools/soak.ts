@@ -11,13 +11,13 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent, type Dispatcher } from 'undici';
 import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
-import { costManifestKey, costObjectKey } from '../functions/lib/costs/sources/day-keys.ts';
 import { type CostRunSummary, runCostExport } from '../functions/lib/costs/run.ts';
+import { costManifestKey, costObjectKey } from '../functions/lib/costs/sources/day-keys.ts';
 import { addDays, daysBetween } from '../functions/lib/dates.ts';
+import { errorCode } from '../functions/lib/errors.ts';
 import { focusObjectKey } from '../functions/lib/focus/derive.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
 import { verifyDestination } from '../functions/lib/storage/verify-destination.ts';
-import { errorCode } from '../functions/lib/errors.ts';
 import { readWithArrow } from '../harness/parquet-readers.ts';
 import { type FaultKind, startSimulator } from '../harness/simulator/index.ts';
 

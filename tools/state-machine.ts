@@ -3,15 +3,15 @@
 // handler; the Map's items read from S3 as its ItemReader reads them, each retried on
 // UnitRetryableError as the definition retries it; a failed middle state caught into the Summary
 // as `finishError`; nothing planned skips the Map (the AnyUnits choice).
-import type { Context } from 'aws-lambda';
+
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { Context } from 'aws-lambda';
 import { handler as finish } from '../functions/backfill-finish.ts';
 import { handler as plan } from '../functions/backfill-plan.ts';
 import { handler as summary } from '../functions/backfill-summary.ts';
 import { handler as unit } from '../functions/backfill-unit.ts';
 import type { LaneCaps, LaneItem, LaneProgress } from '../functions/lib/costs/job/lanes.ts';
-import { COST_JOB_STATES } from '../functions/lib/costs/job/states.ts';
-import { TENANTS_RUN_STATES } from '../functions/lib/costs/job/states.ts';
+import { COST_JOB_STATES, TENANTS_RUN_STATES } from '../functions/lib/costs/job/states.ts';
 import type { LanesOutput, TenantOutcome } from '../functions/lib/costs/job/tenants-run.ts';
 import { forEachLimit } from '../functions/lib/pool.ts';
 import { handler as tenantsLanes } from '../functions/tenants-lanes.ts';

@@ -2,16 +2,16 @@
 // the cost function's handler on S3, the scheduled backfill, inventory), and (event-commands.ts)
 // Cloudforet's events, the clock, a hostile gateway for the next run, and damage to stored bytes.
 import fc from 'fast-check';
+import { Base, type Cmd, type Model } from './command-base.ts';
 import type { DamageOp, DamageTarget } from './damage.ts';
+import { type Change, Clock, Damage, Fault, Running, Sync, type VERBS } from './event-commands.ts';
 import type { GatewayFaultKind } from './gateway.ts';
+import { killedRun } from './killed.ts';
+import { invokeCostExport } from './lambda.ts';
 import type { Adversary, RunPromise } from './model.ts';
 import { cli, faceRun, type RunOutcome } from './runs.ts';
 import { runScheduled, type UnitPath } from './scheduled.ts';
-import { invokeCostExport } from './lambda.ts';
-import { killedRun } from './killed.ts';
 import { worldCalendar } from './world.ts';
-import { Base, type Cmd, type Model } from './command-base.ts';
-import { type Change, Clock, Damage, Fault, Running, Sync, type VERBS } from './event-commands.ts';
 
 export type { Model };
 export { Clock, Damage, Fault, Running, Sync };

@@ -1,10 +1,11 @@
 // The commands that are not runs: Cloudforet's events (a sync, a manual re-sync, a failed sync),
 // the exporter's clock a day ahead, a hostile gateway armed for the next run, and damage to one
 // stored object (made on the S3 mirror and pushed, for an S3 world).
+
+import { Base, ds, type Model } from './command-base.ts';
 import { applyDamage, type DamageOp, type DamageTarget } from './damage.ts';
 import type { GatewayFaultKind } from './gateway.ts';
 import type { Adversary } from './model.ts';
-import { Base, ds, type Model } from './command-base.ts';
 
 export class Clock extends Base {
   run(_m: Model, a: Adversary) {

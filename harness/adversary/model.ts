@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { costManifestKey } from '../../functions/lib/costs/sources/day-keys.ts';
 import { utcDay } from '../../functions/lib/dates.ts';
-import { InvariantViolation, checkHygiene, checkRevisionsKept } from './invariants.ts';
+import { checkHygiene, checkRevisionsKept, InvariantViolation } from './invariants.ts';
 import { ArchiveReader, sameFigures, sameRows, type UnitRows, type UnitView } from './reader.ts';
 import type { RunOutcome } from './runs.ts';
 import { unitTruth } from './truth.ts';

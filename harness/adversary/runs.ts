@@ -2,10 +2,10 @@
 // costs face in process where the CLI cannot be told something (the clock, a stop after N units,
 // the Lambda's deadline), composed as cli/cli-entry.ts composes it. Each returns its exit code,
 // its summary and every text it produced.
-import { main } from '../../cli/main.ts';
+
 import type { CliIo } from '../../cli/command-context.ts';
+import { main } from '../../cli/main.ts';
 import { costs } from '../../functions/lib/faces/costs.ts';
-import { CLI_SETTINGS } from '../../functions/lib/faces/face.ts';
 import {
   createLogger,
   errorCode,
@@ -14,6 +14,7 @@ import {
   openSession,
   openSink,
 } from '../../functions/lib/faces/edge.ts';
+import { CLI_SETTINGS } from '../../functions/lib/faces/face.ts';
 import type { World } from './world.ts';
 
 export interface RunOutcome {

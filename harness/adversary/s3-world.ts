@@ -5,9 +5,9 @@ import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { applyEnv, awsEnv, BUCKET, PREFIX, SECRET_ID } from '../local-aws.ts';
 import { getObjectBytes, listKeys, type S3Server, startS3 } from '../s3-server.ts';
 import { type SecretsManagerResponder, startSecretsManager } from '../secrets-manager.ts';
-import { applyEnv, awsEnv, BUCKET, PREFIX, SECRET_ID } from '../local-aws.ts';
 import { consoleAppJson } from '../tokens.ts';
 
 export interface S3Destination {

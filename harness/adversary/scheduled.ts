@@ -11,7 +11,6 @@ import { parseUnitItem, runUnitItem, type UnitItem } from '../../functions/lib/c
 import { type LaneStep, planLanes, runLane } from '../../functions/lib/costs/job/lanes.ts';
 import { finishState, planState, summaryState } from '../../functions/lib/costs/job/scheduled.ts';
 import { scheduledFailure } from '../../functions/lib/costs/job/summary.ts';
-import { CLI_SETTINGS } from '../../functions/lib/faces/face.ts';
 import {
   createLogger,
   errorCode,
@@ -20,6 +19,7 @@ import {
   openSession,
   openSink,
 } from '../../functions/lib/faces/edge.ts';
+import { CLI_SETTINGS } from '../../functions/lib/faces/face.ts';
 import type { RunOutcome } from './runs.ts';
 import type { World } from './world.ts';
 

@@ -6,7 +6,7 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { type Model, commandArbitraries } from './commands.ts';
+import { commandArbitraries, type Model } from './commands.ts';
 import { InvariantViolation } from './invariants.ts';
 import { Adversary, type Stats } from './model.ts';
 import { cli } from './runs.ts';

@@ -6,7 +6,7 @@
 // custom_cost_adjustment_percent and a permissions.deny on the actual cost (an MSP's customer view).
 // Figures are integer micro-units, so sums stay exact (cost-store.ts truth).
 
-import { type CostDraw, PRICING_MODELS, costMicros } from './cost-draw.ts';
+import { type CostDraw, costMicros, PRICING_MODELS } from './cost-draw.ts';
 import { hashInts, microsJson } from './prng.ts';
 import type { DataSource } from './world.ts';
 

@@ -2,9 +2,9 @@
 // currency, as Cloudforet's budget-usage manager does, so it inherits their gaps.
 // Limits hold cents above 131,072, where the list verb's 32-bit floats lose them.
 
+import { costMonths } from './calendar.ts';
 import { stableId } from './prng.ts';
 import type { SimState } from './state.ts';
-import { costMonths } from './calendar.ts';
 import { unifiedCostRecords } from './unified-costs.ts';
 import type { ApiRecord } from './world.ts';
 

@@ -1,12 +1,12 @@
 // Inventory records as a collector would leave them: mostly ACTIVE, a tenth retired, VMs with
 // hardware/compute/os data, security groups with instance lists, a few huge `data` values.
 
-import { PRODUCTS, type Provider, REGIONS, SERVICE_TYPES, type ServiceType, TAG_VALUES } from './catalog.ts';
 import { dayToMs } from './calendar.ts';
+import { PRODUCTS, type Provider, REGIONS, SERVICE_TYPES, type ServiceType, TAG_VALUES } from './catalog.ts';
 import { omitEmpty } from './omit-empty.ts';
-import { Rng, hashInts, stableId } from './prng.ts';
-import { type Account, type ApiRecord, type World, pastTimestamp } from './world.ts';
+import { hashInts, Rng, stableId } from './prng.ts';
 import { serviceData } from './service-data.ts';
+import { type Account, type ApiRecord, pastTimestamp, type World } from './world.ts';
 
 export interface CloudService {
   readonly record: ApiRecord;

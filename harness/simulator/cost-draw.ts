@@ -4,7 +4,7 @@
 
 import { PRODUCTS, REGIONS, TAG_VALUES } from './catalog.ts';
 import type { Inventory } from './cloud-services.ts';
-import { Rng, hashInts } from './prng.ts';
+import { hashInts, Rng } from './prng.ts';
 import type { DataSource } from './world.ts';
 
 export const PRICING_MODELS = ['OnDemand', 'Reserved', 'Spot'] as const;

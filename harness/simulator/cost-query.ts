@@ -7,14 +7,14 @@ import type { CostStore } from './cost-store.ts';
 import type { Condition, Predicate } from './filters.ts';
 import { Lru } from './lru.ts';
 import {
-  type PageSource,
-  type ParsedQuery,
-  type SortKey,
   answer,
   arraySource,
   buildPredicate,
   chargeSort,
   effectiveSort,
+  type PageSource,
+  type ParsedQuery,
+  type SortKey,
   sortRecords,
 } from './query.ts';
 import type { DataSource } from './world.ts';

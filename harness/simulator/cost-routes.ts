@@ -2,8 +2,8 @@
 // data-source-account/list and job/list.
 
 import { ApiError, notFound, requiredParameter, unknownError } from './api-error.ts';
-import { dayToMs, isDate, todayNumber } from './calendar.ts';
 import { azureSetup, withDeniedNulled } from './azure-costs.ts';
+import { dayToMs, isDate, todayNumber } from './calendar.ts';
 import { analyzeCosts } from './cost-analyze.ts';
 import { listCosts } from './cost-query.ts';
 import { dataSourceAccountRecords, dataSourceRecord } from './data-source-records.ts';

@@ -3,9 +3,6 @@
 // (seed, data source, day, row index), the cost_id also on the sync version, so a re-sync
 // yields the same costs under new ids.
 
-import { dayToDate } from './calendar.ts';
-import type { Inventory } from './cloud-services.ts';
-import { PRODUCTS, type Product, REGIONS, TAG_VALUES } from './catalog.ts';
 import {
   type AzureSetup,
   azureFigures,
@@ -14,7 +11,10 @@ import {
   benefitRowJson,
   isBenefitRow,
 } from './azure-costs.ts';
-import { type CostDraw, PRICING_MODELS, costMicros, drawRow } from './cost-draw.ts';
+import { dayToDate } from './calendar.ts';
+import { PRODUCTS, type Product, REGIONS, TAG_VALUES } from './catalog.ts';
+import type { Inventory } from './cloud-services.ts';
+import { type CostDraw, costMicros, drawRow, PRICING_MODELS } from './cost-draw.ts';
 import { hashInts, hex12, microsJson, permute48, unpermute48 } from './prng.ts';
 import type { ApiRecord, DataSource, World } from './world.ts';
 

@@ -2,17 +2,17 @@
 // so paging through one day neither regenerates its id order nor re-parses its rows.
 
 import { servedCostMicros, servedUsageMicros } from './azure-costs.ts';
+import { JobBook } from './cost-jobs.ts';
 import {
   type CostRecord,
   type CostSettings,
   type DayOrder,
   type DayState,
+  dayOrder,
   PRISTINE,
   RowWriter,
-  dayOrder,
   rowCount,
 } from './cost-rows.ts';
-import { JobBook } from './cost-jobs.ts';
 import { Lru } from './lru.ts';
 import { hex12 } from './prng.ts';
 import { rememberJson } from './record-json.ts';

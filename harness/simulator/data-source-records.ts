@@ -1,7 +1,7 @@
 // API records of the cost-analysis catalogue: data sources and their accounts.
 // Built per request because last_synchronized_at moves.
 
-import { DENIED_ACTUAL, azureDataKeys, azurePluginInfo, azureSetup } from './azure-costs.ts';
+import { azureDataKeys, azurePluginInfo, azureSetup, DENIED_ACTUAL } from './azure-costs.ts';
 import type { SimState } from './state.ts';
 import { type ApiRecord, type DataSource, pastTimestamp } from './world.ts';
 

@@ -2,9 +2,9 @@
 // trusted accounts and providers. Workspace apps see their workspace's records; trusted accounts
 // of the domain (resource_group DOMAIN) and providers are visible to every app.
 
+import type { Predicate } from './filters.ts';
 import { parseQuery, runQuery } from './query.ts';
 import { fieldConditions, inWorkspace, workspaceScope } from './scope.ts';
-import type { Predicate } from './filters.ts';
 import type { Route, RouteContext } from './state.ts';
 import type { ApiRecord } from './world.ts';
 

@@ -3,38 +3,38 @@
 
 import type { CostRecord } from './cost-rows.ts';
 import type { CostChange } from './cost-store.ts';
-import type { Fault, FaultKind } from './faults.ts';
 import {
   type DomainOptions,
   type DomainsOptions,
   type DomainsSimulator,
   startDomainsSimulator,
 } from './domains.ts';
+import type { Fault, FaultKind } from './faults.ts';
 import { LocalSimulator } from './local-simulator.ts';
-import type { CloudServiceSelection, CostTruth, RecordKind, Simulator } from './simulator-api.ts';
-import type { RequestRecord } from './server.ts';
 import { ECHO_ENCODINGS, type EchoEncoding, encodeEcho } from './secret-echo.ts';
+import type { RequestRecord } from './server.ts';
+import type { CloudServiceSelection, CostTruth, RecordKind, Simulator } from './simulator-api.ts';
 import type { SimulatorOptions } from './state.ts';
 import type { Role } from './tokens.ts';
 
-export { ECHO_ENCODINGS, encodeEcho, startDomainsSimulator };
 export type {
   CloudServiceSelection,
-  EchoEncoding,
   CostChange,
   CostRecord,
   CostTruth,
   DomainOptions,
   DomainsOptions,
   DomainsSimulator,
+  EchoEncoding,
   Fault,
-  RecordKind,
   FaultKind,
+  RecordKind,
   RequestRecord,
   Role,
   Simulator,
   SimulatorOptions,
 };
+export { ECHO_ENCODINGS, encodeEcho, startDomainsSimulator };
 
 /** Starts a simulator on 127.0.0.1 (a free port unless `port` is given). */
 export function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {

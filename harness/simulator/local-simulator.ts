@@ -3,19 +3,19 @@
 
 import { budgetUsageRecords } from './budgets.ts';
 import { dayNumber } from './calendar.ts';
+import { reportStore, runReportJob, runScheduledReportJob } from './cost-reports.ts';
 import type { CostRecord } from './cost-rows.ts';
 import type { CostChange } from './cost-store.ts';
-import { type SyncOptions, runSync } from './cost-sync.ts';
-import { type Fault, FaultQueue, pathMatcher, type TakenFault } from './faults.ts';
-import type { CloudServiceSelection, CostTruth, RecordKind, Simulator } from './simulator-api.ts';
+import { runSync, type SyncOptions } from './cost-sync.ts';
 import { dataSourceAccountRecords } from './data-source-records.ts';
+import { type Fault, FaultQueue, pathMatcher, type TakenFault } from './faults.ts';
 import { recordsJson } from './record-json.ts';
 import { type Answer, type IncomingCall, routeCall } from './routes.ts';
 import { type RequestRecord, type RunningServer, startServer } from './server.ts';
-import { type SimState, type SimulatorOptions, buildState } from './state.ts';
-import { type TokenRequest, TokenIssuer } from './tokens.ts';
+import type { CloudServiceSelection, CostTruth, RecordKind, Simulator } from './simulator-api.ts';
+import { buildState, type SimState, type SimulatorOptions } from './state.ts';
+import { TokenIssuer, type TokenRequest } from './tokens.ts';
 import { monthRates, unifiedCostRecords } from './unified-costs.ts';
-import { reportStore, runReportJob, runScheduledReportJob } from './cost-reports.ts';
 import type { ApiRecord, DataSource, DataSourceAccount } from './world.ts';
 
 interface AfterHook {

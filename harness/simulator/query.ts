@@ -3,7 +3,7 @@
 
 import { ApiError, unknownError, unknownField } from './api-error.ts';
 import type { QueryCost } from './cost-store.ts';
-import { type Condition, type Predicate, compileCondition, parseCondition, readPath } from './filters.ts';
+import { type Condition, compileCondition, type Predicate, parseCondition, readPath } from './filters.ts';
 import { recordsJson } from './record-json.ts';
 import type { ApiRecord } from './world.ts';
 

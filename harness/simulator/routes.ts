@@ -4,8 +4,8 @@
 import { ApiError, unknownError, unknownField, unsupportedApi } from './api-error.ts';
 import { costReportRoutes } from './cost-report-routes.ts';
 import { costRoutes } from './cost-routes.ts';
-import { identityRoutes } from './identity-routes.ts';
 import type { QueryCost } from './cost-store.ts';
+import { identityRoutes } from './identity-routes.ts';
 import { inventoryRoutes } from './inventory-routes.ts';
 import { moneyRoutes } from './money-routes.ts';
 import type { Route, SimState } from './state.ts';

@@ -1,7 +1,7 @@
 // The loopback HTTP server: reads a request, applies latency and any injected fault, asks the
 // router for the answer and records what was answered.
 
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { echoingFaultAnswer, type TakenFault } from './faults.ts';
 import type { Answer, IncomingCall } from './routes.ts';

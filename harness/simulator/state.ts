@@ -1,11 +1,11 @@
 // Everything a route may read or change, in one place, and how it is built from the options.
 
 import { costMonths, dayNumber, dayToDate, isDate, todayNumber } from './calendar.ts';
-import { type Inventory, buildInventory } from './cloud-services.ts';
+import { buildInventory, type Inventory } from './cloud-services.ts';
 import { CostStore } from './cost-store.ts';
-import { type Identity, buildIdentity } from './identity.ts';
+import { buildIdentity, type Identity } from './identity.ts';
 import type { Claims } from './tokens.ts';
-import { type World, buildWorld } from './world.ts';
+import { buildWorld, type World } from './world.ts';
 
 export interface SimulatorOptions {
   seed?: number;

@@ -1,7 +1,7 @@
 // Client secrets as Cloudforet issues them: RS256 JWTs signed by a key pair made at start.
 // Verification is cached per token because a benchmark sends the same one thousands of times.
 
-import { type KeyObject, createSign, createVerify, generateKeyPairSync, randomUUID } from 'node:crypto';
+import { createSign, createVerify, generateKeyPairSync, type KeyObject, randomUUID } from 'node:crypto';
 import { authenticateFailure, notFound } from './api-error.ts';
 
 export type Role = 'DOMAIN_ADMIN' | 'WORKSPACE_OWNER' | 'WORKSPACE_MEMBER';

@@ -1,8 +1,8 @@
 // The static part of the simulated domain: workspaces, projects, provider accounts, data
 // sources and regions. Small, so it is built once; cost rows are generated elsewhere on demand.
 
-import { PROVIDERS, type Provider, REGIONS } from './catalog.ts';
 import { dayToMs } from './calendar.ts';
+import { PROVIDERS, type Provider, REGIONS } from './catalog.ts';
 import { hashInts, stableId } from './prng.ts';
 
 export type ApiRecord = Record<string, unknown>;

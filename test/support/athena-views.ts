@@ -5,9 +5,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { COMPACTION_STATE_DIR } from '../../functions/lib/storage/layout.ts';
-import { loadNamedQueries } from '../../infra/named-queries.ts';
 import { prepareSession, trinoToDuckDb } from '../../harness/duckdb-athena.ts';
 import type { Row } from '../../harness/parquet-readers.ts';
+import { loadNamedQueries } from '../../infra/named-queries.ts';
 
 export interface AthenaLike {
   run(sql: string): Promise<Row[]>;

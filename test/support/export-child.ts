@@ -5,8 +5,8 @@
 import { Agent } from 'undici';
 import { CloudforetClient } from '../../functions/lib/cloudforet/client.ts';
 import { runCostExport } from '../../functions/lib/costs/run.ts';
-import { dirSink } from '../../functions/lib/storage/dir-sink.ts';
 import { errorCode, errorMessage } from '../../functions/lib/errors.ts';
+import { dirSink } from '../../functions/lib/storage/dir-sink.ts';
 
 const args = JSON.parse(process.env.EXPORT_CHILD_ARGS ?? '{}') as {
   endpoint: string;

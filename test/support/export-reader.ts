@@ -1,10 +1,9 @@
 // Reads back what an export published, through both independent readers, per object.
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { mkdir } from 'node:fs/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { queryDuckDB, readWithArrow, type Row } from '../../harness/parquet-readers.ts';
+import { queryDuckDB, type Row, readWithArrow } from '../../harness/parquet-readers.ts';
 import { getObjectBytes, listKeys } from '../../harness/s3-server.ts';
 
 export interface PublishedObject {

@@ -3,8 +3,8 @@
 // the previous object and manifest byte for byte as they were.
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { costManifestKey, costObjectKey } from '../../functions/lib/costs/sources/day-keys.ts';
 import type { CostRunSummary } from '../../functions/lib/costs/run.ts';
+import { costManifestKey, costObjectKey } from '../../functions/lib/costs/sources/day-keys.ts';
 import type { Simulator } from '../../harness/simulator/index.ts';
 import { storedFiles } from '../../harness/stored-files.ts';
 import { readBothWays } from './export-reader.ts';

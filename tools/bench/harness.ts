@@ -1,11 +1,11 @@
 // The bench's processes: the stage bundle, the page source, one fresh process per stage.
 import { type ChildProcess, fork } from 'node:child_process';
-import { LAMBDA_NODE_FLAGS, LAMBDA_RUNTIME_ENV } from '../../infra/lambda-node-options.ts';
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { LAMBDA_NODE_FLAGS, LAMBDA_RUNTIME_ENV } from '../../infra/lambda-node-options.ts';
 import { rowsPerSec } from './report.ts';
 import type { SourceReady } from './source-process.ts';
 import type { StageResult, StageSpec } from './stage.ts';

@@ -10,19 +10,20 @@
 // a unit), the plan's worst case.
 // npx tsx tools/bench/plan-tenants.ts [--tenants 300] [--data-sources 20] [--days 365]
 //   [--endpoints 3] [--overall 16] [--per-endpoint 8] [--per-tenant 2] [--unit-seconds 3] [--timeout 900]
-import { parseArgs } from 'node:util';
-import { addDays } from '../../functions/lib/dates.ts';
+
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { LANE_RESERVE_MS, type LaneItem } from '../../functions/lib/costs/job/lanes.ts';
 import type { PlannedTenant } from '../../functions/lib/costs/job/tenants-run.ts';
-import { dirSink } from '../../functions/lib/storage/dir-sink.ts';
 import { planCostUnits } from '../../functions/lib/costs/planning/plan-units.ts';
 import type { DataSourceInfo } from '../../functions/lib/costs/sources/data-sources.ts';
 import type { DayStat } from '../../functions/lib/costs/sources/source-state.ts';
+import { addDays } from '../../functions/lib/dates.ts';
+import { dirSink } from '../../functions/lib/storage/dir-sink.ts';
 
 const MB = 1024 * 1024;
 const LANES_SCRIPT = fileURLToPath(new URL('./plan-lanes.ts', import.meta.url));

@@ -9,8 +9,8 @@ import { parseArgs } from 'node:util';
 import { addDays } from '../../functions/lib/dates.ts';
 import { rebuildNameRanges } from '../../functions/lib/inventory/name-ranges.ts';
 import { dirSink } from '../../functions/lib/storage/dir-sink.ts';
-import { loadNamedQueries } from '../../infra/named-queries.ts';
 import { athenaOver } from '../../harness/duckdb-athena.ts';
+import { loadNamedQueries } from '../../infra/named-queries.ts';
 import { copySnapshots, exportYear, indexFiles, profile, READING_SCALE } from './reading.ts';
 import { copyEarlierPeriods, rebuildDerived } from './reading-history.ts';
 

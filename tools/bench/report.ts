@@ -1,10 +1,10 @@
 // The bench's verdict: one table of measured stages, the targets beside the figures, and the
 // figures as one JSON line (printed last, for machines).
 import { type BundleFigures, describeBundles } from './bundles.ts';
+import { markdownTable } from './markdown.ts';
 import { describeBackfill, estimateBackfill, pagesInFlightBound } from './model.ts';
 import { describeSizes, type SizeProfile } from './profile.ts';
 import { describeReading, type ReadingFigures, readingSummary } from './reading.ts';
-import { markdownTable } from './markdown.ts';
 import type { StageResult } from './stage.ts';
 
 export interface Row {

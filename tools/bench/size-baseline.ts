@@ -1,7 +1,8 @@
 // npm run size-baseline: measures the seeded world (size-figures.ts) and rewrites
 // docs/size-baseline.json. Commit it on its own, saying why the figures moved.
-import { writeFile } from 'node:fs/promises';
+
 import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { describeAgainst, measureSeededWorld, SIZE_BASELINE_FILE, type SizeFigures } from './size-figures.ts';
 
 const before = JSON.parse(readFileSync(SIZE_BASELINE_FILE, { encoding: 'utf8', flag: 'a+' }) || '{}') as {

@@ -15,11 +15,11 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { main as cli } from '../../cli/main.ts';
 import { retentionStart } from '../../functions/lib/costs/planning/job-history.ts';
 import { addDays, utcDay } from '../../functions/lib/dates.ts';
+import { type AthenaLike, athenaOver, trinoToDuckDb } from '../../harness/duckdb-athena.ts';
+import { startSimulator } from '../../harness/simulator/index.ts';
 import { CloudforetExportStack } from '../../infra/cloudforet-export-stack.ts';
 import { readSettings } from '../../infra/settings.ts';
 import { checkFocusConformance } from '../focus/conformance.ts';
-import { type AthenaLike, athenaOver, trinoToDuckDb } from '../../harness/duckdb-athena.ts';
-import { startSimulator } from '../../harness/simulator/index.ts';
 import { listTableMetadata, runCid } from './run.ts';
 
 const DATABASE = 'cloudforet_export';

@@ -6,7 +6,7 @@
 // written anew; where it differs on purpose the comment says why. NULL handling is the validator's:
 // a NULL value breaks a value check only when the check is about NULL.
 import { readFileSync } from 'node:fs';
-import { CURRENCY_CODES_PATH, type Check } from './model.ts';
+import { type Check, CURRENCY_CODES_PATH } from './model.ts';
 
 export class UnsupportedCheck extends Error {}
 

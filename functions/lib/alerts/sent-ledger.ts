@@ -4,9 +4,10 @@
 // went out that SNS refused, and the next run sends it. A run that dies between claim and
 // confirmation leaves a claim that blocks others for STALE_CLAIM_MS, then counts as abandoned and
 // the alert is sent again: at most once while runs survive, at least once when one dies mid-way.
+
+import { redactValue } from '../redact.ts';
 import { createOnce, ownScratch, removeProven } from '../storage/gate.ts';
 import { alertClaimKey, alertPrefix, alertSentKey } from '../storage/layout.ts';
-import { redactValue } from '../redact.ts';
 import type { Sink } from '../storage/sink.ts';
 import type { AlertMessage } from './alert-text.ts';
 

@@ -1,10 +1,11 @@
 // Paging over a python-core analyze verb (e.g. budget-usage/analyze). Its answer is
 // {results, more}: no total_count, so paging ends when `more` is false. A repeated group
 // (rows moved while paging) aborts the unit, as for list verbs.
-import type { CloudforetClient } from './client.ts';
+
 import { PagingDriftError } from '../errors.ts';
-import type { AnswerCheck } from './parse-answer.ts';
+import type { CloudforetClient } from './client.ts';
 import { type ApiRecord, PAGE_LIMIT } from './pager.ts';
+import type { AnswerCheck } from './parse-answer.ts';
 
 export interface AnalyzeRequest {
   readonly path: string;

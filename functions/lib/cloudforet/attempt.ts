@@ -2,8 +2,8 @@
 // within its size cap, and an error answer turned into a typed error that says what to do. The
 // client (client.ts) decides whether to try again; nothing here retries.
 import { type Dispatcher, request } from 'undici';
-import { type BodyBytes, BodyTooLargeError, readBody } from './body-bytes.ts';
 import { CloudforetApiError } from '../errors.ts';
+import { type BodyBytes, BodyTooLargeError, readBody } from './body-bytes.ts';
 import {
   answerTooLargeError,
   DOMAIN_UNKNOWN,

@@ -1,10 +1,10 @@
 // Cloudforet HTTP API client: one POST route per verb, typed errors, bounded retries.
 // Retry policy lives here and only here; callers never retry a single request themselves.
 import { Agent, type Dispatcher } from 'undici';
-import { type AttemptSettings, attemptOnce, type Success } from './attempt.ts';
 import { CloudforetApiError } from '../errors.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { registerSecret } from '../redact.ts';
+import { type AttemptSettings, attemptOnce, type Success } from './attempt.ts';
 import { abortedError, isNoAnswer, normalizeEndpoint } from './explain.ts';
 import { type AnswerCheck, parseAnswer } from './parse-answer.ts';
 import { SilenceBudget } from './silence.ts';

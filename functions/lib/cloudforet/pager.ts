@@ -5,8 +5,9 @@
 // rows, so any sign of drift aborts the whole unit.
 // However the listing ends (its end, a failure, the caller letting go), every request it started
 // has settled or been aborted before it returns, and no retry of one starts after.
-import type { CloudforetClient, PendingAnswer } from './client.ts';
+
 import { PagingDriftError } from '../errors.ts';
+import type { CloudforetClient, PendingAnswer } from './client.ts';
 import type { AnswerCheck } from './parse-answer.ts';
 import { checkIds, SeenIds } from './seen-ids.ts';
 

@@ -1,8 +1,8 @@
 // Load the credential and build a client for it: shared by the functions and the CLI.
 import type { Dispatcher } from 'undici';
-import { CloudforetClient, createDispatcher } from './client.ts';
 import type { Logger } from '../log.ts';
 import { scopeLabel } from '../scope.ts';
+import { CloudforetClient, createDispatcher } from './client.ts';
 import type { CloudforetCredential, SecretSource } from './secret.ts';
 import { SilenceBudget } from './silence.ts';
 

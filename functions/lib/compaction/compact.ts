@@ -18,7 +18,7 @@
 // months compacted, the rest daily.
 import { createHash } from 'node:crypto';
 import type { CloudforetClient } from '../cloudforet/client.ts';
-import { errorCode, errorMessage, ExportError } from '../errors.ts';
+import { ExportError, errorCode, errorMessage } from '../errors.ts';
 import { type Compression, exportListing } from '../export/listing-export.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { forEachLimit } from '../pool.ts';

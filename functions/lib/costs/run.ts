@@ -7,11 +7,11 @@ import { silentLogger } from '../log.ts';
 import type { DestinationOwner } from '../storage/destination-claim.ts';
 import { type CostJobOptions, jobOptions, newJob } from './job/job.ts';
 import { runSteps } from './job/steps.ts';
-import { costRunSummary, type CostRunSummary } from './job/summary.ts';
+import { type CostRunSummary, costRunSummary } from './job/summary.ts';
 import type { CostRunRequest } from './planning/plan-export.ts';
 
-export type { CostRunRequest } from './planning/plan-export.ts';
 export type { CostRunSummary, UnitFailure } from './job/summary.ts';
+export type { CostRunRequest } from './planning/plan-export.ts';
 
 export interface CostRunDeps extends ExportRunDeps, Partial<CostJobOptions> {
   /**

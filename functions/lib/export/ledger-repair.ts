@@ -4,8 +4,9 @@
 // byte what was first written. An older version's line cannot be rebuilt: its bytes are set aside
 // whole under _damaged/ (storage/gate.ts), out of the table Athena reads, and named once. Rollup
 // objects are the rollup's own (ledger-rollup.ts sets them aside and rebuilds them).
-import { ledgerPrefix, MANIFESTS_DIR } from '../storage/layout.ts';
+
 import { setAsideUnreadable } from '../storage/gate.ts';
+import { ledgerPrefix, MANIFESTS_DIR } from '../storage/layout.ts';
 import type { Sink } from '../storage/sink.ts';
 import { exportUnitsTable } from '../tables/ledger.ts';
 import { appendLedger, exportUnitRecord } from './ledger.ts';

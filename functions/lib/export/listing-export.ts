@@ -13,6 +13,7 @@ import type { Compression } from '../parquet/compression.ts';
 import { ParquetRowWriter } from '../parquet/row-writer.ts';
 
 export type { Compression };
+
 import { type KeptRevision, keepRevision, type Proof, proveListed, removeProven } from '../storage/gate.ts';
 import { parseManifest } from '../storage/manifest.ts';
 import type { ObjectUpload, Sink } from '../storage/sink.ts';

@@ -1,7 +1,7 @@
 // The cost anomalies' face, `cloudforet-export anomalies`: anomalies per data source, project,
 // workspace and service account, judged from what the cost export published (its manifests; no
 // Cloudforet request). Its input: {} only. The alerts function judges the same way (faces/alerts.ts).
-import { type Anomaly, ANOMALY_PARAMETERS, detectAnomalies } from '../anomalies/detect.ts';
+import { ANOMALY_PARAMETERS, type Anomaly, detectAnomalies } from '../anomalies/detect.ts';
 import { readPublishedCosts } from '../anomalies/series.ts';
 import { utcDay } from '../dates.ts';
 import { ExportError } from '../errors.ts';

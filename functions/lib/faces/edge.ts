@@ -6,10 +6,10 @@
 import { CloudforetApiError, ConfigError, EventError, errorCode, SecretError, SinkError } from '../errors.ts';
 import { DestinationClaimError } from '../storage/destination-claim.ts';
 
+export { closestName } from '../closest-name.ts';
 export { endpointExtraProblem } from '../cloudforet/explain.ts';
 export { fileSecretSource, type SecretSource, secretsManagerSource } from '../cloudforet/secret.ts';
 export { openSession } from '../cloudforet/session.ts';
-export { closestName } from '../closest-name.ts';
 export { plainHttpProblem } from '../endpoint-rule.ts';
 export { ExportError, errorCode, errorMessage } from '../errors.ts';
 export { createLogger, logLevelProblem, parseLogLevel } from '../log.ts';

@@ -2,8 +2,9 @@
 // that unit's manifest names, through the one export flow (atomic replace, ledger row, manifest).
 // The costs object is the only input besides names, so archived days past Cloudforet's
 // retention get their FOCUS rows too, and a restated day's rows replace the old ones.
-import type { CloudforetClient } from '../cloudforet/client.ts';
+
 import { createHash } from 'node:crypto';
+import type { CloudforetClient } from '../cloudforet/client.ts';
 import { ExportError, UnprovenRemovalError } from '../errors.ts';
 import { type Compression, exportListing } from '../export/listing-export.ts';
 import { parquetRowGroups } from '../published/read-objects.ts';

@@ -8,8 +8,8 @@
 // it against its manifest and a costs day inside retention is exported again), and, under
 // --verify, every unit.
 import { manifestPrefix, objectKey } from '../storage/layout.ts';
-import type { Sink, StoredObject } from '../storage/sink.ts';
 import { objectDifference } from '../storage/object-check.ts';
+import type { Sink, StoredObject } from '../storage/sink.ts';
 import { costTable } from '../tables/costs.ts';
 import { focusTable } from '../tables/focus.ts';
 import { type FocusManifest, focusManifestKey, focusObjectKey } from './derive.ts';

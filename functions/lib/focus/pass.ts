@@ -21,6 +21,7 @@ import { focusCandidates, objectDamage } from './focus-candidates.ts';
  * beside the claims, not among the manifests (it describes no unit).
  */
 export const FOCUS_SCHEMA_MARK = '_focus-schema.json';
+
 import { type FocusNamesRead, readFocusNames } from './names.ts';
 
 export interface FocusPassDeps {

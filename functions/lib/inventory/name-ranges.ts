@@ -17,7 +17,7 @@ import { addDays } from '../dates.ts';
 import type { Logger } from '../log.ts';
 import { forEachLimit } from '../pool.ts';
 import { readParquetObject } from '../published/read-objects.ts';
-import { proveRebuiltFrom, type Proof } from '../storage/gate.ts';
+import { type Proof, proveRebuiltFrom } from '../storage/gate.ts';
 import { ledgerRollupKey, ledgerRollupStateKey } from '../storage/layout.ts';
 import type { Sink } from '../storage/sink.ts';
 import { identityNamesTable, type NameKind, nameKinds } from '../tables/ledger.ts';

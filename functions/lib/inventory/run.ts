@@ -1,17 +1,22 @@
 // Inventory snapshots: each table is one unit, paged from Cloudforet into one Parquet object
 // <table>/snapshot_date=D/<scope>.parquet that a re-run replaces whole. The scope part ('domain'
 // for a domain app, the workspace id for a workspace app) keeps scopes from overwriting each other.
-import type { ExportRunDeps } from '../export/run-deps.ts';
+
 import { randomUUID } from 'node:crypto';
 import { type AnalyzeRequest, analyzePages } from '../cloudforet/analyze-pages.ts';
 import { DEADLINE, DOMAIN_UNKNOWN } from '../cloudforet/explain.ts';
 import { SILENCE } from '../cloudforet/silence.ts';
 import { CloudforetApiError } from '../errors.ts';
 import { rollUp } from '../export/ledger-rollup.ts';
-import { foldSnapshotDay } from './name-ranges.ts';
 import { exportListing } from '../export/listing-export.ts';
 import { prepareDestination } from '../export/prepare-destination.ts';
+import type { ExportRunDeps } from '../export/run-deps.ts';
 import { attemptUnit, UNIT_INTERRUPTED } from '../export/unit-attempts.ts';
+import { type Logger, silentLogger } from '../log.ts';
+import { forEachLimit } from '../pool.ts';
+import { scopeLabel, scopeName } from '../scope.ts';
+import { manifestKey, objectKey } from '../storage/layout.ts';
+import type { UnitManifest } from '../storage/manifest.ts';
 import {
   INACTIVE_STATES,
   type InventoryContext,
@@ -19,11 +24,7 @@ import {
   type InventoryTableDef,
   inventorySources,
 } from '../tables/inventory.ts';
-import { type Logger, silentLogger } from '../log.ts';
-import { manifestKey, objectKey } from '../storage/layout.ts';
-import type { UnitManifest } from '../storage/manifest.ts';
-import { forEachLimit } from '../pool.ts';
-import { scopeLabel, scopeName } from '../scope.ts';
+import { foldSnapshotDay } from './name-ranges.ts';
 
 export interface InventoryScope {
   /** 'domain domain-…' or 'workspace workspace-…', as sessions name it. */

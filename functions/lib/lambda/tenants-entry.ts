@@ -4,7 +4,7 @@
 // through the one redactor, as every entry's do (entry.ts).
 import type { Context } from 'aws-lambda';
 import { ConfigError } from '../errors.ts';
-import { createLogger, type LogLevel, type Logger, logLevelProblem } from '../log.ts';
+import { createLogger, type Logger, type LogLevel, logLevelProblem } from '../log.ts';
 import { redactError, redactValue } from '../redact.ts';
 import { openSink } from '../storage/open-sink.ts';
 import type { Sink } from '../storage/sink.ts';

@@ -1,8 +1,9 @@
 // Page compression: ZSTD (the default, chosen with tools/bench: docs/performance.md) or GZIP.
 // Both are read by Trino's Parquet reader (Athena engine 3: ParquetCompressionUtils decompresses
 // GZIP and ZSTD), DuckDB, arrow-rs and hyparquet. Node 24 (the Lambda runtime) has ZSTD in zlib.
-import { constants, createGzip, createZstdCompress, gzipSync, zstdCompressSync } from 'node:zlib';
+
 import type { Transform } from 'node:stream';
+import { constants, createGzip, createZstdCompress, gzipSync, zstdCompressSync } from 'node:zlib';
 import type { Compression } from '../codecs.ts';
 
 export { type Compression, DEFAULT_COMPRESSION } from '../codecs.ts';

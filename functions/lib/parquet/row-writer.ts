@@ -5,10 +5,11 @@ import type { ColumnChunk, FileMetaData, PageHeader, RowGroup, SchemaElement } f
 import { ByteWriter } from 'hyparquet-writer';
 import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
-import { parquetSchema, type TableDef } from './columns.ts';
+import { forEachLimit } from '../pool.ts';
+import type { ByteOut } from '../storage/sink.ts';
 import { clusterOrder } from './cluster.ts';
 import { ColumnBuffer, type ColumnPages } from './column-buffer.ts';
-import { MapColumnBuffer } from './map-column.ts';
+import { parquetSchema, type TableDef } from './columns.ts';
 import {
   byteLength,
   type Compression,
@@ -16,8 +17,7 @@ import {
   compressSmall,
   DEFAULT_COMPRESSION,
 } from './compression.ts';
-import { forEachLimit } from '../pool.ts';
-import type { ByteOut } from '../storage/sink.ts';
+import { MapColumnBuffer } from './map-column.ts';
 
 export interface ParquetWriterOptions {
   /** Rows per row group; the memory bound. */

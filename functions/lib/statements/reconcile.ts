@@ -3,7 +3,7 @@
 // (the report's adjustments; unified costs that changed after the report, or a different scope of
 // data sources; a different currency date). Read from what the cost run archived: the status
 // history's facts (cost_report_status manifests) and the report's data rows.
-import { readParquetFolder, type Row } from '../published/read-objects.ts';
+import { type Row, readParquetFolder } from '../published/read-objects.ts';
 import { partitionManifestPrefix, partitionPrefix } from '../storage/layout.ts';
 import type { Sink } from '../storage/sink.ts';
 import { costReportDataTable, costReportStatusTable, type Reconciliation } from '../tables/cost-reports.ts';

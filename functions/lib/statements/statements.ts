@@ -3,12 +3,12 @@
 // virtual workspaces already folded into the workspace their account is linked to. One CSV (line
 // items, RFC 4180) and one HTML page (the total, the rates and their source, whether Cloudforet
 // has confirmed the month) per workspace with costs; rows with no workspace go to "unassigned".
-import { newestPartition, readParquetFolder, type Row } from '../published/read-objects.ts';
+import { newestPartition, type Row, readParquetFolder } from '../published/read-objects.ts';
 import { partitionPrefix } from '../storage/layout.ts';
 import type { Sink } from '../storage/sink.ts';
 import { projectTable } from '../tables/identity.ts';
-import type { Reconciliation } from './reconcile.ts';
 import { currencyColumnName, unifiedCostTable } from '../tables/unified-costs.ts';
+import type { Reconciliation } from './reconcile.ts';
 
 export type { Row };
 

@@ -8,9 +8,9 @@
 import { ExportError } from '../errors.ts';
 import { type AppScope, scopeName } from '../scope.ts';
 import {
-  type Claim,
   CLAIM_EXPIRY_MS,
   CLAIM_RENEW_AFTER_MS,
+  type Claim,
   claimAge,
   claimant,
   claimText,

@@ -3,16 +3,16 @@
 // ownership and is never released here; one whose holder may still be running (its latest run
 // started within CLAIM_EXPIRY_MS, or at an unknown time) is released only when forced.
 import {
-  type Claim,
   CLAIM_EXPIRY_MS,
+  type Claim,
   claimText,
   describeHolder,
   isBacked,
   isExpired,
   parseClaim,
 } from './claim-records.ts';
-import { CLAIM_KEY, CLAIM_TAKEOVERS_DIR, COST_CLAIM_KEY } from './layout.ts';
 import { ownScratch, removeProven } from './gate.ts';
+import { CLAIM_KEY, CLAIM_TAKEOVERS_DIR, COST_CLAIM_KEY } from './layout.ts';
 import type { Sink } from './sink.ts';
 
 export type ReleaseOutcome =

@@ -5,6 +5,9 @@
 // every source object's SHA-256. Nothing of the source goes before the whole copy is verified, and
 // then only with `deleteSource`, each object only while it still reads back as verified. Killed
 // at any point, the same command finishes the move.
+
+import { forEachLimit } from '../pool.ts';
+import { tenantPrefix } from '../tenant.ts';
 import { parseClaim } from './claim-records.ts';
 import { createOnce } from './gate.ts';
 import { CLAIM_KEY, COMPACTION_STATE_DIR, MANIFESTS_DIR, MOVE_RECORD_KEY } from './layout.ts';
@@ -12,8 +15,6 @@ import { type Copied, copyObject, MoveError, sha256 } from './move-copy.ts';
 import { listCopy, listSource, type MoveRecord, parseRecord, recordText } from './move-record.ts';
 import { deleteSource, refuseChangedSource, refuseUnlessMovable } from './move-source.ts';
 import type { Sink } from './sink.ts';
-import { forEachLimit } from '../pool.ts';
-import { tenantPrefix } from '../tenant.ts';
 
 export { MoveError };
 

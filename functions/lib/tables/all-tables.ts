@@ -1,12 +1,12 @@
 // Every table the exporter writes. The CDK stack defines one Glue table per entry.
 import type { TableDef } from '../parquet/columns.ts';
+import { compactedTables } from './compacted.ts';
 import {
   costReportDataTable,
   costReportStatusTable,
   costReportTable,
   reportAdjustmentTable,
 } from './cost-reports.ts';
-import { compactedTables } from './compacted.ts';
 import { costTable } from './costs.ts';
 import { focusTable } from './focus.ts';
 import { inventoryTables } from './inventory.ts';

@@ -1,5 +1,9 @@
 // Budgets and their monthly usage, snapshotted like inventory. Usage is read through
 // budget-usage/analyze, whose numbers are doubles: the list verb's are 32-bit floats.
+
+import type { AnalyzeRequest } from '../cloudforet/analyze-pages.ts';
+import type { ApiRecord } from '../cloudforet/pager.ts';
+import type { TableDef } from '../parquet/columns.ts';
 import {
   doubleColumn,
   exportedAtColumn,
@@ -7,9 +11,6 @@ import {
   textColumn,
   timestampColumn,
 } from '../parquet/columns.ts';
-import type { ApiRecord } from '../cloudforet/pager.ts';
-import type { AnalyzeRequest } from '../cloudforet/analyze-pages.ts';
-import type { TableDef } from '../parquet/columns.ts';
 
 /** The same shape as an inventory snapshot's context (not imported: inventory.ts imports this). */
 interface InventoryContext {

@@ -1,4 +1,6 @@
 // The costs table: Cloudforet cost fields by their own names, plus what the row lacks.
+
+import type { ApiRecord } from '../cloudforet/pager.ts';
 import {
   exportedAtColumn,
   jsonColumn,
@@ -7,7 +9,6 @@ import {
   textColumn,
   zeroIfOmitted,
 } from '../parquet/columns.ts';
-import type { ApiRecord } from '../cloudforet/pager.ts';
 
 /** What a cost row needs besides itself: from its data source and the run. */
 export interface CostContext {

@@ -1,6 +1,9 @@
 // The identity snapshot tables: the names and hierarchy behind the ids cost rows carry
 // (workspaces, project groups, projects, service accounts, trusted accounts, providers).
 // User ids (`users` on projects and project groups) are never exported.
+
+import type { AnalyzeRequest } from '../cloudforet/analyze-pages.ts';
+import type { ApiRecord } from '../cloudforet/pager.ts';
 import {
   exportedAtColumn,
   getter,
@@ -9,8 +12,6 @@ import {
   textColumn,
   timestampColumn,
 } from '../parquet/columns.ts';
-import type { AnalyzeRequest } from '../cloudforet/analyze-pages.ts';
-import type { ApiRecord } from '../cloudforet/pager.ts';
 import type { InventoryContext, InventorySource, InventoryTableDef } from './inventory-table.ts';
 
 const text = textColumn<InventoryContext>;

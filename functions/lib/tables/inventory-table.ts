@@ -1,7 +1,8 @@
 // What every inventory snapshot table shares: its row context and the list verb that fills it.
-import type { TableDef } from '../parquet/columns.ts';
+
 import type { AnalyzeRequest } from '../cloudforet/analyze-pages.ts';
 import type { ApiRecord, ListRequest } from '../cloudforet/pager.ts';
+import type { TableDef } from '../parquet/columns.ts';
 
 /** What a snapshot row needs besides itself. */
 export interface InventoryContext {

@@ -1,5 +1,7 @@
 // The inventory snapshot tables and the list verb that fills each: Cloudforet fields by their own
 // names, nested objects flattened one level, free-form objects as JSON, typed columns from `data`.
+
+import type { ApiRecord } from '../cloudforet/pager.ts';
 import {
   doubleColumn,
   exportedAtColumn,
@@ -10,7 +12,6 @@ import {
   textColumn,
   timestampColumn,
 } from '../parquet/columns.ts';
-import type { ApiRecord } from '../cloudforet/pager.ts';
 import { budgetTable, budgetUsageAnalyze, budgetUsageTable } from './budgets.ts';
 import { identitySources } from './identity.ts';
 import type { InventoryContext, InventorySource, InventoryTableDef } from './inventory-table.ts';

@@ -1,5 +1,7 @@
 // The unified_costs table: Cloudforet's monthly unified costs, whose `cost` object holds the
 // month's cost in every supported currency. Each currency key becomes its own DOUBLE column.
+
+import type { ApiRecord } from '../cloudforet/pager.ts';
 import {
   exportedAtColumn,
   jsonColumn,
@@ -8,7 +10,6 @@ import {
   textColumn,
   timestampColumn,
 } from '../parquet/columns.ts';
-import type { ApiRecord } from '../cloudforet/pager.ts';
 
 export interface UnifiedCostContext {
   readonly exportedAtMs: number;

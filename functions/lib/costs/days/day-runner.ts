@@ -2,10 +2,10 @@
 // inline run and the Step Functions worker.
 import { attemptUnit, type UnitFailureInfo } from '../../export/unit-attempts.ts';
 import type { Logger } from '../../log.ts';
-import { type DataSourceInfo, virtualWorkspaceMap } from '../sources/data-sources.ts';
 import type { PlannedUnit } from '../planning/plan-units.ts';
-import { restating } from './restatements.ts';
+import { type DataSourceInfo, virtualWorkspaceMap } from '../sources/data-sources.ts';
 import { type CostUnitDeps, type CostUnitResult, exportCostUnit } from './export-day.ts';
+import { restating } from './restatements.ts';
 
 /** A planned day that did not export, and why. */
 export interface UnitFailure extends UnitFailureInfo {

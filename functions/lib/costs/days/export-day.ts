@@ -5,17 +5,17 @@ import type { ListRequest } from '../../cloudforet/pager.ts';
 import { dayCount, utcDay } from '../../dates.ts';
 import { PagingDriftError } from '../../errors.ts';
 import { type Compression, confirmEmpty, exportListing } from '../../export/listing-export.ts';
-import { markCompactionDirty } from '../../storage/compaction-state.ts';
 import { type Logger, silentLogger } from '../../log.ts';
+import { markCompactionDirty } from '../../storage/compaction-state.ts';
 import { type Proof, proveDayEmpty, proveFewerRows, proveJobRows } from '../../storage/gate.ts';
 import { markKept, type UnitManifest } from '../../storage/manifest.ts';
 import type { Sink } from '../../storage/sink.ts';
 import { type CostContext, costTable } from '../../tables/costs.ts';
+import type { AnalyzeTotals } from '../planning/plan-units.ts';
 import { type DataSourceInfo, expectLinksFor } from '../sources/data-sources.ts';
+import { costManifestKey, costObjectKey } from '../sources/day-keys.ts';
 import { FingerprintBuilder, type GroupStat } from '../sources/fingerprint.ts';
 import { analyzeMonth } from '../sources/source-state.ts';
-import { costManifestKey, costObjectKey } from '../sources/day-keys.ts';
-import type { AnalyzeTotals } from '../planning/plan-units.ts';
 
 export interface CostUnit {
   readonly dataSource: DataSourceInfo;

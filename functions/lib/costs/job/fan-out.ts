@@ -3,8 +3,9 @@
 // each leaving a report of what it did; then the reports gathered back into the job, so the steps
 // after the units see on this path what they see inline. A unit with no report (its invocation
 // died, or the Map never reached it) is a failure: absence is never taken as done.
-import { EventError, UnitFailedError, UnitRetryableError } from '../../errors.ts';
+
 import { isIsoDate } from '../../dates.ts';
+import { EventError, UnitFailedError, UnitRetryableError } from '../../errors.ts';
 import { forEachLimit } from '../../pool.ts';
 import { backfillUnitsKey, costJobReportKey, costJobReportsPrefix } from '../../storage/layout.ts';
 import type { Sink } from '../../storage/sink.ts';

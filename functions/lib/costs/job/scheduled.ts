@@ -2,13 +2,13 @@
 // loads the job's state, runs its slice of the one step list (steps.ts), and saves it for the next.
 // What the execution's state carries is a CostJobRef: keys and a count, never the job itself.
 import type { Sink } from '../../storage/sink.ts';
+import type { CostRunRequest } from '../planning/plan-export.ts';
 import { gatherUnitReports, writeUnitItems } from './fan-out.ts';
 import { type CostJob, type CostJobEnv, jobOptions, newJob } from './job.ts';
 import { loadJob, removeJob, saveJob } from './job-store.ts';
-import type { CostRunRequest } from '../planning/plan-export.ts';
-import { type CostJobRef, COST_JOB_STATES } from './states.ts';
+import { COST_JOB_STATES, type CostJobRef } from './states.ts';
 import { runSteps } from './steps.ts';
-import { costRunSummary, type CostRunSummary } from './summary.ts';
+import { type CostRunSummary, costRunSummary } from './summary.ts';
 
 /** The steps a state runs, from the one declaration of the states. */
 function stepsOf(state: string) {

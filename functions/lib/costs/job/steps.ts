@@ -4,15 +4,15 @@
 // same list in its states (states.ts, functions/backfill-*.ts). Nothing composes the job elsewhere.
 import { DAY_MISSING } from '../../compaction/absence.ts';
 import { type CompactionSummary, compactConfirmedMonths } from '../../compaction/compact.ts';
+import { errorCode, errorMessage } from '../../errors.ts';
+import { isLedgerLine, repairLedgerLines } from '../../export/ledger-repair.ts';
+import { isRollupObject, resetDamagedRollups, rewindRollup, rollUp } from '../../export/ledger-rollup.ts';
 import { prepareDestination } from '../../export/prepare-destination.ts';
 import { UNIT_INTERRUPTED } from '../../export/unit-attempts.ts';
-import { errorCode, errorMessage } from '../../errors.ts';
 import { exportFocus, type FocusPassSummary } from '../../focus/pass.ts';
 import { forEachLimit, Gate } from '../../pool.ts';
 import { type DamagedDailyUnit, leaveCompactionFor } from '../../storage/compaction-state.ts';
 import { type VerifyReport, verifyDestination } from '../../storage/verify-destination.ts';
-import { isLedgerLine, repairLedgerLines } from '../../export/ledger-repair.ts';
-import { isRollupObject, resetDamagedRollups, rewindRollup, rollUp } from '../../export/ledger-rollup.ts';
 import { costsMonthlyTable } from '../../tables/compacted.ts';
 import { costTable } from '../../tables/costs.ts';
 import { unitExecutor } from '../days/day-runner.ts';

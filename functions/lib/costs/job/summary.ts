@@ -2,11 +2,11 @@
 import type { CompactionSummary } from '../../compaction/compact.ts';
 import type { FocusPassSummary } from '../../focus/pass.ts';
 import type { VerifyReport } from '../../storage/verify-destination.ts';
-import type { MixedDay, NotSyncedDay } from '../planning/plan-units.ts';
-import { skipReason } from '../planning/plan-reports.ts';
-import type { UnifiedRunSummary } from '../unified/export-months.ts';
 import type { UnitFailure } from '../days/day-runner.ts';
 import type { CostUnitResult } from '../days/export-day.ts';
+import { skipReason } from '../planning/plan-reports.ts';
+import type { MixedDay, NotSyncedDay } from '../planning/plan-units.ts';
+import type { UnifiedRunSummary } from '../unified/export-months.ts';
 import { type CostJob, type CostReportsOutcome, type JobPlan, plannedUnits } from './job.ts';
 
 export type { UnitFailure } from '../days/day-runner.ts';

@@ -6,7 +6,9 @@ import { forEachLimit } from '../../pool.ts';
 import { parseManifest } from '../../storage/manifest.ts';
 import type { Sink } from '../../storage/sink.ts';
 import { type DataSourceInfo, virtualWorkspaceMap } from '../sources/data-sources.ts';
+import { costManifestKey, costManifestPrefix } from '../sources/day-keys.ts';
 import { canonicalGroups, type WorkspaceOfVirtual } from '../sources/fingerprint.ts';
+import { type DayStat, dayStats, listSyncJobs, type SyncJob } from '../sources/source-state.ts';
 import { DEFAULT_STALE_JOB_AFTER_MS, retentionStart, type SourceJobs, sourceJobs } from './job-history.ts';
 import { newJobsAfter, readJobMarks } from './job-marks.ts';
 import { type CostPlan, type PlannedUnit, planCostUnits } from './plan-units.ts';
@@ -17,8 +19,6 @@ import {
   withoutKept,
   withRepairs,
 } from './published-objects.ts';
-import { type DayStat, dayStats, listSyncJobs, type SyncJob } from '../sources/source-state.ts';
-import { costManifestKey, costManifestPrefix } from '../sources/day-keys.ts';
 
 /** What a cost run (inline, CLI or backfill) is asked to export. */
 export interface CostRunRequest {

@@ -3,8 +3,8 @@
 import { daysBetween } from '../../dates.ts';
 import type { DataSourceInfo } from '../sources/data-sources.ts';
 import { sameGroups, sameSum } from '../sources/fingerprint.ts';
-import { lastSuccessfulJobOf, replaced } from './job-history.ts';
 import type { DayStat, SyncJob } from '../sources/source-state.ts';
+import { lastSuccessfulJobOf, replaced } from './job-history.ts';
 
 export { sameSum } from '../sources/fingerprint.ts';
 

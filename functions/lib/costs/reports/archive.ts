@@ -15,10 +15,11 @@ import { type AdjustmentsOutcome, snapshotAdjustments } from './adjustments.ts';
 import { listAll, type ReportArchiveDeps } from './deps.ts';
 
 export type { ReportArchiveDeps } from './deps.ts';
+
 import {
   byFirstPass,
-  FINAL,
   type Fact,
+  FINAL,
   newFacts,
   type Regeneration,
   regenerations,

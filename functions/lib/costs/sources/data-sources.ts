@@ -1,7 +1,7 @@
 // Cost data sources as the exporter needs them: id, currency, last sync, account routing.
 import type { CloudforetClient } from '../../cloudforet/client.ts';
-import { CloudforetApiError, EventError, ExportError } from '../../errors.ts';
 import { type ApiRecord, listPages } from '../../cloudforet/pager.ts';
+import { CloudforetApiError, EventError, ExportError } from '../../errors.ts';
 import { JOB_MARKS_PREFIX, ledgerRollupKey } from '../../storage/layout.ts';
 import type { Sink } from '../../storage/sink.ts';
 import { costTable } from '../../tables/costs.ts';

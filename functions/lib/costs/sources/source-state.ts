@@ -1,8 +1,8 @@
 // What Cloudforet says about a data source right now: per day, row count, cost sum and job_ids
 // per attribution (cost/analyze, DAILY, one calendar month a call), and its sync jobs (job/list).
 import type { CloudforetClient } from '../../cloudforet/client.ts';
-import type { AnswerCheck } from '../../cloudforet/parse-answer.ts';
 import { type ApiRecord, listPages } from '../../cloudforet/pager.ts';
+import type { AnswerCheck } from '../../cloudforet/parse-answer.ts';
 import { ATTRIBUTION_KEYS, attributionKey, type GroupStat, sortGroups } from './fingerprint.ts';
 
 export interface DayStat {
