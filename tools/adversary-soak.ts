@@ -17,6 +17,9 @@ export interface AdversarySoakOptions {
   readonly replayPath?: string;
 }
 
+/** A sequence takes seconds to a few minutes: one past this is taken as hung. */
+const HANG_MINUTES = Number(process.env.ADVERSARY_HANG_MINUTES ?? 8);
+
 export async function adversarySoak(opts: AdversarySoakOptions): Promise<number> {
   const stats = newStats();
   const started = Date.now();
@@ -35,11 +38,25 @@ export async function adversarySoak(opts: AdversarySoakOptions): Promise<number>
     do {
       const seed = opts.seed ?? (Math.random() * 2 ** 31) | 0;
       const t = Date.now();
-      const result = await fc.check(property, {
-        seed,
-        numRuns: 1,
-        ...(opts.path && { path: opts.path, endOnFailure: true }),
-      });
+      // A sequence that never ends is a finding too: its seed said before it starts, and again,
+      // with what keeps the process waiting, when it has run past the watchdog.
+      console.log(`adversary: seed ${seed}: start`);
+      const watchdog = setTimeout(() => {
+        console.log(
+          `adversary: seed ${seed}: FOUND hang: still running after ${HANG_MINUTES} minutes, waiting on ${JSON.stringify(process.getActiveResourcesInfo())}`,
+        );
+        console.log(
+          `  replay: npm run soak -- --adversary --seed ${seed} --max-commands ${opts.maxCommands}`,
+        );
+        process.exit(3);
+      }, HANG_MINUTES * 60_000);
+      const result = await fc
+        .check(property, {
+          seed,
+          numRuns: 1,
+          ...(opts.path && { path: opts.path, endOnFailure: true }),
+        })
+        .finally(() => clearTimeout(watchdog));
       sequences++;
       const took = ((Date.now() - t) / 1000).toFixed(1);
       if (!result.failed) {
