@@ -5,8 +5,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LaneCaps } from '../../functions/lib/costs/job/lanes.ts';
 import { type PlannedTenant, writeLanes } from '../../functions/lib/costs/job/tenants-run.ts';
+import { limitHeapGrowth } from '../../functions/lib/heap-growth.ts';
 import { dirSink } from '../../functions/lib/storage/dir-sink.ts';
 
+// What its Lambda entry sets when it loads (functions/lib/lambda/tenants-entry.ts).
+limitHeapGrowth();
 const dir = process.argv[2]!;
 const input = JSON.parse(await readFile(join(dir, 'planned.json'), 'utf8')) as {
   planned: PlannedTenant[];

@@ -4,6 +4,7 @@
 // through the one redactor, as every entry's do (entry.ts).
 import type { Context } from 'aws-lambda';
 import { ConfigError } from '../errors.ts';
+import { limitHeapGrowth } from '../heap-growth.ts';
 import { createLogger, type Logger, type LogLevel, logLevelProblem } from '../log.ts';
 import { redactError, redactValue } from '../redact.ts';
 import { openSink } from '../storage/open-sink.ts';
@@ -18,6 +19,9 @@ export interface AcrossTenants {
   readonly tenants: ReadonlyMap<string, TenantConnection>;
   readonly log: Logger;
 }
+
+// As every Lambda entry (entry.ts): the Lanes state holds a lane's units, large in a backfill.
+limitHeapGrowth();
 
 export function acrossTenantsEntry<Req, Res>(
   name: string,
