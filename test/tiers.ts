@@ -33,6 +33,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/layout.test.ts',
   'test/move-rewrite.test.ts',
   'test/ledger-rollup.test.ts',
+  'test/parquet-roundtrip.test.ts',
   'test/plan.test.ts',
   'test/readme.test.ts',
   'test/redact.test.ts',
