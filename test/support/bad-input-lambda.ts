@@ -20,7 +20,9 @@ export const FUNCTIONS = [
   'inventory-export',
   'statements',
 ] as const;
-type FunctionName = (typeof FUNCTIONS)[number];
+/** The daily run across tenants' own states: they serve no one tenant, so they take no `tenant`. */
+export const ACROSS_TENANTS = ['tenants-lanes', 'tenants-summary'] as const;
+type FunctionName = (typeof FUNCTIONS)[number] | (typeof ACROSS_TENANTS)[number];
 
 /** Enough for readConfig; nothing reachable, so a row that got past its check fails on its code. */
 const LAMBDA_ENV: Record<string, string> = {
@@ -324,10 +326,38 @@ export function eventRows(): Row[] {
     'EVENT_BAD_UNIT',
     unit,
   ]);
+  // The daily run across tenants' shared states, in a stack of tenants.
+  const lanes =
+    /^the Lanes state takes \{"runId", "planned": \[each tenant's Plan output\], "caps": \{"overall", "perEndpoint", "perTenant"\}\}/;
+  rows.push(['tenants-lanes', 'no event', null, 'EVENT_BAD_PLAN', lanes]);
+  rows.push(['tenants-lanes', 'no caps', { runId: 'r', planned: [] }, 'EVENT_BAD_PLAN', lanes]);
+  rows.push([
+    'tenants-lanes',
+    'a cap of 0',
+    { runId: 'r', planned: [], caps: { overall: 0, perEndpoint: 1, perTenant: 1 } },
+    'EVENT_BAD_PLAN',
+    lanes,
+  ]);
+  const outcomes =
+    /^the last state of the daily run across tenants takes \{"runId", "outcomes": \[each tenant's outcome\]\}/;
+  rows.push(['tenants-summary', 'no event', null, 'EVENT_BAD_PLAN', outcomes]);
+  rows.push([
+    'tenants-summary',
+    "a tenant's Summary output instead",
+    { runId: 'r', written: 3 },
+    'EVENT_BAD_PLAN',
+    outcomes,
+  ]);
+  const tenantsEnv = {
+    EXPORT_TENANTS: JSON.stringify({
+      endpoints: ['https://cf.example.invalid'],
+      tenants: { acme: [0, 'cloudforet/acme'] },
+    }),
+  };
   return rows.map(([name, label, event, code, first]) => ({
     kind: 'event',
     name: `${name}: event ${label}`,
-    act: () => invoke(name, event),
+    act: () => invoke(name, event, (ACROSS_TENANTS as readonly string[]).includes(name) ? tenantsEnv : {}),
     expected: code,
     first,
     within: 5,
@@ -336,6 +366,18 @@ export function eventRows(): Row[] {
 
 export function envRows(): Row[] {
   const rows: Array<[FunctionName, string, Record<string, string>, RegExp]> = [
+    [
+      'tenants-lanes',
+      'in a stack without tenants',
+      {},
+      /EXPORT_TENANTS is not set: tenants-lanes serves the daily run/,
+    ],
+    [
+      'tenants-summary',
+      'without EXPORT_BUCKET',
+      { EXPORT_BUCKET: '', EXPORT_TENANTS: '{"endpoints":["https://x.invalid"],"tenants":{"a":[0,"s"]}}' },
+      /EXPORT_BUCKET is not set/,
+    ],
     ['statements', 'without EXPORT_BUCKET', { EXPORT_BUCKET: '' }, /EXPORT_BUCKET is not set/],
     ['alerts', 'without EXPORT_BUCKET', { EXPORT_BUCKET: '' }, /EXPORT_BUCKET is not set/],
     [

@@ -34,12 +34,18 @@ export function acrossTenantsEntry<Req, Res>(
     try {
       const env = process.env;
       const bucket = env.EXPORT_BUCKET?.trim();
-      const decoded = decodeTenants(env.EXPORT_TENANTS?.trim() ?? '');
+      const text = env.EXPORT_TENANTS?.trim();
+      const decoded = text
+        ? decodeTenants(text)
+        : {
+            tenants: new Map(),
+            problems: [`EXPORT_TENANTS is not set: ${name} serves the daily run across a stack's tenants`],
+          };
       const { tenants } = decoded;
       const level = logLevelProblem(env.LOG_LEVEL);
       const problems = [
         ...decoded.problems,
-        ...(bucket ? [] : ['EXPORT_BUCKET is required']),
+        ...(bucket ? [] : ['EXPORT_BUCKET is not set']),
         ...(level ? [level] : []),
       ];
       if (problems.length > 0)
