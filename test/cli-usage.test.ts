@@ -1,7 +1,7 @@
 // The CLI cannot mislead: where data goes, which endpoints it talks to, how long it waits, what
 // its flags and exit codes mean. One row each, run through main() against loopback servers; a row
 // that is refused writes nothing (no S3 object, no output folder, no stray folder named 'S3:').
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,10 @@ import { listKeys } from '../harness/s3-server.ts';
 import { startLargeAnswerApi } from '../harness/streaming-api.ts';
 import { consoleAppJson } from '../harness/tokens.ts';
 import { fakeIo } from './support/fake-io.ts';
+
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 const YESTERDAY = addDays(utcDay(new Date()), -1);
 
@@ -333,7 +337,8 @@ const rows: Row[] = [
     act: () => cli(['--version']),
     exit: 0,
     code: 'NONE',
-    says: /^cloudforet-export 0\.1\.0 \(Node 24\./,
+    // The version package.json names.
+    says: new RegExp(`^cloudforet-export ${VERSION.replaceAll('.', '\\.')} \\(Node 24\\.`),
   },
 ];
 

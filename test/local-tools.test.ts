@@ -173,7 +173,7 @@ describe('npm run invoke', () => {
     expect(help.out).toMatch(/^Usage: npm run invoke -- FUNCTION EVENT\.json/);
     expect(unknown.code).toBe(2);
     expect(unknown.err).toMatch(
-      /^invoke: give a function \(alerts, backfill-finish, backfill-plan, .*cost-export.*, statements\)/,
+      /^invoke: give a function \(alerts, backfill-finish, backfill-plan, .*cost-export.*, statements, tenants-lanes, tenants-summary\)/,
     );
   });
 });

@@ -17,8 +17,11 @@ export type { Compression };
 import { type KeptRevision, keepRevision, type Proof, proveListed, removeProven } from '../storage/gate.ts';
 import { parseManifest } from '../storage/manifest.ts';
 import type { ObjectUpload, Sink } from '../storage/sink.ts';
+import { revisedTables } from '../tables/revisions.ts';
 import { recordExportUnit } from './ledger.ts';
 import { recordRevision } from './revisions.ts';
+
+const REVISED = new Set(revisedTables.map((t) => t.name));
 
 export const PARQUET_CONTENT_TYPE = 'application/vnd.apache.parquet';
 /** Rows encoded between two turns of the event loop (~2.5 ms at ~10 µs a row). */
@@ -108,7 +111,10 @@ export async function exportListing<C>(
     reading.catch(() => undefined); // awaited below; a failure then fails the unit
     // What is out now is kept for good before anything replaces or removes it (storage/gate.ts).
     let kept: KeptRevision | undefined;
+    // Only the tables a restatement replaces keep revisions (costs, unified costs): a snapshot
+    // taken again the same day replaces the day's snapshot, as it always did.
     const keepCurrent = async () => {
+      if (!REVISED.has(spec.table.name)) return;
       const before = await reading;
       if (await isPublished(deps.sink, spec.key, before))
         kept = await keepRevision(deps.sink, spec.key, before?.sha256);
