@@ -74,7 +74,8 @@ export class TenantsRunStateMachine extends Construct {
     this.lanes.role.addToPrincipalPolicy(
       new PolicyStatement({
         sid: 'WriteLanes',
-        actions: ['s3:PutObject'],
+        // A lane past 5 MB is a multipart upload: aborted, its parts go with it.
+        actions: ['s3:PutObject', 's3:AbortMultipartUpload'],
         resources: [bucket.arnForObjects(`${lanesFolder}/*`)],
       }),
     );

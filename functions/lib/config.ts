@@ -54,12 +54,8 @@ export function readConfig(env: Env): FunctionConfig {
     const clear = plainHttpProblem('CLOUDFORET_ENDPOINT', endpoint);
     if (clear) problems.push(clear);
   }
-  const bucketProblem = bucketNameProblem(env.EXPORT_BUCKET?.trim());
-  if (bucketProblem) problems.push(bucketProblem);
-  const prefix = (env.EXPORT_PREFIX ?? '').trim().replace(/^\/+|\/+$/g, '');
-  if (prefix.split('/').some((segment) => segment === '..' || segment === '.')) {
-    problems.push(`EXPORT_PREFIX must not hold '.' or '..' segments (got '${env.EXPORT_PREFIX}')`);
-  }
+  const { prefix, problems: destinationProblems } = destinationSettings(env);
+  problems.push(...destinationProblems);
   const config: FunctionConfig = {
     endpoint,
     secretId: required('CLOUDFORET_SECRET_ID'),
@@ -89,6 +85,22 @@ export function readConfig(env: Env): FunctionConfig {
 }
 
 /** A bucket given as a URL or an ARN, where the variable takes the bucket's name alone. */
+/**
+ * The destination's settings every function reads (EXPORT_BUCKET's name rule, EXPORT_PREFIX
+ * without surrounding slashes or '.' segments): readConfig's, and the entry of the states that
+ * serve every tenant at once (lambda/tenants-entry.ts). EXPORT_BUCKET's absence is the caller's.
+ */
+export function destinationSettings(env: Env): { readonly prefix: string; readonly problems: string[] } {
+  const problems: string[] = [];
+  const bucketProblem = bucketNameProblem(env.EXPORT_BUCKET?.trim());
+  if (bucketProblem) problems.push(bucketProblem);
+  const prefix = (env.EXPORT_PREFIX ?? '').trim().replace(/^\/+|\/+$/g, '');
+  if (prefix.split('/').some((segment) => segment === '..' || segment === '.')) {
+    problems.push(`EXPORT_PREFIX must not hold '.' or '..' segments (got '${env.EXPORT_PREFIX}')`);
+  }
+  return { prefix, problems };
+}
+
 function bucketNameProblem(value: string | undefined): string | undefined {
   if (!value) return undefined;
   const name = /^s3:\/\/([^/]*)/i.exec(value)?.[1] ?? /^arn:aws[\w-]*:s3:::([^/]*)/.exec(value)?.[1];

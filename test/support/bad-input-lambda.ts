@@ -378,6 +378,16 @@ export function envRows(): Row[] {
       { EXPORT_BUCKET: '', EXPORT_TENANTS: '{"endpoints":["https://x.invalid"],"tenants":{"a":[0,"s"]}}' },
       /EXPORT_BUCKET is not set/,
     ],
+    [
+      'tenants-lanes',
+      'EXPORT_BUCKET as an s3:// URL, EXPORT_PREFIX with ..',
+      {
+        EXPORT_BUCKET: 's3://exports/cf',
+        EXPORT_PREFIX: 'cf/../other',
+        EXPORT_TENANTS: '{"endpoints":["https://x.invalid"],"tenants":{"a":[0,"s"]}}',
+      },
+      /EXPORT_BUCKET takes the bucket's name alone, not a URL or an ARN .*; EXPORT_PREFIX must not hold '\.' or '\.\.' segments/,
+    ],
     ['statements', 'without EXPORT_BUCKET', { EXPORT_BUCKET: '' }, /EXPORT_BUCKET is not set/],
     ['alerts', 'without EXPORT_BUCKET', { EXPORT_BUCKET: '' }, /EXPORT_BUCKET is not set/],
     [

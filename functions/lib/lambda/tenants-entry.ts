@@ -3,6 +3,7 @@
 // destination and each tenant's endpoint from EXPORT_TENANTS. Its result and any error leave
 // through the one redactor, as every entry's do (entry.ts).
 import type { Context } from 'aws-lambda';
+import { destinationSettings } from '../config.ts';
 import { ConfigError } from '../errors.ts';
 import { limitHeapGrowth } from '../heap-growth.ts';
 import { createLogger, type Logger, type LogLevel, logLevelProblem } from '../log.ts';
@@ -43,14 +44,16 @@ export function acrossTenantsEntry<Req, Res>(
           };
       const { tenants } = decoded;
       const level = logLevelProblem(env.LOG_LEVEL);
+      const destination = destinationSettings(env);
       const problems = [
         ...decoded.problems,
+        ...destination.problems,
         ...(bucket ? [] : ['EXPORT_BUCKET is not set']),
         ...(level ? [level] : []),
       ];
       if (problems.length > 0)
         throw new ConfigError('CONFIG_INVALID', `configuration: ${problems.join('; ')}`);
-      const prefix = (env.EXPORT_PREFIX ?? '').trim().replace(/^\/+|\/+$/g, '');
+      const { prefix } = destination;
       const log = createLogger({
         level: (env.LOG_LEVEL?.trim() || 'info') as LogLevel,
         fields: { function: name, requestId: context?.awsRequestId },
