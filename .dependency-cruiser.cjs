@@ -1,7 +1,7 @@
 // Import rules, checked in `npm test` (npm run deps): an allow-list generated from one ordered
 // list of layers (tools/import-layers.cjs). An import between folders that no layer allows is an
 // error ("not-in-allowed"), so a new folder or a new arrow between folders is a decision made in
-// that list; test/import-layers.test.ts plants an upward and a sideways import and sees both fail.
+// that list; test/unit/import-layers.test.ts plants an upward and a sideways import and sees both fail.
 const { LEVELS, allowedRules } = require('./tools/import-layers.cjs');
 
 module.exports = {

@@ -1,8 +1,10 @@
 import { defineConfig } from 'vitest/config';
-import { UNIT_TESTS } from './test/tiers.ts';
 
-// Two projects (test/tiers.ts says which file is where): `npm run test:unit` runs the fast tier,
-// `npm run test:system` the rest; `npm test` runs both. The tier reporter prints each one's time.
+// Two tiers, by folder: `test/unit/` (no server, child process, synth, DuckDB or socket;
+// test/unit/unit-tier.test.ts holds each file to that) and `test/system/<area>/` (real servers on
+// loopback). `npm run test:unit` runs the first, `npm run test:system [-- <area>...]` the second or
+// some of its areas (tools/test-system.sh), `npm test` both. The tier reporter prints each tier's
+// and each area's time.
 export default defineConfig({
   test: {
     setupFiles: ['test/support/quiet-json.ts'],
@@ -12,8 +14,8 @@ export default defineConfig({
     server: { deps: { inline: ['dt-sql-parser'] } },
     reporters: ['default', './test/support/tier-time.ts'],
     projects: [
-      { extends: true, test: { name: 'unit', include: [...UNIT_TESTS] } },
-      { extends: true, test: { name: 'system', include: ['test/**/*.test.ts'], exclude: [...UNIT_TESTS] } },
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'system', include: ['test/system/**/*.test.ts'] } },
     ],
   },
 });

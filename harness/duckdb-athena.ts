@@ -1,6 +1,6 @@
 // Runs the shipped Athena SQL in DuckDB over exported files, translated where DuckDB would answer
 // differently from Athena engine 3 (Trino); each translation is pinned by a test of Trino's
-// documented result (test/duckdb-athena.test.ts). Tables are views over the Parquet files (the run
+// documented result (test/system/athena/duckdb-athena.test.ts). Tables are views over the Parquet files (the run
 // ledger's over its JSON lines) with the partition folder as a string column, as Glue declares it.
 // DuckDB 1.5.5 answers max(snapshot_date) from one file's statistics and fails inside (index out of
 // range), so the statistics propagation optimizer is off: the queries are Athena's, not tuned for DuckDB.

@@ -5,7 +5,7 @@ import { CfnNamedQuery, CfnWorkGroup } from 'aws-cdk-lib/aws-athena';
 import { Construct } from 'constructs';
 import { loadNamedQueries, type NamedQuerySql } from './named-queries.ts';
 
-/** The engine the saved queries are written for (Trino; test/duckdb-athena.test.ts). */
+/** The engine the saved queries are written for (Trino; test/system/athena/duckdb-athena.test.ts). */
 export const ATHENA_ENGINE_VERSION = 'Athena engine version 3';
 
 export interface AthenaWorkgroupProps {

@@ -1,5 +1,5 @@
 // docs/errors.md, generated from the error catalogue (functions/lib/error-codes.ts).
-// `npm run error-docs` rewrites it; test/error-codes.test.ts keeps it in sync.
+// `npm run error-docs` rewrites it; test/unit/error-codes.test.ts keeps it in sync.
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ERROR_CATALOGUE } from '../functions/lib/error-codes.ts';

@@ -276,7 +276,7 @@ function allowedRules(levels) {
 /**
  * The modules of functions/lib/ the CLI may import: one face per use case it runs, the face's shape
  * (face.ts, cli-entry's counterpart of lambdaEntry) and the edge (edge.ts: connection, setting
- * rules, logger, redactor, errors). The cli layer above reaches faces/ only; test/cli-faces.test.ts
+ * rules, logger, redactor, errors). The cli layer above reaches faces/ only; test/unit/cli-faces.test.ts
  * holds every cli/*.ts import of functions/lib/ to this list.
  */
 const CLI_FACES = [

@@ -1,6 +1,6 @@
 // The schema lock: every published table's columns, types and order, committed in
 // docs/schema-lock.json. A published column is a contract with archived Parquet, the Glue tables
-// and saved queries, so test/schema-lock.test.ts fails on a rename, a retype, a reorder or a
+// and saved queries, so test/unit/schema-lock.test.ts fails on a rename, a retype, a reorder or a
 // removal, and lets an appended column (or a new table) through. `npm run schema-lock` rewrites the
 // file from the column lists, after the change is in CHANGELOG.md with its migration note.
 import { readFile, writeFile } from 'node:fs/promises';

@@ -1,6 +1,6 @@
 // Every error code the exporter gives (an ExportError's `code`, a unit failure's `code` in a run
 // summary), declared once with its meaning and whether it is retried. docs/errors.md is generated
-// from this list (`npm run error-docs`), and test/error-codes.test.ts fails when a code in
+// from this list (`npm run error-docs`), and test/unit/error-codes.test.ts fails when a code in
 // functions/ or cli/ is missing here. The throw sites still spell their codes; this is the index.
 
 /**

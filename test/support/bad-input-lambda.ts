@@ -1,4 +1,4 @@
-// Rows of test/bad-input-matrix.test.ts: bad events and environment variables for every Lambda
+// Rows of test/system/cli/bad-input-matrix.test.ts: bad events and environment variables for every Lambda
 // handler in functions/*.ts, invoked in process. Each fails in readConfig or the event's parse,
 // before any connection: the environment names nothing reachable, so a row that got further
 // fails on its code instead.

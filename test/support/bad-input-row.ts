@@ -1,4 +1,4 @@
-// The shape of a row of test/bad-input-matrix.test.ts: what it did, and what it must have done.
+// The shape of a row of test/system/cli/bad-input-matrix.test.ts: what it did, and what it must have done.
 import { addDays, utcDay } from '../../functions/lib/dates.ts';
 
 /** What one row did: the exit code (CLI, simulator) or the thrown code (handler), and its words. */

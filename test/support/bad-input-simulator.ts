@@ -1,4 +1,4 @@
-// Rows of test/bad-input-matrix.test.ts: the local tools' own bad input, each in a child process
+// Rows of test/system/cli/bad-input-matrix.test.ts: the local tools' own bad input, each in a child process
 // (tools/simulator-alone.ts, harness/simulator/cli.ts and tools/invoke.ts): one line, exit 2,
 // never a server.
 import { execFile } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Rows of test/bad-input-matrix.test.ts: what a newcomer typed or pasted that the CLI once answered
+// Rows of test/system/cli/bad-input-matrix.test.ts: what a newcomer typed or pasted that the CLI once answered
 // with misleading or unclear words (issue 48): each row names what is wrong and what to do.
 import { symlinkSync } from 'node:fs';
 import { homedir } from 'node:os';

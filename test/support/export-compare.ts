@@ -1,5 +1,5 @@
 // Two exports of one domain compared as data: what names the run (when, by which run) left out,
-// lines in one order. Used by test/tenants-e2e.test.ts (a tenant's export beside a lone one).
+// lines in one order. Used by test/system/tenants/tenants-e2e.test.ts (a tenant's export beside a lone one).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { getObjectBytes, listKeys, type S3Server } from '../../harness/s3-server.ts';

@@ -1,6 +1,6 @@
 // The last recorded `npm run bench -- --record`: docs/bench-record.json holds its JSON line, the
 // bench prints every run's figures next to it, and the figures in docs/performance.md and the
-// README are generated from it (test/bench-record.test.ts holds them to it), never typed by hand.
+// README are generated from it (test/unit/bench-record.test.ts holds them to it), never typed by hand.
 // `npx tsx tools/bench/record.ts` rewrites those docs from the record.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -1,6 +1,6 @@
 // The figures of the export that do not depend on the machine: bytes per million rows, row
 // groups and pages of each table the cost run writes from one seeded simulator world. The guard
-// (test/size-guard.test.ts) compares them with the committed baseline; `npm run size-baseline`
+// (test/system/parquet/size-guard.test.ts) compares them with the committed baseline; `npm run size-baseline`
 // rewrites it, a deliberate commit that says why.
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -2,7 +2,7 @@
 // (secret sources, the Cloudforet session, the sink), the setting rules it shares with the
 // Lambda and the CDK settings, the logger, the one redactor, and the errors with the one rule
 // that tells a usage or configuration error (exit 2) from a failed run (exit 1). The use cases
-// themselves come through their faces (faces/*.ts); test/cli-faces.test.ts holds the CLI to both.
+// themselves come through their faces (faces/*.ts); test/unit/cli-faces.test.ts holds the CLI to both.
 import { CloudforetApiError, ConfigError, EventError, errorCode, SecretError, SinkError } from '../errors.ts';
 import { DestinationClaimError } from '../storage/destination-claim.ts';
 

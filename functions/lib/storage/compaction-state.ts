@@ -101,7 +101,7 @@ export async function writeCompactionState(
   await sink.put(compactionStateKey(dailyTable), `${JSON.stringify(state)}\n`, 'application/json');
 }
 
-/** The daily tables with compacted months (tables/compacted.ts; test/compaction-absence.test.ts holds them equal). */
+/** The daily tables with compacted months (tables/compacted.ts; test/system/compaction/compaction-absence.test.ts holds them equal). */
 export const COMPACTED_DAILY_TABLES: readonly string[] = ['costs', 'focus'];
 
 /**

@@ -1,6 +1,6 @@
 // The one gate for destructive writes. Removing a published object, replacing it by fewer rows,
 // keeping a superseded object as a revision before it goes, and creating an archived version
-// (written once, never rewritten) all go through here, for every table; `test/gate-rule.test.ts` fails when any other module calls `sink.remove` or
+// (written once, never rewritten) all go through here, for every table; `test/unit/gate-rule.test.ts` fails when any other module calls `sink.remove` or
 // `sink.createIfAbsent`. A removal or a shrink takes a `Proof`, which only the constructors below
 // build, and only from evidence that positively shows the new state: an answer with no rows at
 // all, a missing field, a bare 2xx or a lost race never makes one (docs/guarantees.md).

@@ -1,7 +1,7 @@
 // The cost job's step names in their one order, and how the scheduled state machine slices them
 // into states. Plain data: the stack (infra/backfill-state-machine.ts) builds its definition from
 // it, the local runner (harness/state-machine.ts) walks it, and steps.ts implements exactly these
-// names in this order (test/cost-job.test.ts holds all three to it).
+// names in this order (test/system/costs/cost-job.test.ts holds all three to it).
 
 /** Every step of a cost job, in the order every path runs them. */
 export const COST_JOB_STEPS = [

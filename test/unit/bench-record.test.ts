@@ -1,0 +1,61 @@
+// The performance figures people read come from the last recorded bench run, not from prose:
+// docs/performance.md's block and the README's bytes are what tools/bench/record.ts makes of
+// docs/bench-record.json. Rerun `npm run bench -- --record`, or `npx tsx tools/bench/record.ts`
+// after editing around the generated parts.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  againstRecord,
+  type BenchRecord,
+  PERFORMANCE_DOC,
+  README,
+  readRecord,
+  withRecord,
+} from '../../tools/bench/record.ts';
+
+describe('the docs against docs/bench-record.json', () => {
+  it('docs/performance.md prints the recorded figures', () => {
+    const doc = readFileSync(PERFORMANCE_DOC, 'utf8');
+
+    expect(doc).toContain('<!-- bench-record: end -->');
+    expect(withRecord(doc, readRecord())).toBe(doc);
+  });
+
+  it("the README's S3 line prints the recorded bytes", () => {
+    const doc = readFileSync(README, 'utf8');
+
+    expect(doc).toContain('<!-- bench-record: bytes -->');
+    expect(withRecord(doc, readRecord())).toBe(doc);
+  });
+});
+
+describe('a run against the record', () => {
+  const record: BenchRecord = {
+    recordedAt: '2026-11-29T00:00:00.000Z',
+    args: ['--record'],
+    summary: {
+      bytesPerMillionRows: 25_000_000,
+      peakRssMb: 280,
+      reading: { queries: { cost_by_tag: { objects: 150 }, reconcile_cost_days: { objects: 197 } } },
+    },
+  };
+
+  it('prints each figure beside the recorded one, with the change and its direction', () => {
+    const text = againstRecord(record, { bytesPerMillionRows: 26_000_000, peakRssMb: 266 });
+
+    expect(text).toMatch(
+      /\| Parquet bytes per million cost rows +\| 26,000,000 +\| 25,000,000 +\| \+4\.0 % \(worse\) +\|/,
+    );
+    expect(text).toMatch(/\| peak RSS, MB \(1 M rows\) +\| 266 +\| 280 +\| -5\.0 % \(better\) +\|/);
+  });
+
+  it('names a saved query that reads more objects than in the record', () => {
+    const summary = {
+      reading: { queries: { cost_by_tag: { objects: 151 }, reconcile_cost_days: { objects: 190 } } },
+    };
+
+    expect(againstRecord(record, summary)).toContain(
+      'reading: MORE OBJECTS than the recorded run: cost_by_tag 150 → 151',
+    );
+  });
+});

@@ -1,0 +1,127 @@
+// The sample console events in events/ are real inputs: each parses with the function's own
+// event parser, so pasting one into the Lambda or Step Functions console never meets a
+// validation error.
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseAlertsEvent } from '../../functions/lib/alerts/run.ts';
+import { parseCostEvent } from '../../functions/lib/costs/event.ts';
+import { utcDay } from '../../functions/lib/dates.ts';
+import { parseInventoryEvent } from '../../functions/lib/inventory/event.ts';
+import { parseStatementsEvent } from '../../functions/lib/statements/monthly.ts';
+import { readSettings } from '../../infra/settings.ts';
+
+const dir = new URL('../../events/', import.meta.url);
+const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+const read = (file: string): unknown => JSON.parse(readFileSync(new URL(file, dir), 'utf8'));
+const now = new Date('2026-02-01T12:00:00Z');
+const settings = readSettings({ cloudforetEndpoint: 'https://cf.example.com' });
+/** What the functions read from the environment the stack gives them. */
+const limits = { maxDays: settings.maxInlineDays, windowMonths: settings.costWindowMonths };
+/** What functions/backfill-plan.ts passes: a state machine execution may span 400 days. */
+const backfillLimits = { maxDays: 400, windowMonths: settings.costWindowMonths };
+/** The backfill sample ends in March 2026; today must be past it. */
+const afterBackfill = new Date('2026-04-15T12:00:00Z');
+
+describe('sample console events', () => {
+  it('cover every documented case', () => {
+    expect(files.sort()).toEqual([
+      'alerts-default.json',
+      'alerts-from.json',
+      'backfill-range.json',
+      'costs-default-window.json',
+      'costs-force-one-day.json',
+      'costs-one-data-source.json',
+      'costs-one-day.json',
+      'costs-range.json',
+      'inventory-inactive.json',
+      'inventory-today.json',
+      'statements-default.json',
+      'statements-one-month.json',
+    ]);
+  });
+
+  it('alerts-*.json: {} alerts the last 35 days, {"from"} from that day', () => {
+    expect(parseAlertsEvent(read('alerts-default.json'), now)).toEqual({ from: '2025-12-28' });
+    expect(parseAlertsEvent(read('alerts-from.json'), now)).toEqual({ from: '2026-01-01' });
+  });
+
+  it('statements-*.json: {} looks at the three months before this one and restated ones, {"month"} at one', () => {
+    expect(parseStatementsEvent(read('statements-default.json'), now)).toEqual({
+      months: ['2025-11', '2025-12', '2026-01'],
+      currency: 'USD',
+      followRestated: true,
+    });
+    expect(parseStatementsEvent(read('statements-one-month.json'), now)).toEqual({
+      months: ['2026-01'],
+      currency: 'KRW',
+    });
+  });
+
+  it('refuse alerts and statements events they cannot run, saying what to give', () => {
+    expect(() => parseAlertsEvent({ from: '2026-13-01' }, now)).toThrow(
+      /"from" must be a past day as YYYY-MM-DD/,
+    );
+    expect(() => parseAlertsEvent({ form: '2026-01-01' }, now)).toThrow(
+      /unknown key\(s\): form \(did you mean from\?\)/,
+    );
+    expect(() => parseStatementsEvent({ month: '2026-02' }, now)).toThrow(
+      /the current month is never confirmed/,
+    );
+    expect(() => parseStatementsEvent({ currency: 'EUR' }, now)).toThrow(
+      /"currency" must be one of KRW, USD, JPY/,
+    );
+  });
+
+  it.each(files.filter((f) => f.startsWith('costs-')))('%s is a valid cost event', (file) => {
+    expect(() => parseCostEvent(read(file), now, limits)).not.toThrow();
+  });
+
+  it.each(files.filter((f) => f.startsWith('backfill-')))(
+    '%s is a valid event for the backfill state machine',
+    (file) => {
+      expect(() => parseCostEvent(read(file), afterBackfill, backfillLimits)).not.toThrow();
+    },
+  );
+
+  it.each(files.filter((f) => f.startsWith('inventory-')))('%s is a valid inventory event', (file) => {
+    expect(() => parseInventoryEvent(read(file), now)).not.toThrow();
+  });
+
+  it("accept the schedule's {} with the stack's defaults, even at the end of two 31-day months", () => {
+    const endOfAugust = new Date('2026-08-31T23:00:00Z');
+
+    expect(parseCostEvent(read('costs-default-window.json'), endOfAugust, limits)).toEqual({
+      from: '2026-07-01',
+      to: '2026-08-31',
+      followJobs: true,
+    });
+  });
+
+  it('send a backfill range to the state machine: the cost function refuses it and says so', () => {
+    expect(() => parseCostEvent(read('backfill-range.json'), afterBackfill, limits)).toThrow(
+      /90 days .*start the backfill state machine/,
+    );
+  });
+
+  it('ask for what their names say', () => {
+    expect(parseCostEvent(read('costs-one-day.json'), now, limits)).toEqual({
+      from: '2026-01-15',
+      to: '2026-01-15',
+    });
+    expect(parseCostEvent(read('costs-range.json'), now, limits)).toEqual({
+      from: '2026-01-01',
+      to: '2026-01-07',
+    });
+    expect(parseCostEvent(read('backfill-range.json'), afterBackfill, backfillLimits)).toEqual({
+      from: '2026-01-01',
+      to: '2026-03-31',
+    });
+    expect(parseCostEvent(read('costs-one-data-source.json'), now, limits)).toMatchObject({
+      dataSourceIds: [expect.stringMatching(/^ds-/)],
+    });
+    expect(parseInventoryEvent(read('inventory-inactive.json'), now)).toEqual({
+      snapshotDate: utcDay(now),
+      includeInactive: true,
+    });
+  });
+});
