@@ -1,4 +1,4 @@
-// What the CLI prints goes through the one redactor (functions/lib/redact.ts): summaries, --json,
+// What the CLI prints goes through the one redactor (functions/lib/redact/redact.ts): summaries, --json,
 // progress, warnings and error lines alike, so no command can print the client_secret back.
 import { redact } from '../functions/lib/faces/edge.ts';
 import type { CliIo } from './command-context.ts';

@@ -4,7 +4,7 @@
 // shows up here; a run that cannot even start publishes nothing, which the alarms also treat as stale.
 import { checkFreshness } from './lib/costs/freshness/freshness.ts';
 import { listDataSources } from './lib/costs/sources/data-sources.ts';
-import { eventFields } from './lib/event-shape.ts';
+import { eventFields } from './lib/input/event-shape.ts';
 import { connectCloudforet } from './lib/lambda/connect-cloudforet.ts';
 import { lambdaEntry } from './lib/lambda/entry.ts';
 import { publishFreshness } from './lib/lambda/run-metrics.ts';

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { COMPACTION_STATE_DIR, ledgerPrefix } from '../functions/lib/storage/layout.ts';
+import { COMPACTION_STATE_DIR, ledgerPrefix } from '../functions/lib/destination/layout.ts';
 import { exportTables } from '../functions/lib/tables/all-tables.ts';
 import { compactedTables, compactionStateTable } from '../functions/lib/tables/compacted.ts';
 import { ledgerTables } from '../functions/lib/tables/ledger.ts';
@@ -208,7 +208,7 @@ function emptyTable(table: (typeof exportTables)[number]): string {
   return `CREATE TABLE ${table.name} (${columns.join(', ')})`;
 }
 
-/** compaction_state: one JSON line a daily table (storage/compaction-state.ts); empty when none yet. */
+/** compaction_state: one JSON line a daily table (destination/compaction-state.ts); empty when none yet. */
 function compactionStateView(dir: string): string {
   const folder = join(dir, COMPACTION_STATE_DIR);
   const names = compactionStateTable.columns.map((c) => c.name);

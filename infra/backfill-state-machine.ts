@@ -25,7 +25,7 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2 } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
 import { COST_JOB_STATES, type CostJobState } from '../functions/lib/costs/job/states.ts';
-import { RUNS_DIR } from '../functions/lib/storage/layout.ts';
+import { RUNS_DIR } from '../functions/lib/destination/layout.ts';
 import {
   bucketKeyStatements,
   dataRoot,

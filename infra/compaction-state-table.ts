@@ -1,9 +1,9 @@
-// The Glue table over compaction_state/<daily table>.json (storage/compaction-state.ts): one JSON
+// The Glue table over compaction_state/<daily table>.json (destination/compaction-state.ts): one JSON
 // line a daily table, read with the OpenX JSON SerDe like the ledger; not partitioned (two objects).
 import { Stack } from 'aws-cdk-lib';
 import { type CfnDatabase, CfnTable } from 'aws-cdk-lib/aws-glue';
 import { Construct } from 'constructs';
-import { COMPACTION_STATE_DIR } from '../functions/lib/storage/layout.ts';
+import { COMPACTION_STATE_DIR } from '../functions/lib/destination/layout.ts';
 import { compactionStateTable } from '../functions/lib/tables/compacted.ts';
 import { jsonLinesStorage } from './ledger-tables.ts';
 

@@ -1,5 +1,5 @@
 // Reads one CDK context value at a time and collects every problem, for readSettings.
-import { parseWholeNumber } from '../functions/lib/whole-number.ts';
+import { parseWholeNumber } from '../functions/lib/input/whole-number.ts';
 
 export interface ContextReader<SettingKey extends string = string> {
   readonly problems: string[];

@@ -10,7 +10,7 @@ import { SubscriptionFilter, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ALERTS_DIR, MANIFESTS_DIR, STATEMENTS } from '../functions/lib/storage/layout.ts';
+import { ALERTS_DIR, MANIFESTS_DIR, STATEMENTS } from '../functions/lib/destination/layout.ts';
 import { bucketKeyStatements, dataRoot, ExportFunction, type FunctionSecrets } from './export-function.ts';
 import type { Settings } from './settings.ts';
 

@@ -8,7 +8,7 @@ import {
   ObjectOwnership,
 } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
-import { RUNS_DIR } from '../functions/lib/storage/layout.ts';
+import { RUNS_DIR } from '../functions/lib/destination/layout.ts';
 import { tenantPrefix } from '../functions/lib/tenant.ts';
 
 /** Athena query results; outside the export prefix, so never inside a table folder. */

@@ -6,7 +6,7 @@ import { Stack } from 'aws-cdk-lib';
 import type { CfnDatabase } from 'aws-cdk-lib/aws-glue';
 import { CfnTable } from 'aws-cdk-lib/aws-glue';
 import { Construct } from 'constructs';
-import { ledgerPrefix } from '../functions/lib/storage/layout.ts';
+import { ledgerPrefix } from '../functions/lib/destination/layout.ts';
 import { type LedgerTableDef, ledgerTables } from '../functions/lib/tables/ledger.ts';
 
 const JSON_FORMAT = {

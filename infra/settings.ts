@@ -1,8 +1,8 @@
 // Stack settings from CDK context (`-c key=value` or cdk.json), checked at synth time.
 // Every bad value is reported in one error, so one failed synth shows everything to fix.
 
-import { closestName } from '../functions/lib/closest-name.ts';
 import { COMPRESSIONS, DEFAULT_COMPRESSION, parseCompression } from '../functions/lib/codecs.ts';
+import { closestName } from '../functions/lib/input/closest-name.ts';
 import { type ContextReader, contextReader } from './context-reader.ts';
 import {
   GiB,

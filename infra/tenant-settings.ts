@@ -1,7 +1,7 @@
 // The `tenants` setting: several Cloudforet domains (or workspaces) in one stack, each with its own
 // id, endpoint and app secret. Given in cdk.json as an array, or with -c as the same array in JSON.
 // Every bad value is a problem of its own, naming the tenant by its place and id.
-import { closestName } from '../functions/lib/closest-name.ts';
+import { closestName } from '../functions/lib/input/closest-name.ts';
 import { encodeTenants, tenantIdProblem } from '../functions/lib/tenant.ts';
 import { isHttpsUrl } from './setting-values.ts';
 

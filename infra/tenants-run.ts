@@ -30,7 +30,7 @@ import {
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { COST_JOB_STATES, TENANTS_RUN_STATES } from '../functions/lib/costs/job/states.ts';
-import { RUNS_DIR } from '../functions/lib/storage/layout.ts';
+import { RUNS_DIR } from '../functions/lib/destination/layout.ts';
 import {
   type BackfillStateMachine,
   type BackfillStateMachineProps,

@@ -1,6 +1,6 @@
 // The import layers, in one ordered list (bottom first), and the dependency-cruiser `allowed`
 // rules generated from it (.dependency-cruiser.cjs). A layer imports its own files, the runtime
-// (functions/lib/*.ts, below everything) and the layers its `uses` names, each of which must sit on
+// (functions/lib/*.ts, input/ and redact/: below everything) and the layers its `uses` names, each of which must sit on
 // a lower level or be one of its named `siblings` (a layer on the same level). `uses: 'below'` is
 // every lower level. `runtime: false` takes even the runtime only through the layers it names (the
 // CLI: faces only). docs/code-layout.md states the same order.
@@ -13,14 +13,28 @@ const LEVELS = [
   [
     {
       name: 'runtime',
-      path: `${lib}[^/]+[.]ts$`,
+      path: `${lib}(?:(?:input|redact)/)?[^/]+[.]ts$`,
       uses: [],
-      why: 'config, log, errors, dates, pool: import nothing of the lib',
+      why: 'config, log, errors, dates, pool, input rules, the redactor: import nothing of the lib',
     },
   ],
   [
     { name: 'cloudforet', path: `${lib}cloudforet/`, uses: [], why: 'cloudforet talks HTTP only' },
     { name: 'storage', path: `${lib}storage/`, uses: [], why: 'storage moves bytes; it knows no Parquet' },
+    {
+      name: 'focus/rows',
+      path: `${lib}focus/rows/`,
+      uses: [],
+      why: "a FOCUS row's values from one cost row: pure functions, no I/O",
+    },
+  ],
+  [
+    {
+      name: 'destination',
+      path: `${lib}destination/`,
+      uses: ['storage'],
+      why: "the destination's rules (keys, manifests, claim, gate, verifier) over any sink",
+    },
   ],
   [
     {
@@ -32,34 +46,41 @@ const LEVELS = [
     {
       name: 'published',
       path: `${lib}published/`,
-      uses: ['storage'],
+      uses: ['destination', 'storage'],
       why: 'reads published objects through a sink',
     },
   ],
-  [{ name: 'tables', path: `${lib}tables/`, uses: ['cloudforet', 'parquet'], why: 'column lists are data' }],
+  [
+    {
+      name: 'tables',
+      path: `${lib}tables/`,
+      uses: ['cloudforet', 'focus/rows', 'parquet'],
+      why: 'column lists are data',
+    },
+  ],
   [
     {
       name: 'export',
       path: `${lib}export/`,
-      uses: ['cloudforet', 'storage', 'parquet', 'tables'],
+      uses: ['cloudforet', 'destination', 'storage', 'parquet', 'tables'],
       why: 'the shared flow knows no kind of export',
     },
     {
       name: 'anomalies',
       path: `${lib}anomalies/`,
-      uses: ['storage', 'tables'],
+      uses: ['destination', 'storage', 'tables'],
       why: 'judged from the published manifests, never Cloudforet',
     },
     {
       name: 'statements',
       path: `${lib}statements/`,
-      uses: ['storage', 'published', 'tables'],
+      uses: ['destination', 'storage', 'published', 'tables'],
       why: 'read what was published (unified costs), never Cloudforet',
     },
     {
       name: 'costs/sources',
       path: `${lib}costs/sources/`,
-      uses: ['cloudforet', 'storage', 'tables'],
+      uses: ['cloudforet', 'destination', 'storage', 'tables'],
       why: 'what Cloudforet says, and where a day lives',
     },
   ],
@@ -67,49 +88,49 @@ const LEVELS = [
     {
       name: 'costs/planning',
       path: `${lib}costs/planning/`,
-      uses: ['costs/sources', 'cloudforet', 'storage', 'tables'],
+      uses: ['costs/sources', 'cloudforet', 'destination', 'storage', 'tables'],
       why: 'planning decides; it exports nothing',
     },
     {
       name: 'costs/unified',
       path: `${lib}costs/unified/`,
-      uses: ['cloudforet', 'export', 'storage', 'tables'],
+      uses: ['cloudforet', 'export', 'destination', 'storage', 'tables'],
       why: 'unified-cost months stand alone',
     },
     {
-      name: 'costs/reports',
-      path: `${lib}costs/reports/`,
-      uses: ['cloudforet', 'export', 'storage', 'tables'],
+      name: 'costs/cost-reports',
+      path: `${lib}costs/cost-reports/`,
+      uses: ['cloudforet', 'export', 'destination', 'storage', 'tables'],
       why: 'cost reports archived once, drafts replaced, statuses appended',
     },
     {
       name: 'costs/freshness',
       path: `${lib}costs/freshness/`,
-      uses: ['costs/sources', 'storage', 'tables'],
+      uses: ['costs/sources', 'destination', 'storage', 'tables'],
       why: 'freshness reads published days only',
     },
     {
       name: 'inventory',
       path: `${lib}inventory/`,
-      uses: ['cloudforet', 'export', 'published', 'storage', 'tables'],
+      uses: ['cloudforet', 'export', 'published', 'destination', 'storage', 'tables'],
       why: 'kinds of export share code only through export/; the names ranges read published snapshots',
     },
     {
       name: 'focus',
-      path: `${lib}focus/`,
-      uses: ['cloudforet', 'export', 'published', 'storage', 'tables'],
+      path: `${lib}focus/[^/]+[.]ts$`,
+      uses: ['cloudforet', 'export', 'focus/rows', 'published', 'destination', 'storage', 'tables'],
       why: 'FOCUS rows from published costs objects, whoever ran the export',
     },
     {
       name: 'compaction',
       path: `${lib}compaction/`,
-      uses: ['cloudforet', 'export', 'published', 'storage', 'tables'],
+      uses: ['cloudforet', 'export', 'published', 'destination', 'storage', 'tables'],
       why: 'confirmed months compacted from the published daily objects, whoever ran the export',
     },
     {
       name: 'alerts',
       path: `${lib}alerts/`,
-      uses: ['anomalies', 'published', 'storage', 'tables'],
+      uses: ['anomalies', 'published', 'destination', 'storage', 'tables'],
       why: 'read what was published; SNS comes in as a function',
     },
   ],
@@ -117,7 +138,7 @@ const LEVELS = [
     {
       name: 'costs/days',
       path: `${lib}costs/days/`,
-      uses: ['costs/planning', 'costs/sources', 'cloudforet', 'export', 'storage', 'tables'],
+      uses: ['costs/planning', 'costs/sources', 'cloudforet', 'export', 'destination', 'storage', 'tables'],
       why: 'one cost day, whoever runs it',
     },
   ],
@@ -130,11 +151,12 @@ const LEVELS = [
         'costs/planning',
         'costs/sources',
         'costs/unified',
-        'costs/reports',
+        'costs/cost-reports',
         'focus',
         'compaction',
         'cloudforet',
         'export',
+        'destination',
         'storage',
         'tables',
       ],
@@ -145,7 +167,7 @@ const LEVELS = [
     {
       name: 'costs',
       path: `${lib}costs/[^/]+[.]ts$`,
-      uses: ['costs/job', 'costs/planning', 'costs/sources', 'export', 'storage'],
+      uses: ['costs/job', 'costs/planning', 'costs/sources', 'export', 'destination', 'storage'],
       why: 'the cost run in one process and the cost event: loops over the job steps',
     },
   ],
@@ -153,7 +175,7 @@ const LEVELS = [
     {
       name: 'lambda',
       path: `${lib}lambda/`,
-      uses: ['alerts', 'cloudforet', 'storage'],
+      uses: ['alerts', 'cloudforet', 'destination', 'storage'],
       why: 'the entry wrapper and the connections',
     },
   ],
@@ -182,7 +204,7 @@ const LEVELS = [
     {
       name: 'infra',
       path: '^infra/',
-      uses: ['parquet', 'storage', 'tables', 'lambda', 'costs/job'],
+      uses: ['parquet', 'destination', 'storage', 'tables', 'lambda', 'costs/job'],
       why: "the stack takes names, column lists and the cost job's states (costs/job/states.ts) from the lib, never its logic",
     },
   ],
@@ -198,6 +220,7 @@ const LEVELS = [
       uses: [
         'runtime',
         'cloudforet',
+        'destination',
         'storage',
         'parquet',
         'published',

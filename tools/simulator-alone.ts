@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { addDays, utcDay } from '../functions/lib/dates.ts';
-import { parseWholeNumber } from '../functions/lib/whole-number.ts';
+import { parseWholeNumber } from '../functions/lib/input/whole-number.ts';
 import { startSimulator } from '../harness/simulator/index.ts';
 import { exitWithProblem } from '../harness/simulator/start-errors.ts';
 

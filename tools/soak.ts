@@ -3,7 +3,7 @@
 // (aborted at a random request, as SIGTERM does). Every unit a run exported must hold exactly one
 // version of its day that existed during the run (no lost, duplicated or foreign rows); a unit
 // that failed must have left its files byte for byte. At the end a clean run, then the whole-
-// destination verifier (storage/verify-destination.ts) must find nothing, and every FOCUS unit
+// destination verifier (destination/verify-destination.ts) must find nothing, and every FOCUS unit
 // must hold exactly its costs object's rows. Exits 1 when any of that fails.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,10 +14,10 @@ import { CloudforetClient } from '../functions/lib/cloudforet/client.ts';
 import { type CostRunSummary, runCostExport } from '../functions/lib/costs/run.ts';
 import { costManifestKey, costObjectKey } from '../functions/lib/costs/sources/day-keys.ts';
 import { addDays, daysBetween } from '../functions/lib/dates.ts';
+import { verifyDestination } from '../functions/lib/destination/verify-destination.ts';
 import { errorCode } from '../functions/lib/errors.ts';
 import { focusObjectKey } from '../functions/lib/focus/derive.ts';
 import { dirSink } from '../functions/lib/storage/dir-sink.ts';
-import { verifyDestination } from '../functions/lib/storage/verify-destination.ts';
 import { readWithArrow } from '../harness/parquet-readers.ts';
 import { type FaultKind, startSimulator } from '../harness/simulator/index.ts';
 

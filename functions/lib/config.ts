@@ -1,10 +1,10 @@
 // Function configuration from the environment, read when asked (never at import time).
 // Every missing or invalid variable is reported in one error.
 import { COMPRESSIONS, type Compression, DEFAULT_COMPRESSION, parseCompression } from './codecs.ts';
-import { plainHttpProblem } from './endpoint-rule.ts';
 import { ConfigError } from './errors.ts';
+import { plainHttpProblem } from './input/endpoint-rule.ts';
+import { parseWholeNumber, wholeNumberProblem } from './input/whole-number.ts';
 import { type LogLevel, logLevelProblem, parseLogLevel } from './log.ts';
-import { parseWholeNumber, wholeNumberProblem } from './whole-number.ts';
 
 export interface FunctionConfig {
   readonly endpoint: string;

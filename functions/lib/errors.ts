@@ -1,6 +1,6 @@
 // Named errors with stable codes. Messages say what to do; none ever carries the secret: each
 // passes the one redactor as it is made, so an answer that echoes the token is not quoted back.
-import { redact } from './redact.ts';
+import { redact } from './redact/redact.ts';
 
 export class ExportError extends Error {
   readonly code: string;

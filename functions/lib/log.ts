@@ -1,6 +1,6 @@
 // One structured logger: a JSON line per event (or a human line, for a terminal), keys appended
-// per unit of work. Every line passes the one redactor (redact.ts) as a last line of defence.
-import { redact, registerSecret } from './redact.ts';
+// per unit of work. Every line passes the one redactor (redact/redact.ts) as a last line of defence.
+import { redact, registerSecret } from './redact/redact.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 /** json: one JSON object per line (Lambda, CloudWatch); text: `warn: message (key=value …)`. */
@@ -13,7 +13,7 @@ export interface Logger {
   warn(message: string, fields?: LogFields): void;
   error(message: string, fields?: LogFields): void;
   child(fields: LogFields): Logger;
-  /** Never print this value again: registers it with the process's one redactor (redact.ts). */
+  /** Never print this value again: registers it with the process's one redactor (redact/redact.ts). */
   addSecret(secret: string): void;
 }
 

@@ -1,5 +1,5 @@
 // Tenants: several Cloudforet domains (or workspaces) exported into one destination, each under a
-// folder of its own, `tenants/<id>/`, followed by the single-tenant layout (storage/layout.ts).
+// folder of its own, `tenants/<id>/`, followed by the single-tenant layout (destination/layout.ts).
 // One rule for the id and one for the folder, shared by the CDK settings, the functions and the CLI.
 
 /** The folder under a destination that holds every tenant's folder. */

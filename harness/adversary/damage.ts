@@ -3,7 +3,7 @@
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { costManifestKey, costObjectKey } from '../../functions/lib/costs/sources/day-keys.ts';
-import { compactionStateKey, jobMarkKey } from '../../functions/lib/storage/layout.ts';
+import { compactionStateKey, jobMarkKey } from '../../functions/lib/destination/layout.ts';
 import { monthlyKey } from './reader.ts';
 
 export type DamageTarget =

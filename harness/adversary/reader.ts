@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { costObjectKey } from '../../functions/lib/costs/sources/day-keys.ts';
-import { compactionStateKey } from '../../functions/lib/storage/layout.ts';
+import { compactionStateKey } from '../../functions/lib/destination/layout.ts';
 import { type Row, readWithArrow } from '../parquet-readers.ts';
 
 /** A unit's rows as compared: cost_ids sorted, the cost sum, and the rows per project (the attribution). */

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addDays, daysBetween, utcDay } from '../../functions/lib/dates.ts';
-import { lastDayOf, monthBefore } from '../../functions/lib/storage/compaction-state.ts';
+import { lastDayOf, monthBefore } from '../../functions/lib/destination/compaction-state.ts';
 import { type Simulator, startSimulator } from '../simulator/index.ts';
 import { appFolder } from '../tokens.ts';
 import { type Gateway, startGateway } from './gateway.ts';

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { COMPACTION_STATE_DIR } from '../../functions/lib/storage/layout.ts';
+import { COMPACTION_STATE_DIR } from '../../functions/lib/destination/layout.ts';
 import { prepareSession, trinoToDuckDb } from '../../harness/duckdb-athena.ts';
 import type { Row } from '../../harness/parquet-readers.ts';
 import { loadNamedQueries } from '../../infra/named-queries.ts';

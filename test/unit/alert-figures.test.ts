@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAlerts } from '../../functions/lib/alerts/run.ts';
 import { addDays } from '../../functions/lib/dates.ts';
+import { manifestKey, objectKey } from '../../functions/lib/destination/layout.ts';
 import { silentLogger } from '../../functions/lib/log.ts';
 import { dirSink } from '../../functions/lib/storage/dir-sink.ts';
-import { manifestKey, objectKey } from '../../functions/lib/storage/layout.ts';
 import type { Sink } from '../../functions/lib/storage/sink.ts';
 import { costTable } from '../../functions/lib/tables/costs.ts';
 

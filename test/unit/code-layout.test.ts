@@ -81,6 +81,12 @@ describe('docs/code-layout.md', () => {
     expect(files.map((f) => f.slice(0, -3)).filter((name) => !runtime.includes(name))).toEqual([]);
   });
 
+  it('keeps at most 12 files directly in functions/lib, as the layout asks', () => {
+    const loose = readdirSync(join(root, 'functions/lib')).filter((f) => f.endsWith('.ts'));
+
+    expect(loose.length, loose.join(' ')).toBeLessThanOrEqual(12);
+  });
+
   it('states the order of tools/import-layers.cjs, bottom first', () => {
     const { LEVELS } = createRequire(import.meta.url)('../../tools/import-layers.cjs') as {
       LEVELS: { name: string }[][];

@@ -3,8 +3,8 @@
 // their manifests, or from a listing of them).
 import { describe, expect, it } from 'vitest';
 import { compactedFrom, listedAsBuilt } from '../../functions/lib/compaction/compact.ts';
-import { lastDayOf, monthBefore } from '../../functions/lib/storage/compaction-state.ts';
-import { proveCompactedFrom } from '../../functions/lib/storage/gate.ts';
+import { lastDayOf, monthBefore } from '../../functions/lib/destination/compaction-state.ts';
+import { proveCompactedFrom } from '../../functions/lib/destination/gate.ts';
 
 const day = (d: string, rows: number, sha = `sha-${d}`) => ({
   key: `costs/billed_date=${d}/ds-1.parquet`,

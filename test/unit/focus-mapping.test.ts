@@ -1,13 +1,13 @@
 // The FOCUS value mappings (docs/focus.md): every plugin charge type the tables name, the
 // fallback when a plugin names none, frequencies, service categories and Key-Value tags.
 import { describe, expect, it } from 'vitest';
-import { focusTags } from '../../functions/lib/tables/focus.ts';
 import {
   CHARGE_CATEGORIES,
   chargeCategoryOf,
   chargeFrequencyOf,
   serviceCategoryOf,
-} from '../../functions/lib/tables/focus-mapping.ts';
+} from '../../functions/lib/focus/rows/mapping.ts';
+import { focusTags } from '../../functions/lib/tables/focus.ts';
 
 /** FOCUS 1.2/1.3 ChargeCategory and ServiceCategory allowed values. */
 const CHARGE_CATEGORY_VALUES = ['Usage', 'Purchase', 'Tax', 'Credit', 'Adjustment'];

@@ -1,13 +1,13 @@
-// One gate for destructive writes (functions/lib/storage/gate.ts): no other module removes an
+// One gate for destructive writes (functions/lib/destination/gate.ts): no other module removes an
 // object or makes a conditional create, so a new table or a new path cannot forget the rule.
 // The sinks themselves implement the two verbs; everything else goes through the gate.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { proveDayEmpty } from '../../functions/lib/storage/gate.ts';
+import { proveDayEmpty } from '../../functions/lib/destination/gate.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
-const GATE = 'functions/lib/storage/gate.ts';
+const GATE = 'functions/lib/destination/gate.ts';
 /** The sinks implement remove and createIfAbsent; the gate calls them. */
 const ALLOWED = new Set([
   GATE,

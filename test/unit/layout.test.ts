@@ -1,5 +1,5 @@
-// The destination's layout (storage/layout.ts): every key the export writes, and the only names
-// its temporary files take.
+// The destination's layout (destination/layout.ts): every key the export writes, and the only names
+// the directory sink's temporary files take (storage/temp-files.ts).
 import { describe, expect, it } from 'vitest';
 import {
   backfillUnitsKey,
@@ -11,9 +11,8 @@ import {
   manifestPrefix,
   objectKey,
   TEMP_DIR,
-  temporaryName,
-  temporaryPid,
-} from '../../functions/lib/storage/layout.ts';
+} from '../../functions/lib/destination/layout.ts';
+import { temporaryName, temporaryPid } from '../../functions/lib/storage/temp-files.ts';
 
 const costs = { name: 'costs', partitionKey: 'billed_date' };
 

@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addDays } from '../../functions/lib/dates.ts';
+import { ledgerKey, ledgerPrefix } from '../../functions/lib/destination/layout.ts';
 import { appendLedger, type ExportUnitRecord, recordExportUnit } from '../../functions/lib/export/ledger.ts';
 import { repairLedgerLines } from '../../functions/lib/export/ledger-repair.ts';
 import { rewindRollup, rollUpLedger } from '../../functions/lib/export/ledger-rollup.ts';
 import { dirSink } from '../../functions/lib/storage/dir-sink.ts';
-import { ledgerKey, ledgerPrefix } from '../../functions/lib/storage/layout.ts';
 import type { Sink } from '../../functions/lib/storage/sink.ts';
 import { exportUnitsLatestTable, exportUnitsTable } from '../../functions/lib/tables/ledger.ts';
 

@@ -1,10 +1,10 @@
-// What a move into a tenant's folder rewrites (storage/move-rewrite.ts): only what the store said
+// What a move into a tenant's folder rewrites (destination/move-rewrite.ts): only what the store said
 // of an object (S3's ETag, a file's mtime), only where it described the source truly, and only
 // where the copy is described otherwise; and the gate's proof that a copy reads back as its source.
 import { describe, expect, it } from 'vitest';
-import { proveCopied } from '../../functions/lib/storage/gate.ts';
-import { rewriteForCopy } from '../../functions/lib/storage/move-rewrite.ts';
-import { movePhase } from '../../functions/lib/storage/tenant-move.ts';
+import { proveCopied } from '../../functions/lib/destination/gate.ts';
+import { rewriteForCopy } from '../../functions/lib/destination/move-rewrite.ts';
+import { movePhase } from '../../functions/lib/destination/tenant-move.ts';
 
 const OBJECT = 'costs/billed_date=2026-09-10/ds-a.parquet';
 const DAILY = '_manifests/costs/billed_date=2026-09-10/ds-a.json';

@@ -3,7 +3,13 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { CloudforetApiError, ExportError } from '../../functions/lib/errors.ts';
-import { REDACTED, redact, redactError, redactValue, registerSecret } from '../../functions/lib/redact.ts';
+import {
+  REDACTED,
+  redact,
+  redactError,
+  redactValue,
+  registerSecret,
+} from '../../functions/lib/redact/redact.ts';
 import { ECHO_ENCODINGS, encodeEcho } from '../../harness/simulator/secret-echo.ts';
 import { makeTestToken } from '../../harness/tokens.ts';
 import { expectNoEcho, leakPieces } from '../support/echo-leaks.ts';

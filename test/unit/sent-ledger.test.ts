@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { snsSubject } from '../../functions/lib/alerts/alert-text.ts';
 import { type Alert, isMaterialChange, sendOnce } from '../../functions/lib/alerts/sent-ledger.ts';
+import { alertClaimKey } from '../../functions/lib/destination/layout.ts';
 import { dirSink } from '../../functions/lib/storage/dir-sink.ts';
-import { alertClaimKey } from '../../functions/lib/storage/layout.ts';
 import type { Sink } from '../../functions/lib/storage/sink.ts';
 
 const NOW = new Date('2026-11-25T09:00:00Z');

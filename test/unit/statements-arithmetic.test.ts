@@ -1,5 +1,5 @@
 // Statements arithmetic, pure: unified cost rows in, one statement per workspace out
-// (functions/lib/statements/statements.ts). Reading and archiving them is in
+// (functions/lib/statements/render.ts). Reading and archiving them is in
 // test/system/alerts/statements.test.ts and test/system/alerts/statements-function.test.ts.
 import { describe, expect, it } from 'vitest';
 import { reconcile } from '../../functions/lib/statements/reconcile.ts';
@@ -9,7 +9,7 @@ import {
   type Row,
   reconciliationHtml,
   statementCsv,
-} from '../../functions/lib/statements/statements.ts';
+} from '../../functions/lib/statements/render.ts';
 
 /** Unified cost rows of one month: cost_<currency> columns at the month's rate. */
 const ROWS: Row[] = [

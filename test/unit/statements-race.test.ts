@@ -1,4 +1,4 @@
-// Archived statement versions are written once (storage/gate.ts createOnce): the statements
+// Archived statement versions are written once (destination/gate.ts createOnce): the statements
 // function racing another run of itself, or the CLI writing working copies in another currency,
 // leaves every archived file as its record describes it (the red team's case: a record saying
 // USD 939.99 over a file holding JPY 144,129.08).
@@ -12,7 +12,7 @@ import {
   publishStatement,
   type StatementRecord,
 } from '../../functions/lib/statements/publish.ts';
-import type { Statement } from '../../functions/lib/statements/statements.ts';
+import type { Statement } from '../../functions/lib/statements/render.ts';
 import { dirSink } from '../../functions/lib/storage/dir-sink.ts';
 
 const MONTH = '2026-08';

@@ -8,10 +8,10 @@
 import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { addDays } from '../../functions/lib/dates.ts';
+import { ledgerPrefix, ledgerRollupStateKey } from '../../functions/lib/destination/layout.ts';
 import { rollUpLedger } from '../../functions/lib/export/ledger-rollup.ts';
 import { rebuildNameRanges } from '../../functions/lib/inventory/name-ranges.ts';
 import { dirSink } from '../../functions/lib/storage/dir-sink.ts';
-import { ledgerPrefix, ledgerRollupStateKey } from '../../functions/lib/storage/layout.ts';
 import { exportUnitsLatestTable, exportUnitsTable, ledgerTables } from '../../functions/lib/tables/ledger.ts';
 
 const exists = (path: string) =>

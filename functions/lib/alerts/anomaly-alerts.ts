@@ -2,8 +2,8 @@
 // (the published manifests, no Cloudforet request), named in the data source's own currency, and
 // pointing at the saved Athena query that explains it.
 import type { Anomaly } from '../anomalies/detect.ts';
+import { objectKey, partitionPrefix } from '../destination/layout.ts';
 import { newestPartition, readParquetFolder, readParquetObject } from '../published/read-objects.ts';
-import { objectKey, partitionPrefix } from '../storage/layout.ts';
 import type { Sink } from '../storage/sink.ts';
 import { costTable } from '../tables/costs.ts';
 import { dataSourceTable } from '../tables/inventory.ts';

@@ -1,7 +1,8 @@
 // Budget burn-rate alerts: from the newest budgets / budget_usage snapshot the inventory export
 // wrote, one alert per budget, period and threshold its forecast reaches (budget-forecast.ts).
+
+import { partitionPrefix } from '../destination/layout.ts';
 import { newestPartition, readParquetFolder } from '../published/read-objects.ts';
-import { partitionPrefix } from '../storage/layout.ts';
 import type { Sink } from '../storage/sink.ts';
 import { budgetTable, budgetUsageTable } from '../tables/budgets.ts';
 import { type AlertMessage, fieldLines, money, snsSubject } from './alert-text.ts';

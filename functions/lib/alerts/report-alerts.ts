@@ -2,7 +2,7 @@
 // another total (the status history's facts), and a statement that disagrees with its month's
 // DONE report (the statement records' reconciliation). Each is sent once, ever (sent-ledger.ts).
 
-import { MANIFESTS_DIR, manifestPrefix } from '../storage/layout.ts';
+import { MANIFESTS_DIR, manifestPrefix } from '../destination/layout.ts';
 import type { Sink } from '../storage/sink.ts';
 import { byFirstPass, type Fact, type Regeneration, regenerations } from '../tables/cost-report-facts.ts';
 import { costReportStatusTable, type Reconciliation } from '../tables/cost-reports.ts';

@@ -5,7 +5,7 @@ import { type Anomaly, detectAnomalies } from '../anomalies/detect.ts';
 import { readPublishedCosts } from '../anomalies/series.ts';
 import { addDays, isIsoDate, utcDay } from '../dates.ts';
 import { EventError, errorMessage } from '../errors.ts';
-import { eventFields } from '../event-shape.ts';
+import { eventFields } from '../input/event-shape.ts';
 import type { Logger } from '../log.ts';
 import type { Sink } from '../storage/sink.ts';
 import {

@@ -5,9 +5,9 @@
 // confirmation leaves a claim that blocks others for STALE_CLAIM_MS, then counts as abandoned and
 // the alert is sent again: at most once while runs survive, at least once when one dies mid-way.
 
-import { redactValue } from '../redact.ts';
-import { createOnce, ownScratch, removeProven } from '../storage/gate.ts';
-import { alertClaimKey, alertPrefix, alertSentKey } from '../storage/layout.ts';
+import { createOnce, ownScratch, removeProven } from '../destination/gate.ts';
+import { alertClaimKey, alertPrefix, alertSentKey } from '../destination/layout.ts';
+import { redactValue } from '../redact/redact.ts';
 import type { Sink } from '../storage/sink.ts';
 import type { AlertMessage } from './alert-text.ts';
 

@@ -2,9 +2,10 @@
 // holds its day's cost sum and its row count and cost sum per (project, workspace, service
 // account), so no Parquet object is read. A day with a manifest of no rows counts as 0; a day
 // with no manifest has no figures.
+
+import { manifestPrefix } from '../destination/layout.ts';
+import { parseManifest, type UnitManifest } from '../destination/manifest.ts';
 import { forEachLimit } from '../pool.ts';
-import { manifestPrefix } from '../storage/layout.ts';
-import { parseManifest, type UnitManifest } from '../storage/manifest.ts';
 import type { Sink } from '../storage/sink.ts';
 import { costTable } from '../tables/costs.ts';
 import type { AnomalyScope, Series } from './detect.ts';

@@ -3,7 +3,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import { CloudforetApiError } from '../errors.ts';
 import { type Logger, silentLogger } from '../log.ts';
-import { registerSecret } from '../redact.ts';
+import { registerSecret } from '../redact/redact.ts';
 import { type AttemptSettings, attemptOnce, type Success } from './attempt.ts';
 import { abortedError, isNoAnswer, normalizeEndpoint } from './explain.ts';
 import { type AnswerCheck, parseAnswer } from './parse-answer.ts';

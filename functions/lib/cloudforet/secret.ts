@@ -4,7 +4,7 @@
 import { open } from 'node:fs/promises';
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SecretError } from '../errors.ts';
-import { registerSecret } from '../redact.ts';
+import { registerSecret } from '../redact/redact.ts';
 import { clientSecretField, refuseComments, refuseCompressed, tokenFromText } from './secret-shapes.ts';
 
 export interface CloudforetCredential {

@@ -5,8 +5,9 @@
 // unit of compaction fails (COMPACTION_DAY_MISSING) and the monthly object and its manifest stay
 // as they are; a day leaves a compacted month only when its own manifest records the gate's proof
 // of its removal (`removedBecause`, written by export/listing-export.ts).
+
+import { MANIFESTS_DIR } from '../destination/layout.ts';
 import { ExportError } from '../errors.ts';
-import { MANIFESTS_DIR } from '../storage/layout.ts';
 import type { Sink } from '../storage/sink.ts';
 import type { CompactedTable } from '../tables/compacted.ts';
 

@@ -18,21 +18,21 @@
 // months compacted, the rest daily.
 import { createHash } from 'node:crypto';
 import type { CloudforetClient } from '../cloudforet/client.ts';
-import { ExportError, errorCode, errorMessage } from '../errors.ts';
-import { type Compression, exportListing } from '../export/listing-export.ts';
-import { type Logger, silentLogger } from '../log.ts';
-import { forEachLimit } from '../pool.ts';
-import { parquetRowGroups } from '../published/read-objects.ts';
 import {
   type CompactionStateRead,
   dirtyMarks,
   readCompactionState,
   writeCompactionState,
-} from '../storage/compaction-state.ts';
-import { ownScratch, proveCompactedFrom, removeProven } from '../storage/gate.ts';
-import { MANIFESTS_DIR, manifestKey, objectKey } from '../storage/layout.ts';
-import { parseManifest, type UnitManifest } from '../storage/manifest.ts';
-import { objectDifference } from '../storage/object-check.ts';
+} from '../destination/compaction-state.ts';
+import { ownScratch, proveCompactedFrom, removeProven } from '../destination/gate.ts';
+import { MANIFESTS_DIR, manifestKey, objectKey } from '../destination/layout.ts';
+import { parseManifest, type UnitManifest } from '../destination/manifest.ts';
+import { objectDifference } from '../destination/object-check.ts';
+import { ExportError, errorCode, errorMessage } from '../errors.ts';
+import { type Compression, exportListing } from '../export/listing-export.ts';
+import { type Logger, silentLogger } from '../log.ts';
+import { forEachLimit } from '../pool.ts';
+import { parquetRowGroups } from '../published/read-objects.ts';
 import type { Sink, StoredObject } from '../storage/sink.ts';
 import { type CompactedTable, compactedTables } from '../tables/compacted.ts';
 import { DAY_MISSING, DayMissingError, monthlyUnits, unprovenDrops } from './absence.ts';
@@ -49,7 +49,7 @@ export interface CompactionDeps {
   readonly shouldStartUnit?: () => boolean;
   /**
    * The state each daily table had when the run started, before it lowered it for its plan
-   * (storage/compaction-state.ts leaveCompactionFor): what a correction is said against.
+   * (destination/compaction-state.ts leaveCompactionFor): what a correction is said against.
    */
   readonly stateAtStart?: ReadonlyMap<string, CompactionStateRead>;
 }
@@ -352,7 +352,7 @@ function dayOf(manifest: UnitManifest, table: CompactedTable): string {
 /**
  * Why the monthly object is not what its manifest says ('missing', 'size', 'etag', 'checksum'), or
  * undefined when it is (an empty month's manifest names no object). From the table's listing, as
- * planning, the focus pass and the verifier check theirs (storage/object-check.ts); when the
+ * planning, the focus pass and the verifier check theirs (destination/object-check.ts); when the
  * listing fails, the object's own checksum, read whole, is the evidence instead.
  */
 async function monthlyDifference(

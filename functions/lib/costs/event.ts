@@ -3,7 +3,7 @@
 // refused with a message that names it.
 import { calendarNote, dayCount, isIsoDate, utcDay } from '../dates.ts';
 import { EventError } from '../errors.ts';
-import { eventFields, flag } from '../event-shape.ts';
+import { eventFields, flag } from '../input/event-shape.ts';
 import type { CostRunRequest } from './run.ts';
 
 const allowedKeys = ['date', 'from', 'to', 'dataSourceIds', 'force'];

@@ -2,9 +2,9 @@
 // job (job/steps.ts) in order, on a job kept in memory, then its summary. The scheduled state
 // machine runs the same steps in slices (functions/backfill-*.ts); a failed unit never stops the others.
 import { randomUUID } from 'node:crypto';
+import type { DestinationOwner } from '../destination/destination-claim.ts';
 import type { ExportRunDeps } from '../export/run-deps.ts';
 import { silentLogger } from '../log.ts';
-import type { DestinationOwner } from '../storage/destination-claim.ts';
 import { type CostJobOptions, jobOptions, newJob } from './job/job.ts';
 import { runSteps } from './job/steps.ts';
 import { type CostRunSummary, costRunSummary } from './job/summary.ts';
@@ -16,7 +16,7 @@ export type { CostRunRequest } from './planning/plan-export.ts';
 export interface CostRunDeps extends ExportRunDeps, Partial<CostJobOptions> {
   /**
    * The app's domain and workspace: names the unified-cost objects ('domain' or the workspace id)
-   * and claims the destination for this scope (storage/destination-claim.ts).
+   * and claims the destination for this scope (destination/destination-claim.ts).
    */
   readonly credential?: DestinationOwner;
   /** Days older than this are past Cloudforet's retention (days/export-day.ts DEFAULT_ARCHIVE_AFTER_DAYS). */

@@ -2,11 +2,11 @@
 // line is the record of one unit version, written from that version's manifest: while the unit's
 // manifest is still that version (the same instant), the line is written again from it, byte for
 // byte what was first written. An older version's line cannot be rebuilt: its bytes are set aside
-// whole under _damaged/ (storage/gate.ts), out of the table Athena reads, and named once. Rollup
+// whole under _damaged/ (destination/gate.ts), out of the table Athena reads, and named once. Rollup
 // objects are the rollup's own (ledger-rollup.ts sets them aside and rebuilds them).
 
-import { setAsideUnreadable } from '../storage/gate.ts';
-import { ledgerPrefix, MANIFESTS_DIR } from '../storage/layout.ts';
+import { setAsideUnreadable } from '../destination/gate.ts';
+import { ledgerPrefix, MANIFESTS_DIR } from '../destination/layout.ts';
 import type { Sink } from '../storage/sink.ts';
 import { exportUnitsTable } from '../tables/ledger.ts';
 import { appendLedger, exportUnitRecord } from './ledger.ts';

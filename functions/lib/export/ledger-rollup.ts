@@ -7,14 +7,14 @@
 // day earlier: a unit of a concurrent run may record its line after this one listed), merges them
 // into the objects they touch (per unit, the line exported last wins) and then moves the
 // watermark. A merge only adds or replaces a unit's row, never drops one, so a rollup object never
-// has fewer rows than before and no proof is asked (storage/gate.ts). Two runs rolling up at once
+// has fewer rows than before and no proof is asked (destination/gate.ts). Two runs rolling up at once
 // may each write an object the other's lines are missing from; the next run's overlap re-reads
 // them: the rollup is exact as of the last run that finished, never older than the day before.
 import { addDays, daysBetween, isIsoDate, utcDay } from '../dates.ts';
+import { setAsideUnreadable } from '../destination/gate.ts';
+import { ledgerPrefix, ledgerRollupKey, ledgerRollupStateKey } from '../destination/layout.ts';
 import type { Logger } from '../log.ts';
 import { forEachLimit } from '../pool.ts';
-import { setAsideUnreadable } from '../storage/gate.ts';
-import { ledgerPrefix, ledgerRollupKey, ledgerRollupStateKey } from '../storage/layout.ts';
 import type { Sink } from '../storage/sink.ts';
 import { exportUnitsLatestTable, exportUnitsTable } from '../tables/ledger.ts';
 import type { ExportUnitRecord } from './ledger.ts';

@@ -1,8 +1,9 @@
 // The run ledger: one JSON line per exported unit version, appended and never rewritten, so
 // Athena (JSON SerDe: one object per line) can read it while the manifests stay pretty-printed
 // for planning. It lives outside every table folder, partitioned by export day (layout.ts).
-import { redactValue } from '../redact.ts';
-import { ledgerKey } from '../storage/layout.ts';
+
+import { ledgerKey } from '../destination/layout.ts';
+import { redactValue } from '../redact/redact.ts';
 import type { Sink } from '../storage/sink.ts';
 import { exportUnitsTable } from '../tables/ledger.ts';
 

@@ -14,8 +14,14 @@ import { ParquetRowWriter } from '../parquet/row-writer.ts';
 
 export type { Compression };
 
-import { type KeptRevision, keepRevision, type Proof, proveListed, removeProven } from '../storage/gate.ts';
-import { parseManifest } from '../storage/manifest.ts';
+import {
+  type KeptRevision,
+  keepRevision,
+  type Proof,
+  proveListed,
+  removeProven,
+} from '../destination/gate.ts';
+import { parseManifest } from '../destination/manifest.ts';
 import type { ObjectUpload, Sink } from '../storage/sink.ts';
 import { revisedTables } from '../tables/revisions.ts';
 import { recordExportUnit } from './ledger.ts';
@@ -80,7 +86,7 @@ export interface ListingExport<C> {
   readonly whenEmpty?: (signal: AbortSignal, published: boolean) => Promise<Proof | 'keep' | 'none'>;
   /**
    * Fewer rows than the published object holds: the gate's proof that the source has exactly
-   * these rows now (storage/gate.ts), asked before the new object is committed; throwing keeps
+   * these rows now (destination/gate.ts), asked before the new object is committed; throwing keeps
    * the published object. Without it, the listing's own completeness is the evidence.
    */
   readonly whenFewer?: (signal: AbortSignal, published: number, written: number) => Promise<Proof>;
@@ -109,7 +115,7 @@ export async function exportListing<C>(
     // before a smaller object is committed, and to tell a removal from an empty unit.
     const reading = deps.sink.read(spec.manifestKey).then(parseManifest);
     reading.catch(() => undefined); // awaited below; a failure then fails the unit
-    // What is out now is kept for good before anything replaces or removes it (storage/gate.ts).
+    // What is out now is kept for good before anything replaces or removes it (destination/gate.ts).
     let kept: KeptRevision | undefined;
     // Only the tables a restatement replaces keep revisions (costs, unified costs): a snapshot
     // taken again the same day replaces the day's snapshot, as it always did.

@@ -4,7 +4,7 @@
 // claim itself (claim()) is an atomic create that the run makes once Cloudforet has answered
 // (so a bad secret or endpoint writes nothing) and before it plans: of two scopes started
 // together into one destination, one wins and the other writes nothing.
-import { checkClaim, claimDestination, type DestinationOwner } from '../storage/destination-claim.ts';
+import { checkClaim, claimDestination, type DestinationOwner } from '../destination/destination-claim.ts';
 import type { Sink } from '../storage/sink.ts';
 
 export interface PrepareOptions {

@@ -1,9 +1,9 @@
-// The revisions ledger: one line per superseded object kept for good (storage/gate.ts keepRevision),
+// The revisions ledger: one line per superseded object kept for good (destination/gate.ts keepRevision),
 // appended once the object replacing it is committed (or it is removed) and before the unit's
 // manifest, so its `superseded_at` is the exported_at of what actually replaced it.
-import type { KeptRevision } from '../storage/gate.ts';
-import { ledgerKey } from '../storage/layout.ts';
-import type { UnitManifest } from '../storage/manifest.ts';
+import type { KeptRevision } from '../destination/gate.ts';
+import { ledgerKey } from '../destination/layout.ts';
+import type { UnitManifest } from '../destination/manifest.ts';
 import type { Sink } from '../storage/sink.ts';
 import { revisionsTable } from '../tables/ledger.ts';
 import { appendLedger } from './ledger.ts';

@@ -5,7 +5,7 @@ import { ANOMALY_PARAMETERS, type Anomaly, detectAnomalies } from '../anomalies/
 import { readPublishedCosts } from '../anomalies/series.ts';
 import { utcDay } from '../dates.ts';
 import { ExportError } from '../errors.ts';
-import { eventFields } from '../event-shape.ts';
+import { eventFields } from '../input/event-shape.ts';
 import { connectSink } from '../lambda/connect-sink.ts';
 import type { Sink } from '../storage/sink.ts';
 import type { Face } from './face.ts';

@@ -4,7 +4,7 @@
 // {"table", "at", "from"?, "to"?}, the optional days narrowing which partitions are read.
 import { isIsoDate } from '../dates.ts';
 import { EventError } from '../errors.ts';
-import { eventFields } from '../event-shape.ts';
+import { eventFields } from '../input/event-shape.ts';
 import { connectSink } from '../lambda/connect-sink.ts';
 import { readAsOf, type VersionedTable } from '../published/as-of.ts';
 import type { Row } from '../published/read-objects.ts';

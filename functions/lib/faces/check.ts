@@ -5,11 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import { isNoAnswer } from '../cloudforet/explain.ts';
 import { listDataSources } from '../costs/sources/data-sources.ts';
+import { ownScratch, removeProven } from '../destination/gate.ts';
+import { TEMP_DIR } from '../destination/layout.ts';
 import { CloudforetApiError } from '../errors.ts';
-import { eventFields } from '../event-shape.ts';
+import { eventFields } from '../input/event-shape.ts';
 import { type CloudforetConnection, connectCloudforet } from '../lambda/connect-cloudforet.ts';
-import { ownScratch, removeProven } from '../storage/gate.ts';
-import { TEMP_DIR } from '../storage/layout.ts';
 import type { Face } from './face.ts';
 
 const DAY_MS = 86_400_000;

@@ -4,8 +4,8 @@
 import { refuseWhollyBeyondRetention } from '../costs/beyond-retention.ts';
 import { parseCostEvent } from '../costs/event.ts';
 import { type CostRunRequest, type CostRunSummary, runCostExport } from '../costs/run.ts';
+import { describeVerify } from '../destination/verify-destination.ts';
 import { type CloudforetConnection, connectCloudforet } from '../lambda/connect-cloudforet.ts';
-import { describeVerify } from '../storage/verify-destination.ts';
 import type { Face } from './face.ts';
 
 export type { CostRunSummary };

@@ -1,12 +1,13 @@
 // The move's face, `cloudforet-export move-into-tenant`: moves a single-domain destination into
 // one tenant's folder of it, tenants/<id>/, so that the tenant's runs export nothing again
-// (storage/tenant-move.ts). Reads and writes the destination only. Its input:
+// (destination/tenant-move.ts). Reads and writes the destination only. Its input:
 // {"tenant", "deleteSource", "force"}; the sink is the whole destination, not the tenant's folder.
+
+import { type MoveReport, moveIntoTenant } from '../destination/tenant-move.ts';
 import { EventError } from '../errors.ts';
-import { eventFields, flag } from '../event-shape.ts';
+import { eventFields, flag } from '../input/event-shape.ts';
 import { connectSink } from '../lambda/connect-sink.ts';
 import type { Sink } from '../storage/sink.ts';
-import { type MoveReport, moveIntoTenant } from '../storage/tenant-move.ts';
 import { tenantIdProblem } from '../tenant.ts';
 import type { Face } from './face.ts';
 

@@ -2,14 +2,15 @@
 // killed run left (nothing exported behind it), so that another scope may export there at once.
 // Reads and writes the destination only; an ownership (the holder exported there) is never
 // released, and a refusal fails the run (DESTINATION_CLAIM_HELD). Its input: {"force"}.
-import { eventFields, flag } from '../event-shape.ts';
+
+import { DestinationClaimError } from '../destination/destination-claim.ts';
+import { type ReleaseOutcome, releaseClaim as release } from '../destination/release-claim.ts';
+import { eventFields, flag } from '../input/event-shape.ts';
 import { connectSink } from '../lambda/connect-sink.ts';
-import { DestinationClaimError } from '../storage/destination-claim.ts';
-import { type ReleaseOutcome, releaseClaim as release } from '../storage/release-claim.ts';
 import type { Sink } from '../storage/sink.ts';
 import type { Face } from './face.ts';
 
-export { CLAIM_EXPIRY_MS } from '../storage/claim-records.ts';
+export { CLAIM_EXPIRY_MS } from '../destination/claim-records.ts';
 
 export const releaseClaim: Face<{ readonly sink: Sink }, { readonly force: boolean }, ReleaseOutcome> = {
   label: 'release-claim',

@@ -2,6 +2,8 @@
 // confirmed months; `cloudforet-export statements` writes working copies of the month it asks
 // (EntrySettings.workingCopies). Both run runMonthlyStatements with the same month and currency
 // checks (statements/monthly.ts). Its input: {"month": "YYYY-MM", "currency": "USD"}. S3 only.
+
+import { partitionPrefix, STATEMENTS } from '../destination/layout.ts';
 import { ExportError } from '../errors.ts';
 import { connectSink } from '../lambda/connect-sink.ts';
 import {
@@ -10,7 +12,6 @@ import {
   type StatementsRequest,
   type StatementsSummary,
 } from '../statements/monthly.ts';
-import { partitionPrefix, STATEMENTS } from '../storage/layout.ts';
 import { joinKey, type Sink } from '../storage/sink.ts';
 import type { Face } from './face.ts';
 

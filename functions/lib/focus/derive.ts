@@ -5,13 +5,13 @@
 
 import { createHash } from 'node:crypto';
 import type { CloudforetClient } from '../cloudforet/client.ts';
+import { markCompactionDirty } from '../destination/compaction-state.ts';
+import { proveDerivedFrom, proveSourceRemoved } from '../destination/gate.ts';
+import { manifestKey, objectKey } from '../destination/layout.ts';
+import type { UnitManifest } from '../destination/manifest.ts';
 import { ExportError, UnprovenRemovalError } from '../errors.ts';
 import { type Compression, exportListing } from '../export/listing-export.ts';
 import { parquetRowGroups } from '../published/read-objects.ts';
-import { markCompactionDirty } from '../storage/compaction-state.ts';
-import { proveDerivedFrom, proveSourceRemoved } from '../storage/gate.ts';
-import { manifestKey, objectKey } from '../storage/layout.ts';
-import type { UnitManifest } from '../storage/manifest.ts';
 import type { Sink } from '../storage/sink.ts';
 import { type FocusContext, focusTable } from '../tables/focus.ts';
 import type { FocusNames } from './names.ts';

@@ -7,8 +7,8 @@
 // written after the focus manifest (replaced behind the exporter's back, anywhere: the pass checks
 // it against its manifest and a costs day inside retention is exported again), and, under
 // --verify, every unit.
-import { manifestPrefix, objectKey } from '../storage/layout.ts';
-import { objectDifference } from '../storage/object-check.ts';
+import { manifestPrefix, objectKey } from '../destination/layout.ts';
+import { objectDifference } from '../destination/object-check.ts';
 import type { Sink, StoredObject } from '../storage/sink.ts';
 import { costTable } from '../tables/costs.ts';
 import { focusTable } from '../tables/focus.ts';

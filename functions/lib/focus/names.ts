@@ -6,7 +6,7 @@ import { type ApiRecord, type ListRequest, listPages } from '../cloudforet/pager
 import { CloudforetApiError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { FocusContext } from '../tables/focus.ts';
-import { readCostBases, readResources } from './sources.ts';
+import { readCostBases, readResources } from './source-meta.ts';
 
 export type FocusNames = Omit<FocusContext, 'exportedAtMs'>;
 

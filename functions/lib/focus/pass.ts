@@ -5,12 +5,12 @@
 // each candidate's two manifests are then read and compared, and its object checked against its
 // manifest. A focus object is removed only with the gate's proof that its costs unit was.
 import type { CloudforetClient } from '../cloudforet/client.ts';
+import { parseManifest, type UnitManifest } from '../destination/manifest.ts';
+import { objectDifference } from '../destination/object-check.ts';
 import type { Compression } from '../export/listing-export.ts';
 import { attemptUnit } from '../export/unit-attempts.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { forEachLimit } from '../pool.ts';
-import { parseManifest, type UnitManifest } from '../storage/manifest.ts';
-import { objectDifference } from '../storage/object-check.ts';
 import type { Sink } from '../storage/sink.ts';
 import { focusTable } from '../tables/focus.ts';
 import { deriveFocusUnit, type FocusManifest, focusManifestKey } from './derive.ts';

@@ -4,7 +4,7 @@
 // clock when the event is read), never another day, which would file a false record.
 import { calendarNote, isIsoDate, utcDay } from '../dates.ts';
 import { EventError } from '../errors.ts';
-import { eventFields, flag } from '../event-shape.ts';
+import { eventFields, flag } from '../input/event-shape.ts';
 import type { InventoryRunRequest } from './run.ts';
 
 const allowedKeys = ['snapshotDate', 'includeInactive'];

@@ -12,13 +12,13 @@
 // ranges are read, the day added. The same day again (a rerun): folded again onto the ranges as
 // they were before that day (kept beside the watermark). An earlier day: every snapshot day is
 // read again and the ranges rebuilt whole; that is the one write that may hold fewer rows than
-// before, and it takes its proof from the gate (storage/gate.ts).
+// before, and it takes its proof from the gate (destination/gate.ts).
 import { addDays } from '../dates.ts';
+import { type Proof, proveRebuiltFrom } from '../destination/gate.ts';
+import { ledgerRollupKey, ledgerRollupStateKey } from '../destination/layout.ts';
 import type { Logger } from '../log.ts';
 import { forEachLimit } from '../pool.ts';
 import { readParquetObject } from '../published/read-objects.ts';
-import { type Proof, proveRebuiltFrom } from '../storage/gate.ts';
-import { ledgerRollupKey, ledgerRollupStateKey } from '../storage/layout.ts';
 import type { Sink } from '../storage/sink.ts';
 import { identityNamesTable, type NameKind, nameKinds } from '../tables/ledger.ts';
 

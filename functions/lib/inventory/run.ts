@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { type AnalyzeRequest, analyzePages } from '../cloudforet/analyze-pages.ts';
 import { DEADLINE, DOMAIN_UNKNOWN } from '../cloudforet/explain.ts';
 import { SILENCE } from '../cloudforet/silence.ts';
+import { manifestKey, objectKey } from '../destination/layout.ts';
+import type { UnitManifest } from '../destination/manifest.ts';
 import { CloudforetApiError } from '../errors.ts';
 import { rollUp } from '../export/ledger-rollup.ts';
 import { exportListing } from '../export/listing-export.ts';
@@ -15,8 +17,6 @@ import { attemptUnit, UNIT_INTERRUPTED } from '../export/unit-attempts.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { forEachLimit } from '../pool.ts';
 import { scopeLabel, scopeName } from '../scope.ts';
-import { manifestKey, objectKey } from '../storage/layout.ts';
-import type { UnitManifest } from '../storage/manifest.ts';
 import {
   INACTIVE_STATES,
   type InventoryContext,

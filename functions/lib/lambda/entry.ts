@@ -2,13 +2,13 @@
 // derive the deadline from the context's remaining time, run one use case, publish its metrics,
 // log one summary line and return the summary (the console shows it). A result that reports
 // failed units fails the invocation, so Lambda's Errors metric and the alarms see it. The result
-// and any error leave through the one redactor (redact.ts).
+// and any error leave through the one redactor (redact/redact.ts).
 import type { Context } from 'aws-lambda';
 import { type FunctionConfig, readConfig } from '../config.ts';
 import { RunFailedError } from '../errors.ts';
 import { limitHeapGrowth } from '../heap-growth.ts';
 import { createLogger, type Logger } from '../log.ts';
-import { redactError, redactValue } from '../redact.ts';
+import { redactError, redactValue } from '../redact/redact.ts';
 import type { Sink } from '../storage/sink.ts';
 import { runDeadline } from './deadline.ts';
 import { publishRunMetrics, type RunFigures } from './run-metrics.ts';

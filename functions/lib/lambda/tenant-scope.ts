@@ -3,8 +3,9 @@
 // …}. The tenant's endpoint, secret and folder (`<prefix>/tenants/<id>`) then stand in the
 // environment readConfig reads, so every use case runs for that tenant alone, unchanged. Without
 // EXPORT_TENANTS the function serves one domain, as before, and an event naming a tenant is refused.
-import { closestName } from '../closest-name.ts';
+
 import { ConfigError, EventError } from '../errors.ts';
+import { closestName } from '../input/closest-name.ts';
 import { joinKey } from '../storage/sink.ts';
 import { decodeTenants, tenantPrefix } from '../tenant.ts';
 

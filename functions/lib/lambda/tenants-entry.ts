@@ -7,7 +7,7 @@ import { destinationSettings } from '../config.ts';
 import { ConfigError } from '../errors.ts';
 import { limitHeapGrowth } from '../heap-growth.ts';
 import { createLogger, type Logger, type LogLevel, logLevelProblem } from '../log.ts';
-import { redactError, redactValue } from '../redact.ts';
+import { redactError, redactValue } from '../redact/redact.ts';
 import { openSink } from '../storage/open-sink.ts';
 import type { Sink } from '../storage/sink.ts';
 import { decodeTenants, type TenantConnection } from '../tenant.ts';

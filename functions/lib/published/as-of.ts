@@ -1,9 +1,9 @@
 // A table exactly as a reader saw it at one instant, read from the destination alone: for each unit
 // (partition and object name), the object that was current then, among the current objects and the
-// revisions kept for good (storage/gate.ts keepRevision). An object is current from its rows' export
+// revisions kept for good (destination/gate.ts keepRevision). An object is current from its rows' export
 // stamp to the next version's stamp of the unit, or to its removal (the revisions ledger's line);
 // the same rules as the `<table>_versions` views (infra/queries/create_costs_versions_view.sql).
-import { ledgerPrefix, revisionsTableName } from '../storage/layout.ts';
+import { ledgerPrefix, revisionsTableName } from '../destination/layout.ts';
 import type { Sink } from '../storage/sink.ts';
 import { parquetRowGroups, type Row } from './read-objects.ts';
 

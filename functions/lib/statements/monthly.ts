@@ -2,15 +2,15 @@
 // unified-cost manifest of the month says so), archive each workspace's statement, or a revision
 // beside it when the month was restated since (publish.ts). An unconfirmed month writes nothing.
 import { addDays, utcDay } from '../dates.ts';
+import { MANIFESTS_DIR, manifestPrefix, partitionManifestPrefix, STATEMENTS } from '../destination/layout.ts';
+import { parseManifest } from '../destination/manifest.ts';
 import { EventError } from '../errors.ts';
-import { eventFields } from '../event-shape.ts';
-import { MANIFESTS_DIR, manifestPrefix, partitionManifestPrefix, STATEMENTS } from '../storage/layout.ts';
-import { parseManifest } from '../storage/manifest.ts';
+import { eventFields } from '../input/event-shape.ts';
 import type { Sink } from '../storage/sink.ts';
 import { SUPPORTED_CURRENCIES, unifiedCostTable } from '../tables/unified-costs.ts';
 import { type PublishedStatement, publishStatement } from './publish.ts';
 import { doneReports, reconcile, reportRows } from './reconcile.ts';
-import { buildStatements, readProjectNames, readUnifiedMonth, type Statement } from './statements.ts';
+import { buildStatements, readProjectNames, readUnifiedMonth, type Statement } from './render.ts';
 
 /** Months before the current one a scheduled run ({}) looks at: confirmation comes mid next month. */
 export const STATEMENT_MONTHS_BACK = 3;

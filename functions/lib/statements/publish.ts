@@ -1,24 +1,24 @@
 // Writing statements under statements/billed_month=M/ without ever replacing an archived one.
 // A month's statement is archived once Cloudforet confirmed the month (the statements function):
 // its record `_manifests/statements/…/<name>.r1.json` first, created only if absent (the commit
-// point), then its files `<name>.r1.csv` / `.html`, each created only if absent (storage/gate.ts
+// point), then its files `<name>.r1.csv` / `.html`, each created only if absent (destination/gate.ts
 // createOnce), with their SHA-256 in the record. Once archived, a statement whose figures change
 // (Cloudforet restated the month) gets a revision beside the original, `<name>.r2.csv` / `.html`
 // with a note `<name>.r2.txt` saying what changed; nothing archived is rewritten. The CLI's files
 // for a month not archived yet are working copies under the plain name (`<name>.csv`), which no
 // archived version uses, so a CLI run racing the function never touches an archived byte.
 import { createHash } from 'node:crypto';
-import { EventError } from '../errors.ts';
-import { ArchiveRaceError, createOnce } from '../storage/gate.ts';
+import { ArchiveRaceError, createOnce } from '../destination/gate.ts';
 import {
   partitionManifestPrefix,
   STATEMENTS,
   statementKey,
   statementManifestKey,
-} from '../storage/layout.ts';
+} from '../destination/layout.ts';
+import { EventError } from '../errors.ts';
 import type { Sink } from '../storage/sink.ts';
 import type { Reconciliation } from './reconcile.ts';
-import { plainDecimal, type Statement, statementCsv, statementHtml } from './statements.ts';
+import { plainDecimal, type Statement, statementCsv, statementHtml } from './render.ts';
 
 export interface StatementRecord {
   readonly month: string;

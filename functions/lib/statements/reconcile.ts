@@ -3,8 +3,9 @@
 // (the report's adjustments; unified costs that changed after the report, or a different scope of
 // data sources; a different currency date). Read from what the cost run archived: the status
 // history's facts (cost_report_status manifests) and the report's data rows.
+
+import { partitionManifestPrefix, partitionPrefix } from '../destination/layout.ts';
 import { type Row, readParquetFolder } from '../published/read-objects.ts';
-import { partitionManifestPrefix, partitionPrefix } from '../storage/layout.ts';
 import type { Sink } from '../storage/sink.ts';
 import { costReportDataTable, costReportStatusTable, type Reconciliation } from '../tables/cost-reports.ts';
 import { currencyColumnName } from '../tables/unified-costs.ts';
@@ -13,7 +14,7 @@ import { currencyColumnName } from '../tables/unified-costs.ts';
 export const RECONCILE_TOLERANCE = 0.01;
 
 /** A DONE report as its status fact keeps it. */
-export interface DoneReport {
+export interface DoneCostReport {
   readonly costReportId: string;
   readonly reportNumber: string;
   readonly workspaceId: string;
@@ -41,7 +42,7 @@ interface FactLike {
 }
 
 /** workspace id -> the month's DONE report (latest status DONE) of workspace scope, from the archive. */
-export async function doneReports(sink: Sink, month: string): Promise<Map<string, DoneReport>> {
+export async function doneReports(sink: Sink, month: string): Promise<Map<string, DoneCostReport>> {
   const keys = (await sink.list(partitionManifestPrefix(costReportStatusTable, month))).filter((k) =>
     k.endsWith('.json'),
   );
@@ -53,7 +54,7 @@ export async function doneReports(sink: Sink, month: string): Promise<Map<string
       if (!seen || seen.observed_at <= f.observed_at) last.set(f.cost_report_id, f);
     }
   }
-  const out = new Map<string, DoneReport>();
+  const out = new Map<string, DoneCostReport>();
   for (const f of last.values()) {
     if (f.status !== 'DONE' || !f.workspace_id || f.project_id || f.service_account_id || !f.currency)
       continue;
@@ -82,7 +83,7 @@ export async function reportRows(sink: Sink, month: string): Promise<Map<string,
 
 /** The statement's unified rows against the report and the report's own rows. */
 export function reconcile(
-  report: DoneReport,
+  report: DoneCostReport,
   statementRows: readonly Row[],
   rows: readonly Row[],
 ): Reconciliation {

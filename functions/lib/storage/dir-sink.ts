@@ -19,11 +19,10 @@ import {
 } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { SinkError } from '../errors.ts';
-import { TEMP_DIR, temporaryName } from './layout.ts';
 import { localCause } from './local-errors.ts';
 import { danglingLink, makeDirectory } from './make-directory.ts';
 import type { ObjectUpload, Sink, StoredObject } from './sink.ts';
-import { removeStaleTemporaries } from './temp-files.ts';
+import { removeStaleTemporaries, TEMP_DIR, temporaryName } from './temp-files.ts';
 
 export function dirSink(root: string): Sink {
   const base = resolve(root);

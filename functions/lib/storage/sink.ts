@@ -69,7 +69,7 @@ export interface Sink {
   removeEmptyFolders?(prefixes: readonly string[]): Promise<void>;
   /**
    * Sets a file's modification time (a directory; S3 sets LastModified itself): a moved file keeps
-   * the time its manifest recorded (storage/tenant-move.ts). Returns what a listing now says of it.
+   * the time its manifest recorded (destination/tenant-move.ts). Returns what a listing now says of it.
    */
   setModified?(key: string, mtimeMs: number): Promise<StoredObject>;
   /** Removes what killed runs left (temporary files older than startedAt); returns how many. */

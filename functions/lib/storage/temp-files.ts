@@ -1,8 +1,24 @@
 // Temporary files of the directory sink: where they go, how they are named, and the sweep that
 // removes what a killed run left (a SIGKILL runs no cleanup, so the next run has to).
+import { randomBytes } from 'node:crypto';
 import { readdir, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { TEMP_DIR, temporaryPid } from './layout.ts';
+import { basename, join } from 'node:path';
+
+/** The folder of the directory sink's temporaries, at the destination's root. */
+export const TEMP_DIR = '_tmp';
+
+/** `.<name>.<pid>-<hex>.tmp` (under TEMP_DIR): hidden, and never matching a `*.parquet` or `*.json` glob. */
+export function temporaryName(target: string): string {
+  return `.${basename(target)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+}
+
+const TEMPORARY = /^\..+\.(\d+)-[0-9a-f]{8}\.tmp$/;
+
+/** The pid of the process that made a temporary of this name; undefined for any other name. */
+export function temporaryPid(name: string): number | undefined {
+  const match = TEMPORARY.exec(name);
+  return match ? Number(match[1]) : undefined;
+}
 
 /**
  * Removes temporary files older than `startedAt` whose process is gone. A live process's files

@@ -100,7 +100,7 @@ export const focusMonthlyTable = compactedOf(
 export const compactedTables: readonly CompactedTable[] = [costsMonthlyTable, focusMonthlyTable];
 
 /**
- * compaction_state: one JSON line a daily table (storage/compaction-state.ts), not Parquet and not
+ * compaction_state: one JSON line a daily table (destination/compaction-state.ts), not Parquet and not
  * partitioned; the combined views read it to know which months are compacted.
  */
 export const compactionStateTable = {

@@ -1,9 +1,9 @@
 // The focus table: one FOCUS 1.3 row per exported Cloudforet cost row, derived from the published
 // `costs` object of a (data source, billed day) unit (functions/lib/focus/). Column by column, and
 // why: docs/focus.md. Partitioned by x_billing_period=YYYY-MM/x_charge_day=DD (layout.ts).
-import type { Column, TableDef } from '../parquet/columns.ts';
-import { chargeFrequencyOf, serviceCategoryOf } from './focus-mapping.ts';
-import { pricingCategoryOf, skuOf } from './focus-pricing.ts';
+
+import { chargeFrequencyOf, serviceCategoryOf } from '../focus/rows/mapping.ts';
+import { pricingCategoryOf, skuOf } from '../focus/rows/pricing.ts';
 import {
   amount,
   type CostRecord,
@@ -18,9 +18,10 @@ import {
   resourceName,
   resourceType,
   text,
-} from './focus-row.ts';
+} from '../focus/rows/row.ts';
+import type { Column, TableDef } from '../parquet/columns.ts';
 
-export type { CostRecord, FocusContext } from './focus-row.ts';
+export type { CostRecord, FocusContext } from '../focus/rows/row.ts';
 
 /** The names FOCUS tools show when Cloudforet's provider/list does not name a provider. */
 const KNOWN_PROVIDERS: Readonly<Record<string, string>> = {

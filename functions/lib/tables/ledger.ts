@@ -176,7 +176,7 @@ export const identityNamesTable: LedgerTableDef = {
 };
 
 /**
- * One line per superseded object kept for good (storage/gate.ts keepRevision): which unit, where its
+ * One line per superseded object kept for good (destination/gate.ts keepRevision): which unit, where its
  * bytes are, from when to when it was current and why it stopped. Appended when the replacing
  * object is committed (or the old one removed), before the unit's manifest.
  */

@@ -1,5 +1,5 @@
 // The revisions tables: every object a later export replaced or removed, kept for good under
-// `<table>_revisions/` (storage/gate.ts keepRevision), byte for byte, so its columns are the
+// `<table>_revisions/` (destination/gate.ts keepRevision), byte for byte, so its columns are the
 // table's own. The `revisions` ledger table says of each when it stopped being current and why.
 import type { TableDef } from '../parquet/columns.ts';
 import { compactedTables } from './compacted.ts';

@@ -23,10 +23,10 @@ import {
   leaveCompactionFor,
   markCompactionDirty,
   monthBefore,
-} from '../../../functions/lib/storage/compaction-state.ts';
+} from '../../../functions/lib/destination/compaction-state.ts';
+import { verifyDestination } from '../../../functions/lib/destination/verify-destination.ts';
 import { dirSink } from '../../../functions/lib/storage/dir-sink.ts';
 import type { Sink } from '../../../functions/lib/storage/sink.ts';
-import { verifyDestination } from '../../../functions/lib/storage/verify-destination.ts';
 import { compactedTables } from '../../../functions/lib/tables/compacted.ts';
 import { type AthenaLike, athenaOver } from '../../../harness/duckdb-athena.ts';
 import { type Simulator, startSimulator } from '../../../harness/simulator/index.ts';

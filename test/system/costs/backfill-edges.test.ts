@@ -7,7 +7,7 @@ import { handler as plan } from '../../../functions/backfill-plan.ts';
 import { retentionStart } from '../../../functions/lib/costs/planning/job-history.ts';
 import type { CostRunSummary } from '../../../functions/lib/costs/run.ts';
 import { addDays, daysBetween, utcDay } from '../../../functions/lib/dates.ts';
-import { jobMarkKey } from '../../../functions/lib/storage/layout.ts';
+import { jobMarkKey } from '../../../functions/lib/destination/layout.ts';
 import { BUCKET, type LocalAws, PREFIX, startLocalAws } from '../../../harness/local-aws.ts';
 import { getObjectBytes } from '../../../harness/s3-server.ts';
 import type { SimulatorOptions } from '../../../harness/simulator/index.ts';

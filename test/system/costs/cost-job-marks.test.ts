@@ -13,8 +13,8 @@ import { CloudforetClient } from '../../../functions/lib/cloudforet/client.ts';
 import { parseCostEvent } from '../../../functions/lib/costs/event.ts';
 import { runCostExport } from '../../../functions/lib/costs/run.ts';
 import { addDays, daysBetween, utcDay } from '../../../functions/lib/dates.ts';
+import { jobMarkKey } from '../../../functions/lib/destination/layout.ts';
 import { dirSink } from '../../../functions/lib/storage/dir-sink.ts';
-import { jobMarkKey } from '../../../functions/lib/storage/layout.ts';
 import { type Simulator, startSimulator } from '../../../harness/simulator/index.ts';
 import { monthsBack } from '../../support/months.ts';
 

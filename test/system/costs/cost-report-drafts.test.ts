@@ -1,5 +1,5 @@
 // A draft cost report (IN_PROGRESS, ADJUSTING) replaced by Cloudforet with one of fewer data rows:
-// the draft's data file shrinks only through the gate (storage/gate.ts), whose proof is kept in
+// the draft's data file shrinks only through the gate (destination/gate.ts), whose proof is kept in
 // the manifest; an answer that proves nothing ({} for the data rows) replaces nothing.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudforetClient } from '../../../functions/lib/cloudforet/client.ts';
-import { archiveCostReports, reportFileName } from '../../../functions/lib/costs/reports/archive.ts';
+import { archiveCostReports, reportFileName } from '../../../functions/lib/costs/cost-reports/archive.ts';
 import { silentLogger } from '../../../functions/lib/log.ts';
 import { dirSink } from '../../../functions/lib/storage/dir-sink.ts';
 import { readWithArrow } from '../../../harness/parquet-readers.ts';

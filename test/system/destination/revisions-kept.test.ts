@@ -1,5 +1,5 @@
 // The adversary's invariant (e), "nothing a reader could read is lost" (harness/adversary/
-// invariants.ts checkRevisionsKept), and the gate's keeping it depends on (storage/gate.ts
+// invariants.ts checkRevisionsKept), and the gate's keeping it depends on (destination/gate.ts
 // keepRevision): an object replaced without its revision is found; one kept is not; bytes that are
 // not the manifest's go to _damaged/, outside every table, and a rerun writes no second copy.
 import { createHash } from 'node:crypto';
@@ -7,9 +7,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { keepRevision } from '../../../functions/lib/destination/gate.ts';
+import { revisionKey } from '../../../functions/lib/destination/layout.ts';
 import { dirSink } from '../../../functions/lib/storage/dir-sink.ts';
-import { keepRevision } from '../../../functions/lib/storage/gate.ts';
-import { revisionKey } from '../../../functions/lib/storage/layout.ts';
 import { checkRevisionsKept, InvariantViolation } from '../../../harness/adversary/invariants.ts';
 
 const KEY = 'costs/billed_date=2026-09-10/ds-1.parquet';

@@ -1,4 +1,4 @@
-// The one verifier (storage/verify-destination.ts) behind `costs --verify`: it walks the whole
+// The one verifier (destination/verify-destination.ts) behind `costs --verify`: it walks the whole
 // destination, a directory or S3, every table, repairs through the run what Cloudforet still has
 // (cost days, FOCUS units) and names what it cannot (an archived statement file changed), and it
 // prints what it checked on both kinds of destination.
@@ -8,9 +8,9 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../cli/main.ts';
 import { costObjectKey } from '../../../functions/lib/costs/sources/day-keys.ts';
+import { verifyDestination } from '../../../functions/lib/destination/verify-destination.ts';
 import { focusObjectKey } from '../../../functions/lib/focus/derive.ts';
 import { dirSink } from '../../../functions/lib/storage/dir-sink.ts';
-import { verifyDestination } from '../../../functions/lib/storage/verify-destination.ts';
 import { type S3Server, startS3 } from '../../../harness/s3-server.ts';
 import { type Simulator, startSimulator } from '../../../harness/simulator/index.ts';
 import { appFolder } from '../../../harness/tokens.ts';

@@ -1,11 +1,11 @@
-// The cost basis of a FOCUS row (functions/lib/tables/focus-basis.ts) and the pricing values read
+// The cost basis of a FOCUS row (functions/lib/focus/rows/basis.ts) and the pricing values read
 // from the Azure plugin's additional_info (focus-pricing.ts), case by case as docs/focus.md
 // states them. Data source records are shaped as cost-analysis' data-source/list returns them.
 import { describe, expect, it } from 'vitest';
+import { costBasisOf, type RowFacts, rowCosts } from '../../../functions/lib/focus/rows/basis.ts';
+import { focusUnitOf } from '../../../functions/lib/focus/rows/mapping.ts';
+import { commitmentOf, pricingCategoryOf, skuOf } from '../../../functions/lib/focus/rows/pricing.ts';
 import { focusTable } from '../../../functions/lib/tables/focus.ts';
-import { costBasisOf, type RowFacts, rowCosts } from '../../../functions/lib/tables/focus-basis.ts';
-import { focusUnitOf } from '../../../functions/lib/tables/focus-mapping.ts';
-import { commitmentOf, pricingCategoryOf, skuOf } from '../../../functions/lib/tables/focus-pricing.ts';
 
 const azure = (extra: Record<string, unknown> = {}, options: Record<string, unknown> = {}) => ({
   data_source_id: 'ds-azure',

@@ -4,7 +4,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COST_JOB_STATES, COST_JOB_STEPS } from '../../../functions/lib/costs/job/states.ts';
-import { backfillUnitsKey as unitsKey } from '../../../functions/lib/storage/layout.ts';
+import { backfillUnitsKey as unitsKey } from '../../../functions/lib/destination/layout.ts';
 import { joinKey } from '../../../functions/lib/storage/sink.ts';
 import type { Json } from '../../support/synth-stack.ts';
 import { idOf, synth } from '../../support/synth-stack.ts';

@@ -2,7 +2,7 @@
 // under a revisions folder or the revisions ledger, for the shared prefix and every tenant's, and
 // each revisions table and the ledger table over them is in the Glue catalog.
 import { describe, expect, it } from 'vitest';
-import { revisionKey } from '../../../functions/lib/storage/layout.ts';
+import { revisionKey } from '../../../functions/lib/destination/layout.ts';
 import { revisionTables } from '../../../functions/lib/tables/revisions.ts';
 import { type Json, synth as synthSingle, synthStack } from '../../support/synth-stack.ts';
 

@@ -1,4 +1,4 @@
-// One gate for every destructive write (functions/lib/storage/gate.ts): an answer with no rows at
+// One gate for every destructive write (functions/lib/destination/gate.ts): an answer with no rows at
 // all proves nothing, whichever verb gives it. A `--force` rerun whose cost/analyze, cost/list and
 // data-source-account/list all answer `{}` fails loudly and leaves every published byte as it was;
 // a healthy rerun afterwards is exact.

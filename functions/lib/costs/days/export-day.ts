@@ -3,12 +3,12 @@
 import type { CloudforetClient } from '../../cloudforet/client.ts';
 import type { ListRequest } from '../../cloudforet/pager.ts';
 import { dayCount, utcDay } from '../../dates.ts';
+import { markCompactionDirty } from '../../destination/compaction-state.ts';
+import { type Proof, proveDayEmpty, proveFewerRows, proveJobRows } from '../../destination/gate.ts';
+import { markKept, type UnitManifest } from '../../destination/manifest.ts';
 import { PagingDriftError } from '../../errors.ts';
 import { type Compression, confirmEmpty, exportListing } from '../../export/listing-export.ts';
 import { type Logger, silentLogger } from '../../log.ts';
-import { markCompactionDirty } from '../../storage/compaction-state.ts';
-import { type Proof, proveDayEmpty, proveFewerRows, proveJobRows } from '../../storage/gate.ts';
-import { markKept, type UnitManifest } from '../../storage/manifest.ts';
 import type { Sink } from '../../storage/sink.ts';
 import { type CostContext, costTable } from '../../tables/costs.ts';
 import type { AnalyzeTotals } from '../planning/plan-units.ts';
@@ -200,7 +200,7 @@ export async function exportCostUnit(deps: CostUnitDeps, unit: CostUnit): Promis
 }
 
 /**
- * An empty cost/list removes a published day only with the gate's proof (storage/gate.ts): the
+ * An empty cost/list removes a published day only with the gate's proof (destination/gate.ts): the
  * month's cost/analyze answer, asked now (a sync may have emptied the day since the plan), counts
  * rows on other days of the data source and none on this one, and a second look at the listing
  * agrees. `{}` from analyze (no row at all) or a day analyze counts rows in keeps the day.

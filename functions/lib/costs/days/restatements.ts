@@ -1,9 +1,10 @@
 // The cost_restatements ledger: one line each time a published cost day is replaced or removed,
 // with the old and new figures and why. Append-only (a new key per restatement), so the history
 // outlives the bucket's expiry of noncurrent object versions.
+
+import { ledgerKey, revisionKey } from '../../destination/layout.ts';
+import { parseManifest, type UnitManifest } from '../../destination/manifest.ts';
 import { appendLedger } from '../../export/ledger.ts';
-import { ledgerKey, revisionKey } from '../../storage/layout.ts';
-import { parseManifest, type UnitManifest } from '../../storage/manifest.ts';
 import type { Sink } from '../../storage/sink.ts';
 import { costRestatementsTable } from '../../tables/ledger.ts';
 import { costManifestKey } from '../sources/day-keys.ts';
@@ -32,7 +33,7 @@ export interface CostRestatement {
   readonly restated_at: string;
   /** What proved the change: the figures that differ, or for a removal what confirmed the day empty. */
   readonly evidence: string;
-  /** Where the replaced object is kept for good (storage/gate.ts keepRevision); null before 0.2 manifests. */
+  /** Where the replaced object is kept for good (destination/gate.ts keepRevision); null before 0.2 manifests. */
   readonly revision_key: string | null;
 }
 

@@ -5,9 +5,9 @@
 // died, or the Map never reached it) is a failure: absence is never taken as done.
 
 import { isIsoDate } from '../../dates.ts';
+import { backfillUnitsKey, costJobReportKey, costJobReportsPrefix } from '../../destination/layout.ts';
 import { EventError, UnitFailedError, UnitRetryableError } from '../../errors.ts';
 import { forEachLimit } from '../../pool.ts';
-import { backfillUnitsKey, costJobReportKey, costJobReportsPrefix } from '../../storage/layout.ts';
 import type { Sink } from '../../storage/sink.ts';
 import { type UnitFailure, unitExecutor } from '../days/day-runner.ts';
 import type { PlannedUnit } from '../planning/plan-units.ts';

@@ -2,9 +2,10 @@
 // the execution's own state carries keys only (CostJobRef), far below Step Functions' 256 KiB
 // whatever the number of units or failures. The Summary removes the run's folder at the end; the
 // bucket's lifecycle expires what a failed execution leaves (infra/export-bucket.ts).
+
+import { ownScratch, removeProven } from '../../destination/gate.ts';
+import { costJobPrefix, costJobStateKey } from '../../destination/layout.ts';
 import { EventError } from '../../errors.ts';
-import { ownScratch, removeProven } from '../../storage/gate.ts';
-import { costJobPrefix, costJobStateKey } from '../../storage/layout.ts';
 import type { Sink } from '../../storage/sink.ts';
 import type { CostJob } from './job.ts';
 

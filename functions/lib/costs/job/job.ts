@@ -3,19 +3,19 @@
 // travels through Step Functions stays a few hundred bytes whatever the number of units or failures.
 import type { CloudforetClient } from '../../cloudforet/client.ts';
 import type { CompactionSummary } from '../../compaction/compact.ts';
+import type { CompactionStateRead } from '../../destination/compaction-state.ts';
+import type { DestinationOwner } from '../../destination/destination-claim.ts';
+import type { VerifyReport } from '../../destination/verify-destination.ts';
 import type { ExportRunDeps } from '../../export/run-deps.ts';
 import type { FocusPassSummary } from '../../focus/pass.ts';
 import type { Logger } from '../../log.ts';
-import type { CompactionStateRead } from '../../storage/compaction-state.ts';
-import type { DestinationOwner } from '../../storage/destination-claim.ts';
-import type { VerifyReport } from '../../storage/verify-destination.ts';
+import type { ReportArchiveSummary } from '../cost-reports/archive.ts';
 import type { UnitFailure } from '../days/day-runner.ts';
 import type { CostUnitResult } from '../days/export-day.ts';
 import type { JobMark } from '../planning/job-marks.ts';
 import type { CostRunRequest } from '../planning/plan-export.ts';
 import type { MixedDay, NotSyncedDay, PlannedUnit } from '../planning/plan-units.ts';
 import type { RetainedWindow } from '../planning/retention.ts';
-import type { ReportArchiveSummary } from '../reports/archive.ts';
 import type { DataSourceInfo } from '../sources/data-sources.ts';
 import type { SyncJob } from '../sources/source-state.ts';
 import type { UnifiedRunSummary } from '../unified/export-months.ts';
@@ -27,7 +27,7 @@ export interface CostJobEnv extends ExportRunDeps {
   readonly log: Logger;
   /**
    * The app's domain and workspace: names the unified-cost objects ('domain' or the workspace id)
-   * and claims the destination for this scope (storage/destination-claim.ts).
+   * and claims the destination for this scope (destination/destination-claim.ts).
    */
   readonly credential?: DestinationOwner;
   /** Days older than this are past Cloudforet's retention (days/export-day.ts DEFAULT_ARCHIVE_AFTER_DAYS). */
@@ -40,7 +40,7 @@ export interface CostJobOptions {
   readonly unifiedCosts: boolean;
   /** False: no focus pass and no compaction (the bench measures the day pipeline alone). */
   readonly focus: boolean;
-  /** Archive Cloudforet's cost reports (costs/reports/archive.ts). */
+  /** Archive Cloudforet's cost reports (costs/cost-reports/archive.ts). */
   readonly costReports: boolean;
 }
 

@@ -1,7 +1,7 @@
 // One invocation of a lane of the daily run across tenants (lanes.ts): the lane's units read from
 // S3, then run one at a time by the unit function's own entry, each as a unit item is.
 import type { Context } from 'aws-lambda';
-import { redactError } from '../../redact.ts';
+import { redactError } from '../../redact/redact.ts';
 import { openSink } from '../../storage/open-sink.ts';
 import { type LaneProgress, type LaneStep, runLane } from './lanes.ts';
 

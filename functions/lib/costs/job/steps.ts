@@ -4,6 +4,8 @@
 // same list in its states (states.ts, functions/backfill-*.ts). Nothing composes the job elsewhere.
 import { DAY_MISSING } from '../../compaction/absence.ts';
 import { type CompactionSummary, compactConfirmedMonths } from '../../compaction/compact.ts';
+import { type DamagedDailyUnit, leaveCompactionFor } from '../../destination/compaction-state.ts';
+import { type VerifyReport, verifyDestination } from '../../destination/verify-destination.ts';
 import { errorCode, errorMessage } from '../../errors.ts';
 import { isLedgerLine, repairLedgerLines } from '../../export/ledger-repair.ts';
 import { isRollupObject, resetDamagedRollups, rewindRollup, rollUp } from '../../export/ledger-rollup.ts';
@@ -11,18 +13,16 @@ import { prepareDestination } from '../../export/prepare-destination.ts';
 import { UNIT_INTERRUPTED } from '../../export/unit-attempts.ts';
 import { exportFocus, type FocusPassSummary } from '../../focus/pass.ts';
 import { forEachLimit, Gate } from '../../pool.ts';
-import { type DamagedDailyUnit, leaveCompactionFor } from '../../storage/compaction-state.ts';
-import { type VerifyReport, verifyDestination } from '../../storage/verify-destination.ts';
 import { costsMonthlyTable } from '../../tables/compacted.ts';
 import { costTable } from '../../tables/costs.ts';
+import { archiveCostReports } from '../cost-reports/archive.ts';
 import { unitExecutor } from '../days/day-runner.ts';
 import { retentionStart } from '../planning/job-history.ts';
 import { writeJobMarks } from '../planning/job-marks.ts';
 import { planCostExport } from '../planning/plan-export.ts';
-import { jobMarksOf, warnAboutSources } from '../planning/plan-reports.ts';
+import { jobMarksOf, warnAboutSources } from '../planning/plan-notes.ts';
 import type { PlannedUnit } from '../planning/plan-units.ts';
 import { clampToRetention } from '../planning/retention.ts';
-import { archiveCostReports } from '../reports/archive.ts';
 import { checkNoneListed, listDataSources, selectDataSources } from '../sources/data-sources.ts';
 import {
   changedDaysByMonth,
@@ -105,7 +105,7 @@ export const COST_JOB: readonly CostJobStep[] = [
         jobMarks: job.request.followJobs ? jobMarksOf(plan, job.dataSources) : [],
       };
       // Before any unit: views read the months the plan changes from their days until the
-      // compaction step compacts them again (one writer; units only mark, storage/compaction-state.ts).
+      // compaction step compacts them again (one writer; units only mark, destination/compaction-state.ts).
       // Not for a repair: its daily object is missing or damaged while the monthly object still
       // holds its rows, so the views keep reading the month compacted (the unit marks it, and the
       // compaction step rebuilds it) rather than lose the day until the repair is done.
@@ -264,7 +264,7 @@ export const COST_JOB: readonly CostJobStep[] = [
   {
     name: 'verify',
     phase: 'check of every object against its manifest',
-    // After the run's own repairs, the whole destination, every table (storage/verify-destination.ts).
+    // After the run's own repairs, the whole destination, every table (destination/verify-destination.ts).
     skip: (env, job) =>
       job.request.verify === true ? waiting(env, job, true) : notAsked('--verify not asked'),
     run: async (env, job) => {

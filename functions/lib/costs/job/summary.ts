@@ -1,10 +1,10 @@
 // What a cost job reports, on every path: its summary type and how it is assembled from the job.
 import type { CompactionSummary } from '../../compaction/compact.ts';
+import type { VerifyReport } from '../../destination/verify-destination.ts';
 import type { FocusPassSummary } from '../../focus/pass.ts';
-import type { VerifyReport } from '../../storage/verify-destination.ts';
 import type { UnitFailure } from '../days/day-runner.ts';
 import type { CostUnitResult } from '../days/export-day.ts';
-import { skipReason } from '../planning/plan-reports.ts';
+import { skipReason } from '../planning/plan-notes.ts';
 import type { MixedDay, NotSyncedDay } from '../planning/plan-units.ts';
 import type { UnifiedRunSummary } from '../unified/export-months.ts';
 import { type CostJob, type CostReportsOutcome, type JobPlan, plannedUnits } from './job.ts';

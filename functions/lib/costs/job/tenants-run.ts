@@ -2,10 +2,11 @@
 // Finish and Summary run per tenant, unchanged), its units run in shared lanes (lanes.ts) by one
 // Distributed Map. Here: the Lanes state (every planned tenant's units dealt under the caps) and
 // the last state (each tenant's outcome gathered, a metric per tenant, the lanes removed).
+
+import { ownScratch, removeProven } from '../../destination/gate.ts';
+import { tenantsRunPrefix } from '../../destination/layout.ts';
 import { EventError } from '../../errors.ts';
 import { forEachLimit } from '../../pool.ts';
-import { ownScratch, removeProven } from '../../storage/gate.ts';
-import { tenantsRunPrefix } from '../../storage/layout.ts';
 import { joinKey, type Sink } from '../../storage/sink.ts';
 import type { TenantConnection } from '../../tenant.ts';
 import type { UnitItem } from './fan-out.ts';

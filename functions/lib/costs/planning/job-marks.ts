@@ -2,8 +2,9 @@
 // history and which finished jobs it saw around then. Cloudforet stamps finished_at with its own
 // clock and we stamp jobsReadAt with ours, so jobs finished within a margin before the mark are
 // told apart by id rather than by time: no job is missed for a skewed clock or a shared millisecond.
+
+import { JOB_MARKS_PREFIX, jobMarkKey } from '../../destination/layout.ts';
 import { forEachLimit } from '../../pool.ts';
-import { JOB_MARKS_PREFIX, jobMarkKey } from '../../storage/layout.ts';
 import type { Sink } from '../../storage/sink.ts';
 import type { SyncJob } from '../sources/source-state.ts';
 

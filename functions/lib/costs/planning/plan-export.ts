@@ -2,8 +2,8 @@
 // history and what earlier runs saw of it) and plans the units of a cost run.
 import type { CloudforetClient } from '../../cloudforet/client.ts';
 import { daysBetween } from '../../dates.ts';
+import { parseManifest } from '../../destination/manifest.ts';
 import { forEachLimit } from '../../pool.ts';
-import { parseManifest } from '../../storage/manifest.ts';
 import type { Sink } from '../../storage/sink.ts';
 import { type DataSourceInfo, virtualWorkspaceMap } from '../sources/data-sources.ts';
 import { costManifestKey, costManifestPrefix } from '../sources/day-keys.ts';
@@ -37,7 +37,7 @@ export interface CostRunRequest {
   /** Read every published object of the range and compare its SHA-256 with its manifest's. */
   readonly verify?: boolean;
   /**
-   * Archive Cloudforet's cost reports too (costs/reports/archive.ts); absent: the scheduled run
+   * Archive Cloudforet's cost reports too (costs/cost-reports/archive.ts); absent: the scheduled run
    * (followJobs) does, an explicit range does not. The CLI's --cost-reports sets it.
    */
   readonly costReports?: boolean;

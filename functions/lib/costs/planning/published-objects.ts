@@ -4,9 +4,9 @@
 // time moved (every file with `verify`) is read and its SHA-256 compared with the manifest's.
 // Planning re-exports each as a repair. A size that matches is never taken as proof alone.
 
+import type { UnitManifest } from '../../destination/manifest.ts';
+import { objectDifference } from '../../destination/object-check.ts';
 import { forEachLimit } from '../../pool.ts';
-import type { UnitManifest } from '../../storage/manifest.ts';
-import { objectDifference } from '../../storage/object-check.ts';
 import type { Sink } from '../../storage/sink.ts';
 import { costTable } from '../../tables/costs.ts';
 import type { CostPlan, PlannedUnit } from './plan-units.ts';

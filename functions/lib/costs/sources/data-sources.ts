@@ -1,8 +1,8 @@
 // Cost data sources as the exporter needs them: id, currency, last sync, account routing.
 import type { CloudforetClient } from '../../cloudforet/client.ts';
 import { type ApiRecord, listPages } from '../../cloudforet/pager.ts';
+import { JOB_MARKS_PREFIX, ledgerRollupKey } from '../../destination/layout.ts';
 import { CloudforetApiError, EventError, ExportError } from '../../errors.ts';
-import { JOB_MARKS_PREFIX, ledgerRollupKey } from '../../storage/layout.ts';
 import type { Sink } from '../../storage/sink.ts';
 import { costTable } from '../../tables/costs.ts';
 import { exportUnitsLatestTable } from '../../tables/ledger.ts';

@@ -1,6 +1,6 @@
-// Where a cost day (data source, billed date) lives in the destination (storage/layout.ts): light
+// Where a cost day (data source, billed date) lives in the destination (destination/layout.ts): light
 // on imports, so the backfill summary's bundle needs neither the Cloudforet client nor the encoder.
-import { manifestKey, manifestPrefix, objectKey } from '../../storage/layout.ts';
+import { manifestKey, manifestPrefix, objectKey } from '../../destination/layout.ts';
 import { costTable } from '../../tables/costs.ts';
 
 export function costObjectKey(dataSourceId: string, date: string): string {

@@ -3,9 +3,9 @@
 // keeps the month's confirmation and per-currency totals, so a later run can tell a restatement.
 import type { CloudforetClient } from '../../cloudforet/client.ts';
 import type { ApiRecord, ListRequest } from '../../cloudforet/pager.ts';
+import { manifestKey, objectKey } from '../../destination/layout.ts';
+import { parseManifest, type UnitManifest } from '../../destination/manifest.ts';
 import { type Compression, exportListing } from '../../export/listing-export.ts';
-import { manifestKey, objectKey } from '../../storage/layout.ts';
-import { parseManifest, type UnitManifest } from '../../storage/manifest.ts';
 import type { Sink } from '../../storage/sink.ts';
 import { currencyKeys, type UnifiedCostContext, unifiedCostTable } from '../../tables/unified-costs.ts';
 

@@ -3,7 +3,7 @@
 // read only when a directory's file moved, or for every object under --verify. A size that
 // matches is never taken as proof alone. Every table's objects are checked here: cost days
 // (planning), FOCUS units (the focus pass) and the whole-destination verifier.
-import type { Sink, StoredObject } from './sink.ts';
+import type { Sink, StoredObject } from '../storage/sink.ts';
 
 /** What a manifest says of its object. */
 export interface DescribedObject {

@@ -1,8 +1,8 @@
 // What one FOCUS row is worked out from: its cost row, the context of the pass (names, each data
 // source's cost basis), and the values more than one column reads, derived once per row.
-import { type CostBasisMeta, type RowCosts, rowCosts } from './focus-basis.ts';
-import { type ChargeCategory, chargeCategoryOf, focusUnitOf } from './focus-mapping.ts';
-import { type Commitment, commitmentOf } from './focus-pricing.ts';
+import { type CostBasisMeta, type RowCosts, rowCosts } from './basis.ts';
+import { type ChargeCategory, chargeCategoryOf, focusUnitOf } from './mapping.ts';
+import { type Commitment, commitmentOf } from './pricing.ts';
 
 /** A row of a published costs object, as a Parquet reader gives it back, plus `billed_date`. */
 export type CostRecord = Record<string, unknown>;

@@ -1,6 +1,7 @@
 // The checks every function event shares: a JSON object with known keys only, and flags.
+
+import { EventError } from '../errors.ts';
 import { closestName } from './closest-name.ts';
-import { EventError } from './errors.ts';
 
 /** The event's fields, or undefined for no event at all; refuses non-objects and unknown keys. */
 export function eventFields(

@@ -4,7 +4,7 @@
 import type { CloudforetClient } from '../cloudforet/client.ts';
 import { type ApiRecord, type ListRequest, listPages } from '../cloudforet/pager.ts';
 import { CloudforetApiError } from '../errors.ts';
-import { type CostBasisMeta, costBasisOf } from '../tables/focus-basis.ts';
+import { type CostBasisMeta, costBasisOf } from './rows/basis.ts';
 
 async function all(client: CloudforetClient, req: ListRequest, signal?: AbortSignal): Promise<ApiRecord[]> {
   const rows: ApiRecord[] = [];

@@ -2,9 +2,9 @@
 import { createHash } from 'node:crypto';
 import type { ApiRecord } from '../../cloudforet/pager.ts';
 import { utcDay } from '../../dates.ts';
+import { manifestKey, objectKey } from '../../destination/layout.ts';
 import { CloudforetApiError } from '../../errors.ts';
 import { exportListing } from '../../export/listing-export.ts';
-import { manifestKey, objectKey } from '../../storage/layout.ts';
 import { reportAdjustmentTable } from '../../tables/cost-reports.ts';
 import { listAll, type ReportArchiveDeps } from './deps.ts';
 

@@ -1,8 +1,9 @@
-// The source's side of a move into a tenant's folder (storage/tenant-move.ts): the refusals made
+// The source's side of a move into a tenant's folder (destination/tenant-move.ts): the refusals made
 // before any write, the check that no run wrote to it while it was copied, and its deletion, each
 // object only while it reads back as the SHA-256 its verified copy was made from.
 
 import { forEachLimit } from '../pool.ts';
+import type { Sink, StoredObject } from '../storage/sink.ts';
 import { TENANTS_DIR } from '../tenant.ts';
 import { CLAIM_EXPIRY_MS, type Claim, claimAge, isBacked, parseClaim } from './claim-records.ts';
 import { DestinationClaimError } from './destination-claim.ts';
@@ -11,7 +12,6 @@ import { CLAIM_KEY, COST_CLAIM_KEY } from './layout.ts';
 import { MoveError, sha256 } from './move-copy.ts';
 import { listCopy, listSource, type MoveRecord } from './move-record.ts';
 import type { Listing } from './move-rewrite.ts';
-import type { Sink, StoredObject } from './sink.ts';
 
 export interface SourceOptions {
   readonly deleteSource: boolean;

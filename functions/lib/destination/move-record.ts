@@ -3,9 +3,9 @@
 // source (not the tenants' folders, not what the stack's runs keep at the root: Step Functions' Map
 // results, the lanes of a daily run across tenants) and its copy.
 
+import type { Sink, StoredObject } from '../storage/sink.ts';
 import { TENANTS_DIR } from '../tenant.ts';
 import { SHARED_RUN_PREFIXES } from './layout.ts';
-import type { Sink, StoredObject } from './sink.ts';
 
 /** What the tenant's folder keeps of the move: `_moved-in.json`. */
 export interface MoveRecord {

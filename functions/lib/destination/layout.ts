@@ -28,7 +28,6 @@
 //   _moved-in.json                                          a tenant's folder: the single-domain move into it
 // A leading `_` keeps Athena, Spark and Hive from reading bookkeeping as data.
 import { randomBytes } from 'node:crypto';
-import { basename } from 'node:path';
 import { isIsoDate, utcDay } from '../dates.ts';
 
 /** A table as far as its keys go: its folder and its partition column(s). */
@@ -58,13 +57,14 @@ export function claimTakeoverKey(claimKey: string, at: string): string {
   const stamp = at.replace(/[^0-9TZ]/g, '') || 'undated';
   return `${CLAIM_TAKEOVERS_DIR}/${claimKey.replace(/^_|\.json$/g, '')}-${stamp}.json`;
 }
-export const TEMP_DIR = '_tmp';
-/** Bookkeeping files that did not parse, set aside whole (storage/gate.ts setAsideUnreadable). */
+/** The directory sink's temporaries (storage/temp-files.ts names them): never an object of the export. */
+export { TEMP_DIR } from '../storage/temp-files.ts';
+/** Bookkeeping files that did not parse, set aside whole (destination/gate.ts setAsideUnreadable). */
 export const DAMAGED_DIR = '_damaged';
 export function setAsideKey(key: string): string {
   return `${DAMAGED_DIR}/${key}`;
 }
-/** In a tenant's folder: the move of a single-domain destination into it (storage/tenant-move.ts). */
+/** In a tenant's folder: the move of a single-domain destination into it (destination/tenant-move.ts). */
 export const MOVE_RECORD_KEY = '_moved-in.json';
 /** Step Functions' own Map results: at the destination's root with tenants or without, so never moved. */
 export const MAP_RESULTS_PREFIX = `${RUNS_DIR}/costs/map-results/`;
@@ -194,19 +194,6 @@ export function ledgerRollupKey(rollup: TableLocation, table: string, source: st
 /** The rollup's watermark: the export day from which the next rollup reads the ledger's lines. */
 export function ledgerRollupStateKey(rollup: TableLocation): string {
   return `_ledger-rollup/${rollup.name}.json`;
-}
-
-/** `.<name>.<pid>-<hex>.tmp` (under TEMP_DIR): hidden, and never matching a `*.parquet` or `*.json` glob. */
-export function temporaryName(target: string): string {
-  return `.${basename(target)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
-}
-
-const TEMPORARY = /^\..+\.(\d+)-[0-9a-f]{8}\.tmp$/;
-
-/** The pid of the process that made a temporary of this name; undefined for any other name. */
-export function temporaryPid(name: string): number | undefined {
-  const match = TEMPORARY.exec(name);
-  return match ? Number(match[1]) : undefined;
 }
 
 /** The compaction state of a daily table (one JSON line, a Glue table): which months views read compacted. */

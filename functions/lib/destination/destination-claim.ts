@@ -7,6 +7,7 @@
 // before exporting anything) expires (claim-records.ts) and is taken over by the next run.
 import { ExportError } from '../errors.ts';
 import { type AppScope, scopeName } from '../scope.ts';
+import type { Sink } from '../storage/sink.ts';
 import {
   CLAIM_EXPIRY_MS,
   CLAIM_RENEW_AFTER_MS,
@@ -23,7 +24,6 @@ import {
 } from './claim-records.ts';
 import { createOnce, ownScratch, removeProven } from './gate.ts';
 import { CLAIM_KEY, COST_CLAIM_KEY, claimTakeoverKey } from './layout.ts';
-import type { Sink } from './sink.ts';
 
 export type DestinationOwner = AppScope;
 export type { Claim } from './claim-records.ts';

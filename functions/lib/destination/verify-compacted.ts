@@ -6,9 +6,9 @@
 // daily side no longer has (no manifest, or one naming no object without a proven removal) is a
 // day whose last copy may be the monthly object (docs/guarantees.md: absence is never evidence).
 import { forEachLimit } from '../pool.ts';
+import type { Sink } from '../storage/sink.ts';
 import { type CompactionStateRead, parseCompactionState } from './compaction-state.ts';
 import { COMPACTION_STATE_DIR, LEDGER_DIR, MANIFESTS_DIR } from './layout.ts';
-import type { Sink } from './sink.ts';
 
 export interface Finding {
   readonly key: string;

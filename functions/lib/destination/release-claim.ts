@@ -2,6 +2,8 @@
 // may export there before the claim expires. A claim whose holder exported something is an
 // ownership and is never released here; one whose holder may still be running (its latest run
 // started within CLAIM_EXPIRY_MS, or at an unknown time) is released only when forced.
+
+import type { Sink } from '../storage/sink.ts';
 import {
   CLAIM_EXPIRY_MS,
   type Claim,
@@ -13,7 +15,6 @@ import {
 } from './claim-records.ts';
 import { ownScratch, removeProven } from './gate.ts';
 import { CLAIM_KEY, CLAIM_TAKEOVERS_DIR, COST_CLAIM_KEY } from './layout.ts';
-import type { Sink } from './sink.ts';
 
 export type ReleaseOutcome =
   | { readonly outcome: 'none'; readonly message: string }

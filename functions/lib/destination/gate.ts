@@ -6,8 +6,8 @@
 // all, a missing field, a bare 2xx or a lost race never makes one (docs/guarantees.md).
 import { createHash } from 'node:crypto';
 import { ExportError, UnprovenRemovalError } from '../errors.ts';
+import type { Sink } from '../storage/sink.ts';
 import { revisionKey, setAsideKey } from './layout.ts';
-import type { Sink } from './sink.ts';
 
 declare const PROVEN: unique symbol;
 
@@ -171,7 +171,7 @@ export function proveJobRows(jobId: string, written: number, published: number):
 }
 
 /**
- * An object moved into a tenant's folder (storage/tenant-move.ts): its copy was read back and its
+ * An object moved into a tenant's folder (destination/tenant-move.ts): its copy was read back and its
  * SHA-256 is the source's. What proves a source object may go, and a manifest may be rewritten to
  * name its object's copy as the store describes it (an ETag S3 gave the copy, a file's new mtime).
  */

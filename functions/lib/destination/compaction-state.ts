@@ -12,10 +12,10 @@
 // write can lose; the next run lowers the state below it and the compaction step compacts it again.
 // The line holds no time: lowered for a day that then failed, and raised again, it is the same bytes.
 import { forEachLimit } from '../pool.ts';
+import type { Sink } from '../storage/sink.ts';
 import { compactionDirtyKey, compactionDirtyPrefix, compactionStateKey, MANIFESTS_DIR } from './layout.ts';
 import type { UnitManifest } from './manifest.ts';
 import { objectDifference } from './object-check.ts';
-import type { Sink } from './sink.ts';
 
 export interface CompactionState {
   readonly table_name: string;

@@ -9,9 +9,9 @@
 // damaged FOCUS units anew), so what the verifier still finds after them is damage no run can
 // undo from Cloudforet: the caller fails loudly with it (docs/operations.md: restoring an object).
 import { forEachLimit } from '../pool.ts';
+import type { Sink, StoredObject } from '../storage/sink.ts';
 import { MANIFESTS_DIR } from './layout.ts';
 import { objectDifference } from './object-check.ts';
-import type { Sink, StoredObject } from './sink.ts';
 import {
   checkBookkeeping,
   checkCompactedMonth,
@@ -114,7 +114,7 @@ export async function verifyDestination(
     const table = key.split('/')[0] ?? '';
     const revision = REVISION.exec(key);
     if (revision) {
-      // A revision is named by its bytes' checksum (storage/gate.ts keepRevision); it has no manifest.
+      // A revision is named by its bytes' checksum (destination/gate.ts keepRevision); it has no manifest.
       if (!opts.checksums || !sink.sha256) continue;
       signal?.throwIfAborted();
       const sha = await sink.sha256(key, { signal });

@@ -3,8 +3,8 @@
 // good, once something it claims was exported; until then it only says a run of that scope began,
 // and it expires CLAIM_EXPIRY_MS after the latest such run started (a killed run's claim).
 import { hostname } from 'node:os';
+import type { Sink } from '../storage/sink.ts';
 import { MANIFESTS_DIR } from './layout.ts';
-import type { Sink } from './sink.ts';
 
 /** Longer than any run takes to export its first unit; far longer than the Lambda's 15 minutes. */
 export const CLAIM_EXPIRY_MS = 60 * 60_000;

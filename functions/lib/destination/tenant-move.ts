@@ -7,6 +7,7 @@
 // at any point, the same command finishes the move.
 
 import { forEachLimit } from '../pool.ts';
+import type { Sink } from '../storage/sink.ts';
 import { tenantPrefix } from '../tenant.ts';
 import { parseClaim } from './claim-records.ts';
 import { createOnce } from './gate.ts';
@@ -14,7 +15,6 @@ import { CLAIM_KEY, COMPACTION_STATE_DIR, MANIFESTS_DIR, MOVE_RECORD_KEY } from 
 import { type Copied, copyObject, MoveError, sha256 } from './move-copy.ts';
 import { listCopy, listSource, type MoveRecord, parseRecord, recordText } from './move-record.ts';
 import { deleteSource, refuseChangedSource, refuseUnlessMovable } from './move-source.ts';
-import type { Sink } from './sink.ts';
 
 export { MoveError };
 

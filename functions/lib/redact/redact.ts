@@ -7,7 +7,7 @@
 // loaded anywhere in the process is removed from every output, so no output path can miss it
 // because it was not handed the list.
 
-import { pieceRanges, WINDOW, windowHash } from './redact-views.ts';
+import { pieceRanges, WINDOW, windowHash } from './views.ts';
 
 export const REDACTED = '[REDACTED]';
 /** Shorter values are not secrets worth a false match (the logger's rule since the start). */

@@ -3,7 +3,7 @@
 // `_make_benefit_cost_info` of cloudforet-io/plugin-azure-cost-mgmt-cost-datasource): Pricing
 // Model, Benefit Id / Name, Reservation Id / Name, Charge Type, Meter Id, Product Id. The AWS and
 // Google plugins keep none of them, so their rows leave these columns NULL (docs/focus.md).
-import type { ChargeCategory } from './focus-mapping.ts';
+import type { ChargeCategory } from './mapping.ts';
 
 type Info = Readonly<Record<string, unknown>> | undefined;
 

@@ -1,8 +1,8 @@
 import type { ApiRecord, ListRequest } from '../../cloudforet/pager.ts';
+import { manifestKey, objectKey, partitionManifestPrefix } from '../../destination/layout.ts';
+import { parseManifest } from '../../destination/manifest.ts';
 import { CloudforetApiError } from '../../errors.ts';
 import { exportListing, type ListingResult } from '../../export/listing-export.ts';
-import { manifestKey, objectKey, partitionManifestPrefix } from '../../storage/layout.ts';
-import { parseManifest } from '../../storage/manifest.ts';
 import type { Sink } from '../../storage/sink.ts';
 import {
   costReportDataTable,

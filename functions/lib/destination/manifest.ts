@@ -1,6 +1,6 @@
 // Manifests record what each unit published. They live apart from the table folders, where
 // Athena would read them as data (layout.ts manifestKey).
-import type { Sink } from './sink.ts';
+import type { Sink } from '../storage/sink.ts';
 
 export interface UnitManifest {
   readonly table: string;
@@ -35,7 +35,7 @@ export interface UnitManifest {
    * was kept: planning then knows the day's empty answer is no change.
    */
   readonly keptSince?: string;
-  /** The gate's proof (storage/gate.ts) when the unit's object was removed: a derived table follows it. */
+  /** The gate's proof (destination/gate.ts) when the unit's object was removed: a derived table follows it. */
   readonly removedBecause?: string;
   /** The gate's proof when the object was replaced by fewer rows than it held. */
   readonly shrunkBecause?: string;

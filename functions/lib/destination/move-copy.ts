@@ -1,14 +1,14 @@
-// One object of a move into a tenant's folder (storage/tenant-move.ts): read whole, written under
+// One object of a move into a tenant's folder (destination/tenant-move.ts): read whole, written under
 // the tenant's folder, read back and its SHA-256 compared. A manifest whose object's copy is
 // described otherwise by the store (move-rewrite.ts) is written rewritten, through the gate, with
 // the proof that every copy it now describes read back as meant. A copy already there that reads
 // back as meant (a run killed halfway) is kept as it is.
 import { createHash } from 'node:crypto';
 import { ExportError } from '../errors.ts';
+import type { Sink } from '../storage/sink.ts';
 import { proveCopied, rewriteManifestForCopy } from './gate.ts';
 import { MANIFESTS_DIR } from './layout.ts';
 import { type Listing, rewriteForCopy } from './move-rewrite.ts';
-import type { Sink } from './sink.ts';
 
 export class MoveError extends ExportError {}
 

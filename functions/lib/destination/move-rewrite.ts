@@ -1,11 +1,11 @@
-// What a move into a tenant's folder rewrites (storage/tenant-move.ts): no object's data. A
+// What a move into a tenant's folder rewrites (destination/tenant-move.ts): no object's data. A
 // manifest records what the store said of its object when it was written (S3: its ETag; a
 // directory: its mtime), and a compacted month's manifest what a listing said of each daily
 // manifest it was built from. A copy gets a new ETag when S3 copies an object uploaded in parts,
 // and a new mtime always; those fields alone are rewritten to describe the copy, and only where
 // they described the source as it stands: a description already stale stays stale, for the
 // tenant's runs to find as the single-domain runs would have.
-import type { StoredObject } from './sink.ts';
+import type { StoredObject } from '../storage/sink.ts';
 
 /** key -> what a listing said of it, keys relative to the destination (the source's or the copy's). */
 export type Listing = ReadonlyMap<string, StoredObject>;

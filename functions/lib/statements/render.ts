@@ -3,8 +3,9 @@
 // virtual workspaces already folded into the workspace their account is linked to. One CSV (line
 // items, RFC 4180) and one HTML page (the total, the rates and their source, whether Cloudforet
 // has confirmed the month) per workspace with costs; rows with no workspace go to "unassigned".
+
+import { partitionPrefix } from '../destination/layout.ts';
 import { newestPartition, type Row, readParquetFolder } from '../published/read-objects.ts';
-import { partitionPrefix } from '../storage/layout.ts';
 import type { Sink } from '../storage/sink.ts';
 import { projectTable } from '../tables/identity.ts';
 import { currencyColumnName, unifiedCostTable } from '../tables/unified-costs.ts';
