@@ -2,6 +2,7 @@
 # `npm run test:system [-- <area>... | <vitest args>]`: the system tier, or some of its areas.
 # An area is a folder of test/system/ (cloudforet, costs, focus, ...): `npm run test:system -- focus
 # infra` runs those two folders only. Other arguments (a file, `-t name`, flags) pass to vitest.
+# TEST_SYSTEM_DRY_RUN=1 prints the vitest command instead of running it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 args=()
@@ -21,4 +22,8 @@ for arg in "$@"; do
   args+=("$arg")
   previous="$arg"
 done
+if [ -n "${TEST_SYSTEM_DRY_RUN:-}" ]; then
+  echo "vitest run --project system ${args[*]}"
+  exit 0
+fi
 exec bash tools/with-node24.sh vitest run --project system "${args[@]}"

@@ -10,7 +10,6 @@ import { cp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../../cli/main.ts';
 import { CloudforetClient } from '../../../functions/lib/cloudforet/client.ts';
 import { unprovenDrops } from '../../../functions/lib/compaction/absence.ts';
 import { compactConfirmedMonths } from '../../../functions/lib/compaction/compact.ts';
@@ -29,10 +28,9 @@ import { dirSink } from '../../../functions/lib/storage/dir-sink.ts';
 import type { Sink } from '../../../functions/lib/storage/sink.ts';
 import { compactedTables } from '../../../functions/lib/tables/compacted.ts';
 import { type AthenaLike, athenaOver } from '../../../harness/duckdb-athena.ts';
-import { type Simulator, startSimulator } from '../../../harness/simulator/index.ts';
-import { appFolder } from '../../../harness/tokens.ts';
+import type { Simulator } from '../../../harness/simulator/index.ts';
 import { loadNamedQueries } from '../../../infra/named-queries.ts';
-import { fakeIo } from '../../support/fake-io.ts';
+import { type CliWorld, cliWorld } from '../../support/cli-world.ts';
 import { monthBack } from '../../support/months.ts';
 
 /** The month before last: always confirmed (from day 15 of the next), so compacted by the first run. */
@@ -41,40 +39,33 @@ const FROM = `${MONTH}-01`;
 const TO = addDays(utcDay(new Date()), -1);
 const DAY = `${MONTH}-20`;
 
+let world: CliWorld;
 let sim: Simulator;
 let dir: string;
-let secretFile: string;
 let base: string;
 let ds: string;
 
 beforeAll(async () => {
-  sim = await startSimulator({ seed: 45, dataSources: 2, from: FROM, to: TO, rowsPerDay: 3 });
-  ({ dir, secretFile } = await appFolder('compaction-absence', sim.issueToken()));
+  world = await cliWorld('compaction-absence', {
+    seed: 45,
+    dataSources: 2,
+    from: FROM,
+    to: TO,
+    rowsPerDay: 3,
+  });
+  ({ sim, dir } = world);
   base = join(dir, 'base');
   const first = await costs(base, '--from', FROM, '--to', TO);
   expect(first.code).toBe(0);
   [ds] = sim.dataSourceIds() as [string];
 }, 120_000);
-afterAll(async () => {
-  await sim.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => world.close());
 
 /** The CLI's costs command (its default window unless told), its exit code, summary and warnings. */
-async function costs(out: string, ...extra: string[]) {
-  const io = fakeIo();
-  const argv = ['costs', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out, '--json'];
-  const code = await main([...argv, ...extra], {}, io);
-  return { code, summary: JSON.parse(io.out()), err: io.err() };
-}
+const costs = (out: string, ...extra: string[]) => world.cli('costs', out, '--json', ...extra);
 
 /** The same, as people read it (no --json). */
-async function costsText(out: string, ...extra: string[]) {
-  const io = fakeIo();
-  const argv = ['costs', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out];
-  const code = await main([...argv, ...extra], {}, io);
-  return { code, out: io.out(), err: io.err() };
-}
+const costsText = (out: string, ...extra: string[]) => world.cli('costs', out, ...extra);
 
 const clientOf = () =>
   new CloudforetClient({ endpoint: sim.url, token: sim.issueToken(), dispatcher: new Agent() });

@@ -7,18 +7,16 @@
 import { cp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../../cli/main.ts';
 import { addDays, utcDay } from '../../../functions/lib/dates.ts';
 import { writeCompactionState } from '../../../functions/lib/destination/compaction-state.ts';
 import { COMPACTION_STATE_DIR } from '../../../functions/lib/destination/layout.ts';
 import { verifyDestination } from '../../../functions/lib/destination/verify-destination.ts';
 import { dirSink } from '../../../functions/lib/storage/dir-sink.ts';
 import { type AthenaLike, athenaOver } from '../../../harness/duckdb-athena.ts';
-import { type Simulator, startSimulator } from '../../../harness/simulator/index.ts';
+import type { Simulator } from '../../../harness/simulator/index.ts';
 import { isConfirmed } from '../../../harness/simulator/unified-costs.ts';
-import { appFolder } from '../../../harness/tokens.ts';
 import { loadNamedQueries } from '../../../infra/named-queries.ts';
-import { fakeIo } from '../../support/fake-io.ts';
+import { type CliWorld, cliWorld } from '../../support/cli-world.ts';
 import { monthBack, monthsBack } from '../../support/months.ts';
 
 const NOW = new Date();
@@ -46,37 +44,27 @@ const questions = [
   }),
 ];
 
+let world: CliWorld;
 let sim: Simulator;
 let dir: string;
-let secretFile: string;
 
 beforeAll(async () => {
-  sim = await startSimulator({ seed: 40, dataSources: 2, workspaces: 2, from: FROM, to: TO, rowsPerDay: 6 });
+  world = await cliWorld('compaction', {
+    seed: 40,
+    dataSources: 2,
+    workspaces: 2,
+    from: FROM,
+    to: TO,
+    rowsPerDay: 6,
+  });
+  ({ sim, dir } = world);
   // The saved queries over cost reports need their tables: one month's reports, archived too.
   sim.runCostReportJob(MONTHS[0]!, 'DONE');
-  ({ dir, secretFile } = await appFolder('compaction', sim.issueToken()));
 }, 60_000);
-afterAll(async () => {
-  await sim.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => world.close());
 
-async function costs(out: string) {
-  const io = fakeIo();
-  const argv = [
-    'costs',
-    '--endpoint',
-    sim.url,
-    '--secret-file',
-    secretFile,
-    '--out',
-    out,
-    '--json',
-    '--cost-reports',
-  ];
-  const code = await main([...argv, '--from', FROM, '--to', TO], {}, io);
-  return { code, summary: JSON.parse(io.out()) };
-}
+const costs = (out: string) =>
+  world.cli('costs', out, '--json', '--cost-reports', '--from', FROM, '--to', TO);
 
 /** A value as compared: numbers to 12 significant digits (sums over another order of rows). */
 function normal(value: unknown): unknown {
@@ -142,10 +130,8 @@ describe('compaction of confirmed months', () => {
     expect(EXPECTED_THROUGH).toBeDefined(); // two months back is always confirmed (from day 15 of the next)
     const out = join(dir, 'out');
     const run = await costs(out);
-    const inventory = ['inventory', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out];
-
     expect(run.code).toBe(0);
-    expect(await main(inventory, {}, fakeIo())).toBe(0); // the names views read its snapshots
+    expect((await world.cli('inventory', out)).code).toBe(0); // the names views read its snapshots
     const byTable = Object.fromEntries(
       run.summary.compaction.tables.map((t: { table: string }) => [t.table, t]),
     );

@@ -2,41 +2,37 @@
 // restates months later is re-exported by the default run (the job history), its unified costs
 // with it, and the scheduled statements run ({}) archives a revision for it, though the month is
 // older than the three it looks at by default.
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../../cli/main.ts';
 import { addDays } from '../../../functions/lib/dates.ts';
 import { parseStatementsEvent, runMonthlyStatements } from '../../../functions/lib/statements/monthly.ts';
 import { dirSink } from '../../../functions/lib/storage/dir-sink.ts';
-import { type Simulator, startSimulator } from '../../../harness/simulator/index.ts';
-import { appFolder } from '../../../harness/tokens.ts';
-import { fakeIo } from '../../support/fake-io.ts';
+import type { Simulator } from '../../../harness/simulator/index.ts';
+import { type CliWorld, cliWorld } from '../../support/cli-world.ts';
 import { monthBack, monthEnd } from '../../support/months.ts';
 
 const MONTH = monthBack(5);
 const FROM = `${MONTH}-01`;
 const TO = monthEnd(5);
 
+let world: CliWorld;
 let sim: Simulator;
 let dir: string;
-let secretFile: string;
 
 beforeAll(async () => {
-  sim = await startSimulator({ seed: 97, dataSources: 2, workspaces: 2, from: FROM, to: TO, rowsPerDay: 10 });
-  ({ dir, secretFile } = await appFolder('derived-follow', sim.issueToken()));
+  world = await cliWorld('derived-follow', {
+    seed: 97,
+    dataSources: 2,
+    workspaces: 2,
+    from: FROM,
+    to: TO,
+    rowsPerDay: 10,
+  });
+  ({ sim, dir } = world);
 });
-afterAll(async () => {
-  await sim.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => world.close());
 
-async function costs(out: string, ...extra: string[]) {
-  const io = fakeIo();
-  const argv = ['costs', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out, '--json'];
-  const code = await main([...argv, ...extra], {}, io);
-  return { code, summary: JSON.parse(io.out()) };
-}
+const costs = (out: string, ...extra: string[]) => world.cli('costs', out, '--json', ...extra);
 
 describe('a confirmed month restated outside the window', () => {
   it('reaches its unified costs and a new statement version through the default runs', async () => {

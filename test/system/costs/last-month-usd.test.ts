@@ -1,17 +1,13 @@
 // cost_by_workspace_project_usd over a simulator export (costs from the day before last month to
 // yesterday, unified costs, one inventory snapshot) equals last month's cost rows converted at the
 // simulator's own rates of that month, computed here without the views.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../../cli/main.ts';
 import { addDays, utcDay } from '../../../functions/lib/dates.ts';
 import { type AthenaLike, athenaOver } from '../../../harness/duckdb-athena.ts';
-import { type Simulator, startSimulator } from '../../../harness/simulator/index.ts';
-import { consoleAppJson } from '../../../harness/tokens.ts';
+import type { Simulator } from '../../../harness/simulator/index.ts';
 import { loadNamedQueries } from '../../../infra/named-queries.ts';
-import { fakeIo } from '../../support/fake-io.ts';
+import { type CliWorld, cliWorld } from '../../support/cli-world.ts';
 
 const TODAY = utcDay(new Date());
 const THIS_MONTH = `${TODAY.slice(0, 7)}-01`;
@@ -21,12 +17,12 @@ const TO = addDays(TODAY, -1);
 const queries = loadNamedQueries();
 
 describe('cost_by_workspace_project_usd over a simulator export', () => {
+  let world: CliWorld;
   let sim: Simulator;
-  let dir: string;
   let db: AthenaLike;
 
   beforeAll(async () => {
-    sim = await startSimulator({
+    world = await cliWorld('last-month-usd', {
       seed: 27,
       workspaces: 3,
       dataSources: 3,
@@ -34,20 +30,17 @@ describe('cost_by_workspace_project_usd over a simulator export', () => {
       to: TO,
       rowsPerDay: 6,
     });
-    dir = await mkdtemp(join(tmpdir(), 'last-month-usd-'));
-    const secretFile = join(dir, 'app.json');
-    await writeFile(secretFile, consoleAppJson(sim.issueToken()));
-    const common = ['--endpoint', sim.url, '--secret-file', secretFile, '--out', join(dir, 'out')];
-    expect(await main(['costs', ...common, '--from', FROM, '--to', TO], {}, fakeIo())).toBe(0);
-    expect(await main(['inventory', ...common], {}, fakeIo())).toBe(0);
-    db = await athenaOver(join(dir, 'out'));
+    sim = world.sim;
+    const out = join(world.dir, 'out');
+    expect((await world.cli('costs', out, '--from', FROM, '--to', TO)).code).toBe(0);
+    expect((await world.cli('inventory', out)).code).toBe(0);
+    db = await athenaOver(out);
     for (const view of queries.filter((q) => q.sql.startsWith('CREATE OR REPLACE VIEW')))
       await db.run(view.sql);
   });
   afterAll(async () => {
     db?.close();
-    await sim.close();
-    await rm(dir, { recursive: true, force: true });
+    await world.close();
   });
 
   /** Each data source's plugin currency, as the simulator's API lists it (USD when none is named). */

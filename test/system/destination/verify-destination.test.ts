@@ -2,19 +2,17 @@
 // destination, a directory or S3, every table, repairs through the run what Cloudforet still has
 // (cost days, FOCUS units) and names what it cannot (an archived statement file changed), and it
 // prints what it checked on both kinds of destination.
-import { appendFile, readdir, rm, truncate } from 'node:fs/promises';
+import { appendFile, readdir, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../../cli/main.ts';
 import { costObjectKey } from '../../../functions/lib/costs/sources/day-keys.ts';
 import { verifyDestination } from '../../../functions/lib/destination/verify-destination.ts';
 import { focusObjectKey } from '../../../functions/lib/focus/derive.ts';
 import { dirSink } from '../../../functions/lib/storage/dir-sink.ts';
 import { type S3Server, startS3 } from '../../../harness/s3-server.ts';
-import { type Simulator, startSimulator } from '../../../harness/simulator/index.ts';
-import { appFolder } from '../../../harness/tokens.ts';
-import { fakeIo } from '../../support/fake-io.ts';
+import type { Simulator } from '../../../harness/simulator/index.ts';
+import { type CliWorld, cliWorld } from '../../support/cli-world.ts';
 import { monthBack } from '../../support/months.ts';
 
 const MONTH_2 = monthBack(2);
@@ -24,33 +22,27 @@ const DAY = `${MONTH_2}-02`;
 /** A window holding none of the days above: --verify still walks them. */
 const LATER = ['--date', `${monthBack(1)}-01`];
 
+let world: CliWorld;
 let sim: Simulator;
 let s3: S3Server;
 let dir: string;
-let secretFile: string;
 
 beforeAll(async () => {
-  sim = await startSimulator({
+  world = await cliWorld('verify', {
     seed: 83,
     dataSources: 2,
     from: FROM,
     to: `${monthBack(1)}-01`,
     rowsPerDay: 20,
   });
+  ({ sim, dir } = world);
   s3 = await startS3({ buckets: ['verify-bucket'] });
-  ({ dir, secretFile } = await appFolder('verify', sim.issueToken()));
 });
 afterAll(async () => {
-  await Promise.all([sim.close(), s3.stop()]);
-  await rm(dir, { recursive: true, force: true });
+  await Promise.all([world.close(), s3.stop()]);
 });
 
-async function costs(out: string, ...extra: string[]) {
-  const io = fakeIo();
-  const argv = ['costs', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out];
-  const code = await main([...argv, ...extra], {}, io);
-  return { code, out: io.out(), err: io.err() };
-}
+const costs = (out: string, ...extra: string[]) => world.cli('costs', out, ...extra);
 
 async function onS3<T>(run: () => Promise<T>): Promise<T> {
   const saved = { ...process.env };

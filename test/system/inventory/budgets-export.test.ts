@@ -1,22 +1,19 @@
 // Budgets and budget usage through `cloudforet-export inventory` against the simulator, and the
 // saved query "budget vs actual vs month-end forecast" over what it wrote.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../../cli/main.ts';
 import { addDays, utcDay } from '../../../functions/lib/dates.ts';
 import { type Row, readWithArrow } from '../../../harness/parquet-readers.ts';
-import { type Simulator, startSimulator } from '../../../harness/simulator/index.ts';
-import { consoleAppJson } from '../../../harness/tokens.ts';
+import type { Simulator } from '../../../harness/simulator/index.ts';
 import { athenaLike, savedQuery } from '../../support/athena-views.ts';
-import { fakeIo } from '../../support/fake-io.ts';
+import { type CliWorld, cliWorld } from '../../support/cli-world.ts';
 
 const TODAY = utcDay(new Date());
 
 describe('budgets and budget usage', () => {
+  let world: CliWorld;
   let sim: Simulator;
-  let dir: string;
   let out: string;
   const read = async (table: string) =>
     readWithArrow(
@@ -25,25 +22,18 @@ describe('budgets and budget usage', () => {
 
   beforeAll(async () => {
     // Up to today, so the current month has usage whatever day the test runs.
-    sim = await startSimulator({
+    world = await cliWorld('budgets', {
       seed: 43,
       dataSources: 3,
       from: addDays(TODAY, -40),
       to: TODAY,
       rowsPerDay: 15,
     });
-    dir = await mkdtemp(join(tmpdir(), 'budgets-'));
-    out = join(dir, 'out');
-    const secretFile = join(dir, 'app.json');
-    await writeFile(secretFile, consoleAppJson(sim.issueToken()));
-    const args = ['inventory', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out, '--json'];
-    const io = fakeIo();
-    expect(await main(args, {}, io)).toBe(0);
+    sim = world.sim;
+    out = join(world.dir, 'out');
+    expect((await world.cli('inventory', out, '--json')).code).toBe(0);
   });
-  afterAll(async () => {
-    await sim.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => world.close());
 
   it('keeps the cents of usage above 131,072 that the list verb loses to 32-bit floats', async () => {
     const rows = await read('budget_usage');

@@ -1,21 +1,18 @@
 // The archive never erases on absence of evidence. Each case of issue 24's "Why", reproduced
 // against the simulator and a local destination: every published byte is kept, and the run exits
 // non-zero wherever a unit could not be proven.
-import { open, readdir, rm, stat, utimes } from 'node:fs/promises';
+import { open, readdir, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../../cli/main.ts';
 import { CloudforetClient } from '../../../functions/lib/cloudforet/client.ts';
 import { runCostExport } from '../../../functions/lib/costs/run.ts';
 import { costObjectKey } from '../../../functions/lib/costs/sources/day-keys.ts';
 import { addDays } from '../../../functions/lib/dates.ts';
 import { dirSink } from '../../../functions/lib/storage/dir-sink.ts';
 import { queryDuckDB } from '../../../harness/parquet-readers.ts';
-import { type Simulator, startSimulator } from '../../../harness/simulator/index.ts';
-import { appFolder } from '../../../harness/tokens.ts';
-import { fakeIo } from '../../support/fake-io.ts';
-
+import type { Simulator } from '../../../harness/simulator/index.ts';
+import { type CliWorld, cliWorld } from '../../support/cli-world.ts';
 import { monthBack, monthsBack } from '../../support/months.ts';
 import { snapshotDir } from '../../support/unit-invariants.ts';
 
@@ -25,29 +22,28 @@ const FROM = `${MONTH_2}-01`;
 const TO = `${MONTH_2}-03`;
 const DAY = `${MONTH_2}-02`;
 
+let world: CliWorld;
 let sim: Simulator;
 let dir: string;
-let secretFile: string;
 
 beforeAll(async () => {
-  sim = await startSimulator({ seed: 61, dataSources: 2, from: FROM, to: TO, rowsPerDay: 30 });
-  ({ dir, secretFile } = await appFolder('archive-safety', sim.issueToken()));
+  world = await cliWorld('archive-safety', { seed: 61, dataSources: 2, from: FROM, to: TO, rowsPerDay: 30 });
+  ({ sim, dir } = world);
 });
-afterAll(async () => {
-  await sim.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => world.close());
 beforeEach(() => {
   sim.clearFaults();
 });
 
-async function costs(out: string, ...extra: string[]) {
-  const io = fakeIo();
-  const argv = ['costs', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out, '--json'];
-  const range = extra.includes('--date') ? [] : ['--from', FROM, '--to', TO];
-  const code = await main([...argv, ...range, ...extra], {}, io);
-  return { code, summary: io.out() ? JSON.parse(io.out()) : undefined, err: io.err() };
-}
+/** The costs command with --json, over FROM..TO unless given a --date. */
+const costs = (out: string, ...extra: string[]) =>
+  world.cli(
+    'costs',
+    out,
+    '--json',
+    ...(extra.includes('--date') ? [] : ['--from', FROM, '--to', TO]),
+    ...extra,
+  );
 
 const daySum = async (out: string, ds: string, date: string) =>
   Number(
@@ -92,12 +88,7 @@ describe('a 200 that is not an answer', () => {
 });
 
 describe('a 200 that is not an answer, for the other listing verbs', () => {
-  const inventory = async (out: string) => {
-    const io = fakeIo();
-    const argv = ['inventory', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out, '--json'];
-    const code = await main(argv, {}, io);
-    return { code, summary: io.out() ? JSON.parse(io.out()) : undefined };
-  };
+  const inventory = (out: string) => world.cli('inventory', out, '--json');
 
   it.each([
     ['/inventory/cloud-service/list', 'null-results', 'cloud_services'],

@@ -2,14 +2,11 @@
 // all proves nothing, whichever verb gives it. A `--force` rerun whose cost/analyze, cost/list and
 // data-source-account/list all answer `{}` fails loudly and leaves every published byte as it was;
 // a healthy rerun afterwards is exact.
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../../cli/main.ts';
 import { queryDuckDB } from '../../../harness/parquet-readers.ts';
-import { type Simulator, startSimulator } from '../../../harness/simulator/index.ts';
-import { appFolder } from '../../../harness/tokens.ts';
-import { fakeIo } from '../../support/fake-io.ts';
+import type { Simulator } from '../../../harness/simulator/index.ts';
+import { type CliWorld, cliWorld } from '../../support/cli-world.ts';
 import { monthBack } from '../../support/months.ts';
 import { changedFiles, snapshotDir } from '../../support/unit-invariants.ts';
 
@@ -17,26 +14,26 @@ const MONTH_2 = monthBack(2);
 const FROM = `${MONTH_2}-01`;
 const TO = `${MONTH_2}-03`;
 
+let world: CliWorld;
 let sim: Simulator;
 let dir: string;
-let secretFile: string;
 
 beforeAll(async () => {
-  sim = await startSimulator({ seed: 73, dataSources: 3, workspaces: 3, from: FROM, to: TO, rowsPerDay: 30 });
-  ({ dir, secretFile } = await appFolder('one-gate', sim.issueToken()));
+  world = await cliWorld('one-gate', {
+    seed: 73,
+    dataSources: 3,
+    workspaces: 3,
+    from: FROM,
+    to: TO,
+    rowsPerDay: 30,
+  });
+  ({ sim, dir } = world);
 });
-afterAll(async () => {
-  await sim.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => world.close());
 beforeEach(() => sim.clearFaults());
 
-async function costs(out: string, ...extra: string[]) {
-  const io = fakeIo();
-  const argv = ['costs', '--endpoint', sim.url, '--secret-file', secretFile, '--out', out, '--json'];
-  const code = await main([...argv, '--from', FROM, '--to', TO, ...extra], {}, io);
-  return { code, summary: io.out() ? JSON.parse(io.out()) : undefined, err: io.err() };
-}
+const costs = (out: string, ...extra: string[]) =>
+  world.cli('costs', out, '--json', '--from', FROM, '--to', TO, ...extra);
 
 /** The unified-cost rows without their export time, in a stable order. */
 const unifiedRows = async (out: string) =>
