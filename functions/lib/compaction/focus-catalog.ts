@@ -109,6 +109,13 @@ export interface CatalogPort {
   relocate(partitions: readonly CatalogPartition[]): Promise<void>;
 }
 
+/** Where a run keeps the focus table's partitions: the catalog, and the destination's location in it. */
+export interface FocusCatalog {
+  readonly port: CatalogPort;
+  /** The destination's S3 location with its trailing '/', e.g. s3://bucket/prefix/. */
+  readonly root: string;
+}
+
 export interface CatalogSync {
   readonly partitions: number;
   readonly removed: number;
