@@ -23,6 +23,7 @@ import { type AthenaLike, athenaOver, trinoToDuckDb } from '../../harness/duckdb
 import { startSimulator } from '../../harness/simulator/index.ts';
 import { loadNamedQueries } from '../../infra/named-queries.ts';
 import { markdownTable } from './markdown.ts';
+import { type CidRefreshReading, describeCidRefresh, measureCidRefresh } from './reading-cid.ts';
 import { copyEarlierPeriods, rebuildDerived } from './reading-history.ts';
 
 export interface ReadingScale {
@@ -91,6 +92,8 @@ export interface ReadingFigures {
     readonly seconds: { readonly history: number; readonly queries: number };
     readonly queries: QueryReading[];
   };
+  /** What a CID refresh opens through the focus table's registered partitions (reading-cid.ts). */
+  readonly cidRefresh: CidRefreshReading;
   /** A year's spend by month and provider over the daily objects, and over one object a month. */
   readonly compaction: {
     daily: QueryReading;
@@ -139,6 +142,7 @@ export async function measureReading(scale: ReadingScale = READING_SCALE): Promi
     const { files } = index;
     const now = new Date(`${addDays(scale.to, 1)}T12:00:00.000Z`);
     const { queries, compaction } = await measureQueries(out, { index, dir, now }, true);
+    const cidRefresh = await measureCidRefresh(out, scale.dataSources);
     const queriesEnded = performance.now();
     const longer = scale.years > 1 ? await measureLonger(out, dir, now, scale) : undefined;
     const list = [...files.values()];
@@ -164,6 +168,7 @@ export async function measureReading(scale: ReadingScale = READING_SCALE): Promi
       queries,
       ...(longer && { longer }),
       compaction: compaction!,
+      cidRefresh,
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -517,6 +522,8 @@ export function describeReading(r: ReadingFigures): string {
     ...(r.longer ? [longerLine(r), ''] : []),
     ...windowVerdict(r),
     '',
+    describeCidRefresh(r.cidRefresh),
+    '',
     `compaction probe (DuckDB's writer, round 2's proposal; the exporter's own compacted months are what the views above read): the year's spend by month and provider reads ` +
       `${r.compaction.daily.objects.toLocaleString('en-US')} daily objects, ${(r.compaction.daily.bytes / MB).toFixed(2)} MB; ` +
       `rewritten one object a month (${r.compaction.monthlyObjects} objects, ${(r.compaction.monthlyBytes / MB).toFixed(1)} MB of column chunks) ` +
@@ -662,6 +669,7 @@ export function readingSummary(r: ReadingFigures): Record<string, unknown> {
       monthlyObjects: r.compaction.monthly.objects,
       monthlyBytes: r.compaction.monthly.bytes,
     },
+    cidRefresh: r.cidRefresh,
     queries: byQuery(r.queries),
     ...(r.longer && {
       longer: {

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { DestinationOwner } from '../destination/destination-claim.ts';
 import type { ExportRunDeps } from '../export/run-deps.ts';
 import { silentLogger } from '../log.ts';
-import { type CostJobOptions, jobOptions, newJob } from './job/job.ts';
+import { type CostJobEnv, type CostJobOptions, jobOptions, newJob } from './job/job.ts';
 import { runSteps } from './job/steps.ts';
 import { type CostRunSummary, costRunSummary } from './job/summary.ts';
 import type { CostRunRequest } from './planning/plan-export.ts';
@@ -21,6 +21,8 @@ export interface CostRunDeps extends ExportRunDeps, Partial<CostJobOptions> {
   readonly credential?: DestinationOwner;
   /** Days older than this are past Cloudforet's retention (days/export-day.ts DEFAULT_ARCHIVE_AFTER_DAYS). */
   readonly archiveAfterDays?: number;
+  /** The focus table's Glue partitions, moved after compaction (compaction/focus-catalog.ts). */
+  readonly focusCatalog?: CostJobEnv['focusCatalog'];
 }
 
 export async function runCostExport(deps: CostRunDeps, req: CostRunRequest): Promise<CostRunSummary> {

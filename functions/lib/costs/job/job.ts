@@ -3,6 +3,7 @@
 // travels through Step Functions stays a few hundred bytes whatever the number of units or failures.
 import type { CloudforetClient } from '../../cloudforet/client.ts';
 import type { CompactionSummary } from '../../compaction/compact.ts';
+import type { FocusCatalog } from '../../compaction/focus-catalog.ts';
 import type { CompactionStateRead } from '../../destination/compaction-state.ts';
 import type { DestinationOwner } from '../../destination/destination-claim.ts';
 import type { VerifyReport } from '../../destination/verify-destination.ts';
@@ -32,6 +33,8 @@ export interface CostJobEnv extends ExportRunDeps {
   readonly credential?: DestinationOwner;
   /** Days older than this are past Cloudforet's retention (days/export-day.ts DEFAULT_ARCHIVE_AFTER_DAYS). */
   readonly archiveAfterDays?: number;
+  /** The focus table's Glue partitions, moved after compaction (compaction/focus-catalog.ts); none: not kept. */
+  readonly focusCatalog?: FocusCatalog;
 }
 
 /** Which optional steps a job runs: every path sets them from the request the same way (jobOptions). */

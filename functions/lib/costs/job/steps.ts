@@ -4,6 +4,7 @@
 // same list in its states (states.ts, functions/backfill-*.ts). Nothing composes the job elsewhere.
 import { DAY_MISSING } from '../../compaction/absence.ts';
 import { type CompactionSummary, compactConfirmedMonths } from '../../compaction/compact.ts';
+import { syncFocusCatalog } from '../../compaction/focus-catalog.ts';
 import { type DamagedDailyUnit, leaveCompactionFor } from '../../destination/compaction-state.ts';
 import { type VerifyReport, verifyDestination } from '../../destination/verify-destination.ts';
 import { errorCode, errorMessage } from '../../errors.ts';
@@ -240,7 +241,11 @@ export const COST_JOB: readonly CostJobStep[] = [
     // exported again at once, its FOCUS rows derived, and the month compacted again.
     run: async (env, job) => {
       const stateAtStart = job.compactionStateAtStart && new Map(Object.entries(job.compactionStateAtStart));
-      const compact = () => compactionOrFailure({ ...env, ...(stateAtStart && { stateAtStart }) });
+      const compact = async () => {
+        const summary = await compactionOrFailure({ ...env, ...(stateAtStart && { stateAtStart }) });
+        await focusCatalogOrFailure(env);
+        return summary;
+      };
       job.compaction = await compact();
       const retained = retentionStart(env.now?.() ?? new Date());
       const known = new Set(job.dataSources.map((d) => d.id));
@@ -436,6 +441,24 @@ function compactedRepairs(
     if (!planned.has(id)) repairs.set(id, { dataSourceId: d.name, date: d.partition, reason: 'repair' });
   }
   return [...repairs.values()];
+}
+
+/**
+ * The focus table's partitions moved to what compaction left (compaction/focus-catalog.ts), when
+ * the run keeps them. A failure is logged and left to the next run, which recomputes the whole list:
+ * the catalog drops before it creates, so meanwhile a month may be unread, never read twice.
+ */
+async function focusCatalogOrFailure(env: CostJobEnv): Promise<void> {
+  if (!env.focusCatalog) return;
+  try {
+    const sync = await syncFocusCatalog(env.sink, env.focusCatalog.port, env.focusCatalog.root);
+    env.log.info('focus table partitions registered', { ...sync });
+  } catch (error) {
+    env.log.error('focus table partitions not registered; the next run tries again', {
+      code: errorCode(error),
+      message: errorMessage(error),
+    });
+  }
 }
 
 /** The compaction step, or its failure as a summary: the views keep reading the days meanwhile. */
