@@ -12,7 +12,7 @@ import {
 import type { Fault, FaultKind } from './faults.ts';
 import { LocalSimulator } from './local-simulator.ts';
 import { ECHO_ENCODINGS, type EchoEncoding, encodeEcho } from './secret-echo.ts';
-import type { RequestRecord } from './server.ts';
+import { type RequestRecord, startServer } from './server.ts';
 import type { CloudServiceSelection, CostTruth, RecordKind, Simulator } from './simulator-api.ts';
 import type { SimulatorOptions } from './state.ts';
 import type { Role } from './tokens.ts';
@@ -37,6 +37,8 @@ export type {
 export { ECHO_ENCODINGS, encodeEcho, startDomainsSimulator };
 
 /** Starts a simulator on 127.0.0.1 (a free port unless `port` is given). */
-export function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
-  return LocalSimulator.start(opts);
+export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
+  const simulator = LocalSimulator.create(opts);
+  simulator.serveOn(await startServer(simulator.hooks(), opts.port ?? 0));
+  return simulator;
 }

@@ -11,7 +11,7 @@ import { dataSourceAccountRecords } from './data-source-records.ts';
 import { type Fault, FaultQueue, pathMatcher, type TakenFault } from './faults.ts';
 import { recordsJson } from './record-json.ts';
 import { type Answer, type IncomingCall, routeCall } from './routes.ts';
-import { type RequestRecord, type RunningServer, startServer } from './server.ts';
+import type { RequestRecord, RunningServer, ServerHooks } from './server.ts';
 import type { CloudServiceSelection, CostTruth, RecordKind, Simulator } from './simulator-api.ts';
 import { buildState, type SimState, type SimulatorOptions } from './state.ts';
 import { TokenIssuer, type TokenRequest } from './tokens.ts';
@@ -42,18 +42,22 @@ export class LocalSimulator implements Simulator {
     this.tokens = new TokenIssuer(state.world.domainId);
   }
 
-  static async start(opts: SimulatorOptions): Promise<LocalSimulator> {
-    const simulator = LocalSimulator.create(opts);
-    simulator.server = await startServer(
-      {
-        route: (call) => simulator.route(call),
-        latencyMs: () => simulator.latencyMs,
-        takeFault: (path) => simulator.takeFault(path),
-        answered: (record) => simulator.answered(record),
-      },
-      opts.port ?? 0,
-    );
-    return simulator;
+  /**
+   * What a server asks of this domain: answers, latency, faults, the request log. The server
+   * itself starts in index.ts, so a test may route calls here in process, with no socket.
+   */
+  hooks(): ServerHooks {
+    return {
+      route: (call) => this.route(call),
+      latencyMs: () => this.latencyMs,
+      takeFault: (path) => this.takeFault(path),
+      answered: (record) => this.answered(record),
+    };
+  }
+
+  /** The server of its own, which close() stops. */
+  serveOn(server: RunningServer): void {
+    this.server = server;
   }
 
   /** A domain without a server of its own: a server of several domains routes its calls here. */
