@@ -15,6 +15,8 @@ export interface S3Server {
   /** s3rver's data directory: <dir>/<bucket>/<key path>._S3rver_object and friends. */
   readonly dir: string;
   readonly client: S3Client;
+  /** The variables through which the AWS SDK (the functions' and the CLI's) reaches this server. */
+  readonly env: Readonly<Record<string, string>>;
   stop(): Promise<void>;
 }
 
@@ -55,11 +57,18 @@ export async function startS3(opts: { buckets?: string[]; directory?: string } =
     forcePathStyle: true,
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
   });
+  const env = {
+    AWS_ENDPOINT_URL_S3: endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+  };
   return {
     endpoint,
     port,
     dir,
     client,
+    env,
     async stop() {
       client.destroy();
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

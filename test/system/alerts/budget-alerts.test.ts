@@ -120,11 +120,8 @@ describe('budget alerts from the alerts function', () => {
       CLOUDFORET_SECRET_ID: 'unused',
       EXPORT_BUCKET: 'exports',
       EXPORT_PREFIX: 'cf',
-      AWS_ENDPOINT_URL_S3: s3.endpoint,
+      ...s3.env,
       AWS_ENDPOINT_URL_SNS: sns.endpoint,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'S3RVER',
-      AWS_SECRET_ACCESS_KEY: 'S3RVER',
       AWS_S3_FORCE_PATH_STYLE: 'true',
       ALERTS_TOPIC_ARN: sns.topicArn,
     };

@@ -368,7 +368,7 @@ function endpointRows(): Row[] {
       within: 10,
       alone: command === 'inventory',
     });
-    // The default bounds (60 s of silence) are cli-silent-budget.test.ts's: here, short ones.
+    // The default bounds (60 s of silence) are silent-endpoint.test.ts's: here, short ones.
     rows.push({
       kind: 'endpoint',
       name: `${command}: a silent socket (--timeout 1 --give-up-after 2)`,

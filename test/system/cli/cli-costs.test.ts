@@ -82,10 +82,7 @@ describe('cloudforet-export costs', () => {
   it('exports into s3rver through AWS_ENDPOINT_URL_S3', async () => {
     const io = fakeIo();
     const env = {
-      AWS_ENDPOINT_URL_S3: s3.endpoint,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'S3RVER',
-      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+      ...s3.env,
     };
     const saved = { ...process.env };
     Object.assign(process.env, env);

@@ -141,10 +141,7 @@ beforeAll(async () => {
     npm_config_cache: join(process.env.HOME ?? home, '.npm'),
     CDK_DISABLE_CLI_TELEMETRY: 'true',
     PATH: `${bin}${delimiter}${process.env.PATH}`,
-    AWS_ENDPOINT_URL_S3: s3.endpoint,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    ...s3.env,
     AWS_EC2_METADATA_DISABLED: 'true',
   };
 }, 30_000);

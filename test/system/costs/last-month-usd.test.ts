@@ -37,7 +37,7 @@ describe('cost_by_workspace_project_usd over a simulator export', () => {
     db = await athenaOver(out);
     for (const view of queries.filter((q) => q.sql.startsWith('CREATE OR REPLACE VIEW')))
       await db.run(view.sql);
-  });
+  }, 120_000);
   afterAll(async () => {
     db?.close();
     await world.close();

@@ -47,10 +47,7 @@ const costs = (out: string, ...extra: string[]) => world.cli('costs', out, ...ex
 async function onS3<T>(run: () => Promise<T>): Promise<T> {
   const saved = { ...process.env };
   Object.assign(process.env, {
-    AWS_ENDPOINT_URL_S3: s3.endpoint,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    ...s3.env,
   });
   return run().finally(() => {
     process.env = saved;

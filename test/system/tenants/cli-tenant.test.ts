@@ -73,10 +73,7 @@ describe('cloudforet-export --tenant', () => {
   it('writes into a tenant of a shared bucket prefix, and reads it back there', async () => {
     const saved = { ...process.env };
     Object.assign(process.env, {
-      AWS_ENDPOINT_URL_S3: s3.endpoint,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'S3RVER',
-      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+      ...s3.env,
     });
 
     const code = await main(costs(acme, 'acme', 's3://lake/shared'), {}, fakeIo());

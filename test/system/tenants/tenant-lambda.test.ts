@@ -51,11 +51,8 @@ describe('tenants on the Lambda path', () => {
       ),
       EXPORT_BUCKET: BUCKET,
       EXPORT_PREFIX: 'lake',
-      AWS_ENDPOINT_URL_S3: s3.endpoint,
+      ...s3.env,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'S3RVER',
-      AWS_SECRET_ACCESS_KEY: 'S3RVER',
       LOG_LEVEL: 'error',
     });
     delete process.env.CLOUDFORET_ENDPOINT;

@@ -30,10 +30,7 @@ let dir: string;
 let secretFile: string;
 const saved = { ...process.env };
 const s3Env = () => ({
-  AWS_ENDPOINT_URL_S3: s3.endpoint,
-  AWS_REGION: 'us-east-1',
-  AWS_ACCESS_KEY_ID: 'S3RVER',
-  AWS_SECRET_ACCESS_KEY: 'S3RVER',
+  ...s3.env,
 });
 
 beforeAll(async () => {

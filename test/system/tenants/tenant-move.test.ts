@@ -42,10 +42,7 @@ beforeAll(async () => {
   ({ dir, secretFile } = await appFolder('tenant-move', sim.issueToken()));
   s3 = await startS3({ buckets: ['lake'] });
   Object.assign(process.env, {
-    AWS_ENDPOINT_URL_S3: s3.endpoint,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    ...s3.env,
   });
 }, 60_000);
 afterAll(async () => {
