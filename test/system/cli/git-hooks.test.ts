@@ -1,6 +1,7 @@
 // npm install installs the project's git hooks (package.json `prepare`, tools/install-hooks.sh):
 // in a clone, core.hooksPath names tools/git-hooks, whose pre-push runs the checks a push should
-// pass; outside a git work tree the script does nothing and succeeds.
+// pass and whose commit-msg refuses a subject over 72 characters; outside a git work tree the
+// script does nothing and succeeds.
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -47,5 +48,26 @@ describe('the git hooks', () => {
     const text = readFileSync(hook, 'utf8');
     for (const step of ['typecheck', 'lint', 'deps', 'test:unit'])
       expect(text).toContain(`npm run -s ${step}`);
+  });
+
+  it('refuse a commit whose subject is over 72 characters, and take one of 72', async () => {
+    const clone = await mkdtemp(join(tmpdir(), 'hooks-msg-'));
+    dirs.push(clone);
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
+        cwd: clone,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    git('init', '-q');
+    git('config', 'core.hooksPath', join(ROOT, 'tools/git-hooks'));
+    const long = `A subject that goes on ${'and on '.repeat(8)}past the mark`;
+    expect(long.length).toBeGreaterThan(72);
+
+    expect(() => git('commit', '-q', '--allow-empty', '-m', long)).toThrow(
+      /the subject is \d+ characters; at most 72/,
+    );
+    expect(() => git('commit', '-q', '--allow-empty', '-m', 'x'.repeat(72), '-m', 'why')).not.toThrow();
+    expect(git('log', '--format=%s').trim()).toBe('x'.repeat(72));
   });
 });
