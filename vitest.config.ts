@@ -14,7 +14,9 @@ export default defineConfig({
     server: { deps: { inline: ['dt-sql-parser'] } },
     reporters: ['default', './test/support/tier-time.ts'],
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // Worker threads start cheaper than forks (measured: 5 s less system CPU over the tier); the
+      // system tier keeps forks, whose tests change process.env and start child processes.
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], pool: 'threads' } },
       { extends: true, test: { name: 'system', include: ['test/system/**/*.test.ts'] } },
     ],
   },
