@@ -1,5 +1,8 @@
 // The Glue database and one external Parquet table per exported table, with partition
-// projection so new days are queryable at once: no crawler, no MSCK REPAIR.
+// projection so new days are queryable at once: no crawler, no MSCK REPAIR. Except the tables
+// named `registered` (the single and tenant lakes' `focus`): their partitions are registered by
+// the cost run (functions/lib/compaction/focus-catalog.ts), so that a closed month is read from its
+// compacted object, and they read their files by position (docs/focus.md, "Reading by position").
 import { Stack } from 'aws-cdk-lib';
 import { CfnDatabase, CfnTable } from 'aws-cdk-lib/aws-glue';
 import { Construct } from 'constructs';
@@ -17,6 +20,8 @@ export interface AthenaTablesProps {
   readonly bucketName: string;
   readonly prefix: string;
   readonly projectionStart: string;
+  /** Tables whose partitions the cost run registers instead of projecting (e.g. ['focus']). */
+  readonly registered?: readonly string[];
 }
 
 export class AthenaTables extends Construct {
@@ -38,7 +43,9 @@ export class AthenaTables extends Construct {
       const cfn = new CfnTable(this, `Table-${table.name}`, {
         catalogId,
         databaseName: props.databaseName,
-        tableInput: glueTableInput(table, location, props.projectionStart),
+        tableInput: glueTableInput(table, location, props.projectionStart, {
+          registered: props.registered?.includes(table.name) ?? false,
+        }),
       });
       cfn.node.addDependency(this.database);
       return cfn;
@@ -46,15 +53,20 @@ export class AthenaTables extends Construct {
   }
 }
 
-/** The Glue TableInput of one exported table stored under `location` (ending in '/'). */
+/**
+ * The Glue TableInput of one exported table stored under `location` (ending in '/'). `registered`:
+ * no projection (its partitions are registered by the cost run, each at its own location) and its
+ * files read by position.
+ */
 export function glueTableInput(
   table: TableDef<never, never>,
   location: string,
   projectionStart: string,
+  options: { readonly registered?: boolean } = {},
 ): CfnTable.TableInputProperty {
   const key = table.partitionKey;
   const day = table.dayKey;
-  const monthly = partitionFormat(key) === 'YYYY-MM';
+  const registered = options.registered === true;
   return {
     name: table.name,
     description: table.description.slice(0, 2048),
@@ -62,20 +74,7 @@ export function glueTableInput(
     parameters: {
       EXTERNAL: 'TRUE',
       classification: 'parquet',
-      'projection.enabled': 'true',
-      [`projection.${key}.type`]: 'date',
-      [`projection.${key}.format`]: monthly ? 'yyyy-MM' : 'yyyy-MM-dd',
-      [`projection.${key}.range`]: `${monthly ? projectionStart.slice(0, 7) : projectionStart},NOW`,
-      [`projection.${key}.interval`]: '1',
-      [`projection.${key}.interval.unit`]: monthly ? 'MONTHS' : 'DAYS',
-      ...(day && {
-        // An integer day of the month, not a date: a date projection under a monthly one would
-        // enumerate every day of the range for each month a query names.
-        [`projection.${day}.type`]: 'integer',
-        [`projection.${day}.range`]: '1,31',
-        [`projection.${day}.digits`]: '2',
-      }),
-      'storage.location.template': `${location}${key}=\${${key}}/${day ? `${day}=\${${day}}/` : ''}`,
+      ...(registered ? {} : projection(table, location, projectionStart)),
       'cloudforet_export.schema_version': String(table.schemaVersion),
     },
     partitionKeys: [
@@ -92,8 +91,10 @@ export function glueTableInput(
         serializationLibrary: PARQUET_FORMAT.serde,
         parameters: {
           'serialization.format': '1',
-          // A revisions table that renames a column of its files (tables/revisions.ts) reads them by position.
-          ...(readsByPosition(table) ? { 'parquet.column.index.access': 'true' } : {}),
+          // A revisions table that renames a column of its files (tables/revisions.ts) reads them by
+          // position; so does a registered focus table, whose compacted months' files name BilledCost
+          // x_BilledCost (docs/focus.md).
+          ...(registered || readsByPosition(table) ? { 'parquet.column.index.access': 'true' } : {}),
         },
       },
       compressed: false,
@@ -104,6 +105,33 @@ export function glueTableInput(
         comment: c.description.slice(0, 255),
       })),
     },
+  };
+}
+
+/** The partition projection parameters of a table stored under `location`. */
+function projection(
+  table: TableDef<never, never>,
+  location: string,
+  projectionStart: string,
+): Record<string, string> {
+  const key = table.partitionKey;
+  const day = table.dayKey;
+  const monthly = partitionFormat(key) === 'YYYY-MM';
+  return {
+    'projection.enabled': 'true',
+    [`projection.${key}.type`]: 'date',
+    [`projection.${key}.format`]: monthly ? 'yyyy-MM' : 'yyyy-MM-dd',
+    [`projection.${key}.range`]: `${monthly ? projectionStart.slice(0, 7) : projectionStart},NOW`,
+    [`projection.${key}.interval`]: '1',
+    [`projection.${key}.interval.unit`]: monthly ? 'MONTHS' : 'DAYS',
+    ...(day && {
+      // An integer day of the month, not a date: a date projection under a monthly one would
+      // enumerate every day of the range for each month a query names.
+      [`projection.${day}.type`]: 'integer',
+      [`projection.${day}.range`]: '1,31',
+      [`projection.${day}.digits`]: '2',
+    }),
+    'storage.location.template': `${location}${key}=\${${key}}/${day ? `${day}=\${${day}}/` : ''}`,
   };
 }
 

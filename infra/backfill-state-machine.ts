@@ -52,7 +52,7 @@ export const THROTTLE_RETRY = {
 
 export type BackfillStateMachineProps = Omit<
   ExportFunctionProps,
-  'entry' | 'description' | 'reservedConcurrency' | 'access'
+  'entry' | 'description' | 'reservedConcurrency' | 'access' | 'focusCatalog'
 >;
 
 export class BackfillStateMachine extends Construct {
@@ -78,6 +78,8 @@ export class BackfillStateMachine extends Construct {
             : undefined,
         // The Summary reads the job's state and removes it; it has no use for the secret.
         access: state.state === 'Summary' ? 'read' : undefined,
+        // The state that compacts keeps the focus table's partitions (every tenant's, with tenants).
+        focusCatalog: state.steps.includes('compaction'),
       });
     }
     this.functions = fns;

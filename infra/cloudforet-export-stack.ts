@@ -53,6 +53,8 @@ export class CloudforetExportStack extends Stack {
     const cost = new ExportFunction(this, 'CostExport', {
       ...common,
       entry: 'functions/cost-export.ts',
+      // Its run ends with compaction, which keeps the focus table's Glue partitions.
+      focusCatalog: true,
       description:
         'Cloudforet cost days to Parquet: {} for what changed in the default window, {"date"} or {"from","to"}',
     });

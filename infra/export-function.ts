@@ -11,7 +11,8 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { encodeTenants, tenantPrefix } from '../functions/lib/tenant.ts';
+import { focusTable } from '../functions/lib/tables/focus.ts';
+import { encodeTenants, tenantDatabaseName, tenantPrefix } from '../functions/lib/tenant.ts';
 import { LAMBDA_NODE_FLAGS, LAMBDA_RUNTIME_ENV } from './lambda-node-options.ts';
 import type { Settings } from './settings.ts';
 
@@ -54,6 +55,11 @@ export interface ExportFunctionProps {
   readonly access?: ExportAccess;
   /** Variables this function alone needs, beside the shared ones. */
   readonly environment?: Readonly<Record<string, string>>;
+  /**
+   * The function runs the cost job's compaction step, which registers the focus table's Glue
+   * partitions: FOCUS_GLUE_DATABASE, and the Glue actions on the focus table(s) alone.
+   */
+  readonly focusCatalog?: boolean;
 }
 
 export type ExportAccess = 'export' | 'read' | 'observe';
@@ -103,6 +109,8 @@ export class ExportFunction extends Construct {
       depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
       environment: {
         ...functionEnvironment(settings, props.bucket.bucketName, props.secret.secretId),
+        // With tenants the stack's name: each tenant's invocation reads its own (tenant-scope.ts).
+        ...(props.focusCatalog && focusCatalogEnvironment(settings)),
         ...props.environment,
       },
       bundling: BUNDLING,
@@ -120,7 +128,52 @@ export class ExportFunction extends Construct {
     for (const statement of exportStatements(props.access ?? 'export', settings, grants)) {
       role.addToPrincipalPolicy(statement);
     }
+    if (props.focusCatalog) role.addToPrincipalPolicy(focusCatalogStatement(Stack.of(this), settings));
   }
+}
+
+/** The variable of a function that keeps the focus table's partitions (with tenants, the stack's name). */
+export function focusCatalogEnvironment(settings: Pick<Settings, 'databaseName'>): Record<string, string> {
+  return { FOCUS_GLUE_DATABASE: settings.databaseName };
+}
+
+/** What keeping the focus table's partitions calls (functions/lib/compaction/glue-partitions.ts). */
+export const FOCUS_CATALOG_ACTIONS = [
+  'glue:GetTable',
+  'glue:GetPartitions',
+  'glue:BatchCreatePartition',
+  'glue:BatchDeletePartition',
+  'glue:BatchUpdatePartition',
+] as const;
+
+/** The databases whose focus table the functions keep: the stack's, or with tenants each tenant's. */
+export function focusCatalogDatabases(settings: Pick<Settings, 'databaseName' | 'tenants'>): string[] {
+  return settings.tenants
+    ? settings.tenants.map((t) => tenantDatabaseName(settings.databaseName, t.id))
+    : [settings.databaseName];
+}
+
+/**
+ * The focus table's partitions, on that table alone: Glue authorizes a partition call on the
+ * catalog, the database and the table. With tenants, each tenant's focus table (the functions
+ * serve every tenant in turn), never the portfolio's nor any other table.
+ */
+export function focusCatalogStatement(
+  stack: Stack,
+  settings: Pick<Settings, 'databaseName' | 'tenants'>,
+): PolicyStatement {
+  const glue = (resource: string, resourceName?: string) =>
+    stack.formatArn({ service: 'glue', resource, ...(resourceName && { resourceName }) });
+  const databases = focusCatalogDatabases(settings);
+  return new PolicyStatement({
+    sid: 'KeepFocusPartitions',
+    actions: [...FOCUS_CATALOG_ACTIONS],
+    resources: [
+      glue('catalog'),
+      ...databases.map((d) => glue('database', d)),
+      ...databases.map((d) => glue('table', `${d}/${focusTable.name}`)),
+    ],
+  });
 }
 
 /** The variables every function gets; with tenants, EXPORT_TENANTS in place of the one endpoint and secret. */

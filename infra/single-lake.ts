@@ -3,6 +3,7 @@
 import { CfnOutput } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { TableDef } from '../functions/lib/parquet/columns.ts';
+import { focusTable } from '../functions/lib/tables/focus.ts';
 import { AthenaTables } from './athena-tables.ts';
 import { AthenaWorkgroup } from './athena-workgroup.ts';
 import { CompactionStateTable } from './compaction-state-table.ts';
@@ -22,6 +23,7 @@ export function singleLake(
     bucketName,
     prefix: settings.prefix,
     projectionStart: settings.projectionStart,
+    registered: [focusTable.name],
   });
   const athena = new AthenaWorkgroup(scope, 'Athena', {
     name: settings.workgroupName,

@@ -21,7 +21,8 @@ import {
   TENANT_DIMENSION,
 } from '../functions/lib/lambda/metric-names.ts';
 import type { TableDef } from '../functions/lib/parquet/columns.ts';
-import { tenantPrefix } from '../functions/lib/tenant.ts';
+import { focusTable } from '../functions/lib/tables/focus.ts';
+import { tenantDatabaseName, tenantPrefix } from '../functions/lib/tenant.ts';
 import { AthenaTables } from './athena-tables.ts';
 import { AthenaWorkgroup } from './athena-workgroup.ts';
 import { cloudforetSecret } from './cloudforet-secret.ts';
@@ -45,10 +46,8 @@ export interface TenantLakeProps {
   readonly alarmTopic: ITopic;
 }
 
-/** The tenant's Glue database: the stack's database name and the id, `-` as `_` (Glue's rule). */
-export function tenantDatabaseName(databaseName: string, id: string): string {
-  return `${databaseName}_${id.replaceAll('-', '_')}`;
-}
+/** The tenant's Glue database (functions/lib/tenant.ts: the functions name it too). */
+export { tenantDatabaseName };
 
 export function tenantWorkgroupName(workgroupName: string, id: string): string {
   return `${workgroupName}-${id}`;
@@ -80,6 +79,8 @@ export class TenantLake extends NestedStack {
       ...location,
       tables: props.tables,
       projectionStart: settings.projectionStart,
+      // The focus table's partitions are registered by the cost run (the portfolio's keeps projection).
+      registered: [focusTable.name],
     });
     new LedgerTables(this, 'Ledger', {
       ...location,

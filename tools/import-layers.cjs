@@ -175,8 +175,8 @@ const LEVELS = [
     {
       name: 'lambda',
       path: `${lib}lambda/`,
-      uses: ['alerts', 'cloudforet', 'destination', 'storage'],
-      why: 'the entry wrapper and the connections',
+      uses: ['alerts', 'cloudforet', 'compaction', 'destination', 'storage', 'tables'],
+      why: "the entry wrapper and the connections (connect-glue.ts: the focus table's Glue partitions)",
     },
   ],
   [

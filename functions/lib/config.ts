@@ -27,6 +27,11 @@ export interface FunctionConfig {
   readonly compression: Compression;
   /** A data source whose newest billed day or last sync is older than this is stale (alarm). */
   readonly freshnessHours: number;
+  /**
+   * The Glue database whose `focus` table's partitions the cost run keeps (FOCUS_GLUE_DATABASE,
+   * compaction/focus-catalog.ts); undefined: no catalog kept (the CLI, a stack before 0.3).
+   */
+  readonly focusGlueDatabase?: string | undefined;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -71,10 +76,17 @@ export function readConfig(env: Env): FunctionConfig {
     logLevel: parseLogLevel(env.LOG_LEVEL?.trim()),
     compression: parseCompression(env.PARQUET_COMPRESSION ?? '') ?? DEFAULT_COMPRESSION,
     freshnessHours: integer('FRESHNESS_HOURS', 36, 1, 720),
+    focusGlueDatabase: env.FOCUS_GLUE_DATABASE?.trim() || undefined,
   };
   const codec = env.PARQUET_COMPRESSION?.trim();
   if (codec && parseCompression(codec) === undefined) {
     problems.push(`PARQUET_COMPRESSION must be ${COMPRESSIONS.join(' or ')} (got '${codec}')`);
+  }
+  const glueDatabase = env.FOCUS_GLUE_DATABASE?.trim();
+  if (glueDatabase && !/^[a-z0-9_]{1,255}$/.test(glueDatabase)) {
+    problems.push(
+      `FOCUS_GLUE_DATABASE must be a Glue database name: lower-case letters, digits and '_' (got '${glueDatabase}')`,
+    );
   }
   const levelProblem = logLevelProblem(env.LOG_LEVEL);
   if (levelProblem) problems.push(levelProblem);

@@ -18,6 +18,11 @@ export function tenantPrefix(id: string): string {
   return `${TENANTS_DIR}/${id}`;
 }
 
+/** A tenant's Glue database: the stack's database name and the id, `-` as `_` (Glue's rule). */
+export function tenantDatabaseName(databaseName: string, id: string): string {
+  return `${databaseName}_${id.replaceAll('-', '_')}`;
+}
+
 /** `destination` (a folder, or s3://bucket[/prefix]) narrowed to one tenant's folder. */
 export function tenantDestination(destination: string, id: string): string {
   return `${destination.replace(/\/+$/, '')}/${tenantPrefix(id)}`;

@@ -1,20 +1,29 @@
 // The cost export's face: the cost function (functions/cost-export.ts) and `cloudforet-export
 // costs` run it. Its input: {} (this month and the previous one), {"date"} or {"from","to"}, with
 // "dataSourceIds" and "force"; a range wholly past Cloudforet's retention is refused before any request.
+
+import type { FocusCatalog } from '../compaction/focus-catalog.ts';
 import { refuseWhollyBeyondRetention } from '../costs/beyond-retention.ts';
 import { parseCostEvent } from '../costs/event.ts';
 import { type CostRunRequest, type CostRunSummary, runCostExport } from '../costs/run.ts';
 import { describeVerify } from '../destination/verify-destination.ts';
 import { type CloudforetConnection, connectCloudforet } from '../lambda/connect-cloudforet.ts';
+import { connectFocusCatalog } from '../lambda/connect-glue.ts';
 import type { Face } from './face.ts';
 
 export type { CostRunSummary };
 
-export const costs: Face<CloudforetConnection, CostRunRequest, CostRunSummary> = {
+/** The cost run's adapters: the Lambda's add the focus table's Glue partitions when it is given a database. */
+export type CostsConnection = CloudforetConnection & { readonly focusCatalog?: FocusCatalog | undefined };
+
+export const costs: Face<CostsConnection, CostRunRequest, CostRunSummary> = {
   label: 'costs',
   needs: 'cloudforet',
   reportsProgress: true,
-  connect: connectCloudforet,
+  connect: async (entry) => {
+    const focusCatalog = connectFocusCatalog(entry.config);
+    return { ...(await connectCloudforet(entry)), ...(focusCatalog && { focusCatalog }) };
+  },
   parse: (input, settings, now) => {
     const request = parseCostEvent(input, now, settings);
     refuseWhollyBeyondRetention(request, now);

@@ -1,13 +1,14 @@
 // Which tenant an invocation serves. A stack of tenants gives its functions EXPORT_TENANTS (each
 // tenant's endpoint and secret, tenant.ts) and names the tenant in every event: {"tenant": "acme",
 // …}. The tenant's endpoint, secret and folder (`<prefix>/tenants/<id>`) then stand in the
-// environment readConfig reads, so every use case runs for that tenant alone, unchanged. Without
+// environment readConfig reads, so every use case runs for that tenant alone, unchanged; so does its
+// Glue database (FOCUS_GLUE_DATABASE, the stack's name, becomes `<name>_<id>`). Without
 // EXPORT_TENANTS the function serves one domain, as before, and an event naming a tenant is refused.
 
 import { ConfigError, EventError } from '../errors.ts';
 import { closestName } from '../input/closest-name.ts';
 import { joinKey } from '../storage/sink.ts';
-import { decodeTenants, tenantPrefix } from '../tenant.ts';
+import { decodeTenants, tenantDatabaseName, tenantPrefix } from '../tenant.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -56,6 +57,10 @@ export function tenantScope(env: Env, event: unknown): TenantScope {
       CLOUDFORET_ENDPOINT: connection.endpoint,
       CLOUDFORET_SECRET_ID: connection.secretId,
       EXPORT_PREFIX: joinKey(prefix, tenantPrefix(id as string)),
+      // The stack's database name becomes the tenant's own (its focus table's partitions).
+      ...(env.FOCUS_GLUE_DATABASE?.trim() && {
+        FOCUS_GLUE_DATABASE: tenantDatabaseName(env.FOCUS_GLUE_DATABASE.trim(), id as string),
+      }),
     },
     event: rest,
     tenant: id as string,

@@ -54,15 +54,11 @@ function glueApi(value: unknown): unknown {
   );
 }
 
-/** focus as the stack declares it, with what a registered-partition table needs: read by position. */
+/** focus as the stack declares it: registered partitions, read by position. */
 function focusTableInput(): GlueTableInput {
-  const input = glueApi(
-    glueTableInput(focusTable as never, `${ROOT}focus/`, '2025-01-01'),
-  ) as GlueTableInput & {
-    StorageDescriptor: { SerdeInfo: { Parameters: Record<string, string> } };
-  };
-  input.StorageDescriptor.SerdeInfo.Parameters['parquet.column.index.access'] = 'true';
-  return input;
+  return glueApi(
+    glueTableInput(focusTable as never, `${ROOT}focus/`, '2025-01-01', { registered: true }),
+  ) as GlueTableInput;
 }
 
 let sim: Simulator;

@@ -197,7 +197,7 @@ describe('Glue tables', () => {
     },
   );
 
-  it('focus is a table (not a view) FOCUS discovery finds: month, then day of month, both projected', () => {
+  it('focus is a table (not a view) FOCUS discovery finds: month, then day of month, partitions registered', () => {
     const input = tableInputs(t).get('focus')!;
     const location = 's3://my-exports/cloudforet/focus/';
 
@@ -206,20 +206,17 @@ describe('Glue tables', () => {
       { Name: 'x_billing_period', Type: 'string', Comment: expect.any(String) },
       { Name: 'x_charge_day', Type: 'string', Comment: expect.any(String) },
     ]);
+    // No projection: the cost run registers its partitions, a closed month at its compacted object
+    // (docs/focus.md, "CID reads closed months compacted"), and its files are read by position.
     expect(input.Parameters).toEqual({
       EXTERNAL: 'TRUE',
       classification: 'parquet',
-      'projection.enabled': 'true',
-      'projection.x_billing_period.type': 'date',
-      'projection.x_billing_period.format': 'yyyy-MM',
-      'projection.x_billing_period.range': '2024-06,NOW',
-      'projection.x_billing_period.interval': '1',
-      'projection.x_billing_period.interval.unit': 'MONTHS',
-      'projection.x_charge_day.type': 'integer',
-      'projection.x_charge_day.range': '1,31',
-      'projection.x_charge_day.digits': '2',
-      'storage.location.template': `${location}x_billing_period=\${x_billing_period}/x_charge_day=\${x_charge_day}/`,
       'cloudforet_export.schema_version': '4',
+    });
+    expect((input.StorageDescriptor as Json).Location).toBe(location);
+    expect(((input.StorageDescriptor as Json).SerdeInfo as Json).Parameters).toEqual({
+      'serialization.format': '1',
+      'parquet.column.index.access': 'true',
     });
     const columns = ((input.StorageDescriptor as Json).Columns as Json[]).map((c) => [c.Name, c.Type]);
     // The FOCUS 1.2 mandatory columns and the 1.3 provider columns, by their FOCUS names and types.

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { arnOf, idOf, type Json, statementsOfRole, synth } from '../../support/synth-stack.ts';
 
 const EXPORTERS = ['CostExport', 'InventoryExport', 'BackfillPlan', 'BackfillUnit', 'BackfillFinish'];
+const KEEP_FOCUS_PARTITIONS = ['CostExport', 'BackfillFinish'];
 const KEY = 'arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 
 const roleStatements = (t: Template, prefix: string) =>
@@ -50,6 +51,38 @@ describe('function roles with the stack’s own bucket and secret', () => {
           Resource: arnOf(bucket),
           Condition: { StringLike: { 's3:prefix': ['cloudforet/*'] } },
         },
+        // The functions that compact keep the focus table's partitions, on that table alone.
+        ...(KEEP_FOCUS_PARTITIONS.includes(prefix)
+          ? [
+              {
+                Sid: 'KeepFocusPartitions',
+                Action: [
+                  'glue:GetTable',
+                  'glue:GetPartitions',
+                  'glue:BatchCreatePartition',
+                  'glue:BatchDeletePartition',
+                  'glue:BatchUpdatePartition',
+                ],
+                Effect: 'Allow',
+                Resource: ['catalog', 'database/cloudforet_export', 'table/cloudforet_export/focus'].map(
+                  (r) => ({
+                    'Fn::Join': [
+                      '',
+                      [
+                        'arn:',
+                        { Ref: 'AWS::Partition' },
+                        ':glue:',
+                        { Ref: 'AWS::Region' },
+                        ':',
+                        { Ref: 'AWS::AccountId' },
+                        `:${r}`,
+                      ],
+                    ],
+                  }),
+                ),
+              },
+            ]
+          : []),
       ]);
     }
   });

@@ -1,7 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../../functions/lib/config.ts';
-import { functionEnvironment } from '../../../infra/export-function.ts';
+import { focusCatalogEnvironment, functionEnvironment } from '../../../infra/export-function.ts';
 import { readSettings } from '../../../infra/settings.ts';
 import { arnOf, idOf, type Json, statementsOfRole, synth } from '../../support/synth-stack.ts';
 
@@ -89,6 +89,8 @@ describe('CloudforetExportStack with defaults', () => {
       FRESHNESS_HOURS: '36',
       NODE_OPTIONS: '--enable-source-maps --max-semi-space-size=16',
       MALLOC_ARENA_MAX: '2',
+      // Its run ends with compaction, which keeps the focus table's partitions.
+      FOCUS_GLUE_DATABASE: 'cloudforet_export',
     });
   });
 
@@ -216,7 +218,11 @@ describe('CloudforetExportStack with schedule settings', () => {
 describe('the function environment against readConfig', () => {
   it('sets every variable readConfig reads, with values it accepts unchanged', () => {
     const settings = readSettings({ cloudforetEndpoint: 'https://cf.example.com', logLevel: 'debug' });
-    const env = functionEnvironment(settings, 'my-exports', 'cloudforet/app');
+    // The shared variables, and the one of the functions that keep the focus table's partitions.
+    const env = {
+      ...functionEnvironment(settings, 'my-exports', 'cloudforet/app'),
+      ...focusCatalogEnvironment(settings),
+    };
     const read = new Set<string>();
     const recording = new Proxy(env, {
       get: (target, key: string) => {
@@ -243,6 +249,7 @@ describe('the function environment against readConfig', () => {
       logLevel: 'debug',
       compression: 'ZSTD',
       freshnessHours: settings.freshnessHours,
+      focusGlueDatabase: settings.databaseName,
     });
   });
   it('gives the functions the largest Cloudforet answer in MiB, which readConfig takes as bytes', () => {
