@@ -239,9 +239,10 @@ interface IdRange {
 /**
  * A keyset listing cut by `split` into ranges, each paged on its own (listKeysetPages: its own
  * checks, its own total_count falling by the rows it received, its own guess of the next page)
- * and all at once, pages yielded as they come. Each range's rows are checked to lie in it, so a
+ * and all at once. Each range's rows are checked to lie in it, so a
  * server that ignored a bound would fail the listing rather than repeat rows. The ranges cover
- * every id between them, so every row is in exactly one. Ends as listKeysetPages does: every
+ * every id between them, so every row is in exactly one. Pages are yielded a range at a time in
+ * turn, each range's next page in flight meanwhile. Ends as listKeysetPages does: every
  * request of every range settled or aborted before it returns.
  */
 async function* listRangesAtOnce(
@@ -267,7 +268,7 @@ async function* listRangesAtOnce(
   const waiting = new Map<number, Promise<Next>>();
   const pull = (range: number): void => {
     const next = ranges[range]!.next().then((result): Next => ({ range, result }));
-    // A range may fail while the caller holds another's page: handled now (the race sees it next).
+    // A range may fail while another's page is awaited or held: handled now, thrown at its turn.
     next.catch(() => undefined);
     waiting.set(range, next);
   };
@@ -278,11 +279,17 @@ async function* listRangesAtOnce(
     return rows;
   };
   for (let i = 0; i < ranges.length; i++) pull(i);
+  let turn = 0;
   try {
     while (waiting.size > 0) {
+      // Ranges take turns, whichever answer came first: the same rows make the same object, byte
+      // for byte (the rows of a row group are clustered with ties in arrival order), so a re-run
+      // over unchanged rows gives the checksum that downstream steps compare.
+      while (!waiting.has(turn)) turn = (turn + 1) % ranges.length;
       // The page goes into the holder and nowhere else: no local keeps it through the yield.
-      const next = await Promise.race(waiting.values());
+      const next = await waiting.get(turn)!;
       const range = next.range;
+      turn = (range + 1) % ranges.length;
       waiting.delete(range);
       if (!next.result!.done) page.rows = next.result!.value;
       next.result = undefined;
