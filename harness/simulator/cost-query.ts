@@ -60,8 +60,8 @@ const restatesSource = (ds: DataSource) => (c: Condition) =>
 // cost-analysis service/cost_service.py CostService.list: page limit 1000, total_count of every match.
 export function listCosts(store: CostStore, req: CostListRequest): string {
   const { ds, query } = req;
-  const keyset = query.filter.find(isKeyset);
-  const dateConditions = query.filter.filter((c) => !restatesSource(ds)(c) && c !== keyset);
+  const keyset = query.filter.filter(isIdRange);
+  const dateConditions = query.filter.filter((c) => !restatesSource(ds)(c) && !keyset.includes(c));
   const window = dayWindow(dateConditions);
   const days = daysIn(window, store.candidateDays(ds));
   const sort = effectiveSort(query.sort.length > 0 ? query.sort : DEFAULT_SORT, 'cost_id');
@@ -74,21 +74,41 @@ export function listCosts(store: CostStore, req: CostListRequest): string {
     req.extra.length === 0 &&
     !days.some((day) => store.mixed(ds, day));
   const examined = days.reduce((n, day) => n + store.count(ds, day), 0);
-  if (plain && order && (!keyset || (order === 'asc' && days.length === 1))) {
-    const skip = keyset && days[0] !== undefined ? store.rowsThrough(ds, days[0], String(keyset.value)) : 0;
-    return answerByCounts(store, ds, days, query, skip, examined);
+  if (plain && order && (keyset.length === 0 || (order === 'asc' && days.length === 1))) {
+    const [skip, end] = days[0] === undefined ? [0, undefined] : idSpan(store, ds, days[0], keyset);
+    return answerByCounts(store, ds, days, query, skip, examined, end);
   }
   const matches = matchingRows(store, req, days, order === undefined ? sort : undefined);
   chargeSort(store, query, matches.length, examined);
   return answer(query, matches.length, arraySource(matches), { capped: true });
 }
 
-/** `cost_id gt <id>`: a keyset page, answered from the id order without filtering rows. */
-const isKeyset = (c: Condition) => c.key === 'cost_id' && c.operator === 'gt' && typeof c.value === 'string';
+/**
+ * `cost_id gt <id>` (a keyset page), and `gte`, `lt`, `lte` (a range of ids, as an exporter paging
+ * a day in two ranges at once asks): answered from the id order without filtering rows, with the
+ * same string comparison the row filter (filters.ts) and MongoDB make.
+ */
+const isIdRange = (c: Condition) =>
+  c.key === 'cost_id' && ['gt', 'gte', 'lt', 'lte'].includes(c.operator) && typeof c.value === 'string';
+
+/** The positions [skip, end) of the day's rows, in id order, that every id condition admits. */
+function idSpan(store: CostStore, ds: DataSource, day: number, conditions: readonly Condition[]) {
+  let skip = 0;
+  let end = Number.POSITIVE_INFINITY;
+  for (const { operator, value } of conditions) {
+    const id = String(value);
+    if (operator === 'gt') skip = Math.max(skip, store.rowsThrough(ds, day, id));
+    if (operator === 'gte') skip = Math.max(skip, store.rowsBelow(ds, day, id));
+    if (operator === 'lt') end = Math.min(end, store.rowsBelow(ds, day, id));
+    if (operator === 'lte') end = Math.min(end, store.rowsThrough(ds, day, id));
+  }
+  return [skip, Math.max(skip, end)] as const;
+}
 
 /**
  * No row-level conditions: counts are known without generating, pages touch only their days.
- * `skip` rows at the start are out of the answer (a keyset page: the ids up to the last one seen).
+ * `skip` rows at the start are out of the answer (a keyset page: the ids up to the last one seen),
+ * and so are the rows from `end` on.
  */
 function answerByCounts(
   store: CostStore,
@@ -97,9 +117,15 @@ function answerByCounts(
   query: ParsedQuery,
   skip: number,
   examined: number,
+  /** Rows from this position on are out of the answer too (a range of ids). */
+  end = Number.POSITIVE_INFINITY,
 ): string {
   const counts = days.map((day) => store.count(ds, day));
-  const total = counts.reduce((a, b) => a + b, 0) - skip;
+  const total =
+    Math.min(
+      counts.reduce((a, b) => a + b, 0),
+      end,
+    ) - skip;
   chargeSort(store, query, total, examined);
   const json = (from: number, to: number): string[] => {
     const rows: string[] = [];

@@ -122,11 +122,21 @@ export class CostStore {
 
   /** How many of the day's (unmixed) rows have a cost_id at or below `costId`. */
   rowsThrough(ds: DataSource, day: number, costId: string): number {
+    return this.rowsWhere(ds, day, (id) => id <= costId);
+  }
+
+  /** How many of the day's (unmixed) rows have a cost_id below `costId`. */
+  rowsBelow(ds: DataSource, day: number, costId: string): number {
+    return this.rowsWhere(ds, day, (id) => id < costId);
+  }
+
+  /** The length of the prefix of the day's ids (in order) that `holds` admits. */
+  private rowsWhere(ds: DataSource, day: number, holds: (id: string) => boolean): number {
     const { ids } = this.day(ds, day).order;
     let [lo, hi] = [0, ids.length];
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (`cost-${hex12(ids[mid] ?? 0)}` <= costId) lo = mid + 1;
+      if (holds(`cost-${hex12(ids[mid] ?? 0)}`)) lo = mid + 1;
       else hi = mid;
     }
     return lo;

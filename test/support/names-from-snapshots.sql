@@ -1,4 +1,4 @@
--- The oracle of test/name-ranges.test.ts: costs_named_as_of_day as it was before identity_names
+-- The oracle of test/system/athena/name-ranges.test.ts: costs_named_as_of_day as it was before identity_names
 -- (infra/queries/create_costs_named_as_of_day_view.sql until issue 40), reading every snapshot day
 -- of the six identity tables. The ranges must name every cost row as this does.
 CREATE OR REPLACE VIEW names_from_snapshots AS

@@ -71,6 +71,9 @@ async function main(): Promise<StageResult> {
     endpoint: spec.url,
     token: spec.token,
     dispatcher: createDispatcher(),
+    // As the functions read it: the live simulator's cost/analyze over 5 M rows can take longer
+    // than the default 60 s on a busy machine (docs/performance.md, Bytes, round 2).
+    ...(process.env.CLOUDFORET_TIMEOUT_MS && { requestTimeoutMs: Number(process.env.CLOUDFORET_TIMEOUT_MS) }),
   });
   let peak = process.memoryUsage();
   const sampler = setInterval(() => {

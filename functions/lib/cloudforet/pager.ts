@@ -33,6 +33,13 @@ export interface ListRequest {
   readonly keyset?: boolean;
   /** query.only: the fields each record keeps (the id key is added), to keep big records small. */
   readonly only?: readonly string[];
+  /**
+   * Keyset only: ids that cut the id space into ranges (`idKey lt` the first, `gte` it and `lt`
+   * the next, …), each paged by keyset on its own and all at once: one page in flight per range.
+   * Pages then come in no overall id order. Any ids are correct (the ranges cover every string);
+   * ids spread evenly across the ranges make the ranges end together.
+   */
+  readonly split?: readonly string[];
 }
 
 interface ListAnswer {
@@ -55,7 +62,9 @@ export async function* listPages(
   signal?: AbortSignal,
 ): AsyncGenerator<ApiRecord[]> {
   if (req.keyset) {
-    yield* listKeysetPages(client, req, signal);
+    yield* req.split && req.split.length > 0
+      ? listRangesAtOnce(client, req, req.split, signal)
+      : listKeysetPages(client, req, signal, {});
     return;
   }
   let pageSize = Math.min(req.pageLimit ?? PAGE_LIMIT, PAGE_LIMIT);
@@ -143,7 +152,8 @@ export async function* listPages(
 async function* listKeysetPages(
   client: CloudforetClient,
   req: ListRequest,
-  signal?: AbortSignal,
+  signal: AbortSignal | undefined,
+  range: IdRange,
 ): AsyncGenerator<ApiRecord[]> {
   const limit = Math.min(req.pageLimit ?? PAGE_LIMIT, PAGE_LIMIT);
   const own = new AbortController();
@@ -156,7 +166,7 @@ async function* listKeysetPages(
   }
   const ask = (after: string | undefined): Asked => {
     const drop = new AbortController();
-    const answer = client.receive<ListAnswer>(req.path, keysetBody(req, after, limit), {
+    const answer = client.receive<ListAnswer>(req.path, keysetBody(req, after, limit, range), {
       signal: AbortSignal.any([listing, drop.signal]),
       check: rowsFrom(1),
     });
@@ -184,6 +194,7 @@ async function* listKeysetPages(
       throw new PagingDriftError(`${req.path}: a page of ${rows.length} rows with ${total} rows left`);
     }
     last = checkAscending(req, rows, last);
+    checkInRange(req, rows, range);
     remaining = total - rows.length;
     const guess = guessed;
     guessed = undefined;
@@ -219,6 +230,97 @@ async function* listKeysetPages(
   }
 }
 
+/** Ids from `from` (inclusive) to `below` (exclusive); either end open when not given. */
+interface IdRange {
+  readonly from?: string;
+  readonly below?: string;
+}
+
+/**
+ * A keyset listing cut by `split` into ranges, each paged on its own (listKeysetPages: its own
+ * checks, its own total_count falling by the rows it received, its own guess of the next page)
+ * and all at once. Each range's rows are checked to lie in it, so a
+ * server that ignored a bound would fail the listing rather than repeat rows. The ranges cover
+ * every id between them, so every row is in exactly one. Pages are yielded a range at a time in
+ * turn, each range's next page in flight meanwhile. Ends as listKeysetPages does: every
+ * request of every range settled or aborted before it returns.
+ */
+async function* listRangesAtOnce(
+  client: CloudforetClient,
+  req: ListRequest,
+  split: readonly string[],
+  signal?: AbortSignal,
+): AsyncGenerator<ApiRecord[]> {
+  const cuts = [...split].sort();
+  for (let i = 1; i < cuts.length; i++) {
+    if (cuts[i] === cuts[i - 1]) throw new Error(`${req.path}: the split repeats ${cuts[i]}`);
+  }
+  const own = new AbortController();
+  const listing = signal ? AbortSignal.any([signal, own.signal]) : own.signal;
+  const ranges = [undefined, ...cuts].map((from, i) =>
+    listKeysetPages(client, req, listing, { from, below: cuts[i] }),
+  );
+  /** A range's next page, once it has come; emptied before it is yielded (see listPages). */
+  interface Next {
+    readonly range: number;
+    result: IteratorResult<ApiRecord[]> | undefined;
+  }
+  const waiting = new Map<number, Promise<Next>>();
+  const pull = (range: number): void => {
+    const next = ranges[range]!.next().then((result): Next => ({ range, result }));
+    // A range may fail while another's page is awaited or held: handled now, thrown at its turn.
+    next.catch(() => undefined);
+    waiting.set(range, next);
+  };
+  const page: { rows: ApiRecord[] | undefined } = { rows: undefined };
+  const take = (): ApiRecord[] => {
+    const rows = page.rows!;
+    page.rows = undefined;
+    return rows;
+  };
+  for (let i = 0; i < ranges.length; i++) pull(i);
+  let turn = 0;
+  try {
+    while (waiting.size > 0) {
+      // Ranges take turns, whichever answer came first: the same rows make the same object, byte
+      // for byte (the rows of a row group are clustered with ties in arrival order), so a re-run
+      // over unchanged rows gives the checksum that downstream steps compare.
+      while (!waiting.has(turn)) turn = (turn + 1) % ranges.length;
+      // The page goes into the holder and nowhere else: no local keeps it through the yield.
+      const next = await waiting.get(turn)!;
+      const range = next.range;
+      turn = (range + 1) % ranges.length;
+      waiting.delete(range);
+      if (!next.result!.done) page.rows = next.result!.value;
+      next.result = undefined;
+      if (!page.rows) continue;
+      yield take();
+      // The range's next request left when this page came (its guess); it is read from here on.
+      pull(range);
+    }
+  } finally {
+    own.abort();
+    // A range still reading its answer ends on the abort; then each ends its own listing.
+    await Promise.allSettled(waiting.values());
+    await Promise.allSettled(ranges.map((r) => r.return(undefined)));
+  }
+}
+
+/** Every row's id inside the range the page was asked for (ids ascend: the first and last). */
+function checkInRange(req: ListRequest, rows: readonly ApiRecord[], range: IdRange): void {
+  if (rows.length === 0) return;
+  const first = String(rows[0]![req.idKey]);
+  const last = String(rows[rows.length - 1]![req.idKey]);
+  if (
+    (range.from !== undefined && first < range.from) ||
+    (range.below !== undefined && last >= range.below)
+  ) {
+    throw new PagingDriftError(
+      `${req.path}: ${req.idKey} ${first}..${last} outside the range asked for (from ${range.from ?? 'the start'} below ${range.below ?? 'the end'})`,
+    );
+  }
+}
+
 /**
  * A page whose offset the answer's own total_count reaches must hold results: `{}` is an empty
  * list and `{"total_count": N}` a page past the end, but total_count 5 with no results at row 1
@@ -249,9 +351,12 @@ export function keysetBody(
   req: ListRequest,
   after: string | undefined,
   limit: number,
+  range: IdRange = {},
 ): Record<string, unknown> {
   const filter = [
     ...(req.filter ?? []),
+    ...(range.from === undefined ? [] : [{ k: req.idKey, v: range.from, o: 'gte' }]),
+    ...(range.below === undefined ? [] : [{ k: req.idKey, v: range.below, o: 'lt' }]),
     ...(after === undefined ? [] : [{ k: req.idKey, v: after, o: 'gt' }]),
   ];
   const query: Record<string, unknown> = {

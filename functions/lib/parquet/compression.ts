@@ -27,37 +27,84 @@ const chunkSize = (inputBytes: number) => Math.min(CHUNK, Math.ceil((inputBytes 
 const ZSTD_TABLE_LOG = 18;
 
 /**
+ * What a page holds. `text`: UTF-8 values or a dictionary of them (a BYTE_ARRAY column's PLAIN
+ * pages and dictionary page); `other`: numbers, and the levels and dictionary indexes of any column.
+ */
+export type PageContent = 'text' | 'other';
+
+/**
+ * Text pages are compressed twice and the smaller frame kept (ZSTD only): at level 8 with matches
+ * of 6 bytes or more, and at level 1. Random ids (`cost_id`, a dictionary of resource ids) gain
+ * nothing from the short matches level 8 takes inside them, each dearer than the literals it
+ * replaces: level 1 made `cost_id` 8 % smaller and level 8 with 6-byte matches 5 %; JSON text
+ * (`data`) is smaller at level 8 with 6-byte matches than at either level 8 or 1. Numbers and
+ * dictionary indexes lose with 6-byte matches (doubles +6-13 %), so they keep level 8 alone
+ * (docs/performance.md, "Bytes, round 4").
+ */
+const TEXT_MIN_MATCH = 6;
+const TEXT_FAST_LEVEL = 1;
+
+/**
  * The frame records the page's size (pledgedSrcSize), so a decoder can size its output from the
  * frame alone as well as from the page header.
  */
-const zstdOptions = (bytes: number) => ({
+export const zstdOptions = (bytes: number, tune: 'default' | 'text' | 'fast' = 'default') => ({
   chunkSize: chunkSize(bytes),
   pledgedSrcSize: bytes,
-  params: {
-    [constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL,
-    [constants.ZSTD_c_hashLog]: ZSTD_TABLE_LOG,
-    [constants.ZSTD_c_chainLog]: ZSTD_TABLE_LOG,
-  },
+  params:
+    tune === 'fast'
+      ? { [constants.ZSTD_c_compressionLevel]: TEXT_FAST_LEVEL }
+      : {
+          [constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL,
+          [constants.ZSTD_c_hashLog]: ZSTD_TABLE_LOG,
+          [constants.ZSTD_c_chainLog]: ZSTD_TABLE_LOG,
+          ...(tune === 'text' && { [constants.ZSTD_c_minMatch]: TEXT_MIN_MATCH }),
+        },
 });
 
 /** A small page compressed at once, on this thread; the same bytes as compressParts gives. */
-export function compressSmall(codec: Compression, parts: readonly Uint8Array[]): Buffer {
+export function compressSmall(
+  codec: Compression,
+  parts: readonly Uint8Array[],
+  content: PageContent = 'other',
+): Buffer {
   const input = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-  return codec === 'ZSTD'
-    ? zstdCompressSync(input, zstdOptions(input.length))
-    : gzipSync(input, { level: GZIP_LEVEL, chunkSize: chunkSize(input.length) });
+  if (codec !== 'ZSTD') return gzipSync(input, { level: GZIP_LEVEL, chunkSize: chunkSize(input.length) });
+  if (content === 'other') return zstdCompressSync(input, zstdOptions(input.length));
+  const text = zstdCompressSync(input, zstdOptions(input.length, 'text'));
+  const fast = zstdCompressSync(input, zstdOptions(input.length, 'fast'));
+  return fast.length < text.length ? fast : text;
 }
 
 /**
- * The parts compressed as one stream on zlib's thread pool, without first copying them together.
- * zlib's output buffer is 16 KB unless told otherwise, allocated with the stream: most pages
- * compress to tens of bytes, so a buffer sized to the input saves ~0.7 MB a row group.
+ * The parts compressed on zlib's thread pool, without first copying them together; a text page
+ * twice, one after the other, the smaller kept (see PageContent).
  */
-export function compressParts(codec: Compression, parts: readonly Uint8Array[]): Promise<Buffer[]> {
+export async function compressParts(
+  codec: Compression,
+  parts: readonly Uint8Array[],
+  content: PageContent = 'other',
+): Promise<Buffer[]> {
+  if (codec !== 'ZSTD' || content === 'other') return compressStream(codec, parts, 'default');
+  const text = await compressStream(codec, parts, 'text');
+  const fast = await compressStream(codec, parts, 'fast');
+  return byteLength(fast) < byteLength(text) ? fast : text;
+}
+
+/**
+ * One stream over the parts. zlib's output buffer is 16 KB unless told otherwise, allocated with
+ * the stream: most pages compress to tens of bytes, so a buffer sized to the input saves ~0.7 MB a
+ * row group.
+ */
+function compressStream(
+  codec: Compression,
+  parts: readonly Uint8Array[],
+  tune: 'default' | 'text' | 'fast',
+): Promise<Buffer[]> {
   const bytes = byteLength(parts);
   const stream: Transform =
     codec === 'ZSTD'
-      ? createZstdCompress(zstdOptions(bytes))
+      ? createZstdCompress(zstdOptions(bytes, tune))
       : createGzip({ level: GZIP_LEVEL, chunkSize: chunkSize(bytes) });
   return new Promise((resolve, reject) => {
     const out: Buffer[] = [];

@@ -16,6 +16,7 @@ import {
   compressParts,
   compressSmall,
   DEFAULT_COMPRESSION,
+  type PageContent,
 } from './compression.ts';
 import { MapColumnBuffer } from './map-column.ts';
 
@@ -143,9 +144,12 @@ export class ParquetRowWriter<R, C> {
     // Two at a time: zlib's pool has four threads, and each deflate holds ~256 KB while it runs.
     const compressed: Compressed[] = [];
     await forEachLimit(pages, 2, async (p, i) => {
+      // UTF-8 values are text; the indexes of a dictionary-encoded column are not.
+      const text = p.element.type === 'BYTE_ARRAY';
       const data: Uint8Array[][] = [];
-      for (const page of p.pages) data.push(await this.compress(page.parts));
-      const dictionary = p.dictionary && (await this.compress([p.dictionary]));
+      for (const page of p.pages)
+        data.push(await this.compress(page.parts, text && p.encoding === 'PLAIN' ? 'text' : 'other'));
+      const dictionary = p.dictionary && (await this.compress([p.dictionary], text ? 'text' : 'other'));
       compressed[i] = smaller(p, { codec: this.codec, dictionary, data });
     });
     const head = this.offset === 0 ? [MAGIC] : [];
@@ -158,10 +162,10 @@ export class ParquetRowWriter<R, C> {
     await written;
   }
 
-  private compress(parts: Uint8Array[]): Promise<Uint8Array[]> | Uint8Array[] {
+  private compress(parts: Uint8Array[], content: PageContent): Promise<Uint8Array[]> | Uint8Array[] {
     return byteLength(parts) <= INLINE_BYTES
-      ? [compressSmall(this.codec, parts)]
-      : compressParts(this.codec, parts);
+      ? [compressSmall(this.codec, parts, content)]
+      : compressParts(this.codec, parts, content);
   }
 
   private async emit(parts: Uint8Array[]): Promise<void> {

@@ -60,7 +60,8 @@ describe('keyset paging of a large cost day', () => {
 
     expect(summary).toMatchObject({ written: 1, failed: 0, rows: 40_000, unitRetries: 0 });
     const pages = sim.requests.filter((r) => r.path === COST_LIST);
-    expect(pages).toHaveLength(40);
+    // Two ranges of ids paged at once (COST_ID_SPLIT), each ending in a page of fewer than 1,000.
+    expect(pages).toHaveLength(41);
     expect(Math.max(...pages.map((r) => r.sortHeld ?? 0))).toBe(1_000);
     expect(pages.every((r) => r.examined === 40_000)).toBe(true);
   });
@@ -82,21 +83,48 @@ describe('keyset paging of a large cost day', () => {
     await quiet(sim);
   });
 
-  it('asks each keyset page after the last id of the page before, from row 1', async () => {
+  it('asks each keyset page after the last id of the page before, from row 1, in two ranges at once', async () => {
     sim.resetRequestLog();
-    const ids: string[] = [];
+    const pages: string[][] = [];
 
     for await (const page of listPages(client, costDayRequest(ds, DAY))) {
-      for (const row of page) ids.push(String(row.cost_id));
+      pages.push(page.map((row) => String(row.cost_id)));
     }
 
     const bodies = sim.requests
       .filter((r) => r.path === COST_LIST)
       .map((r) => r.body as { query: { page: { start: number; limit: number }; filter: unknown[] } });
+    const ids = pages.flat();
     expect(ids).toHaveLength(40_000);
+    expect(new Set(ids).size).toBe(40_000);
     expect(bodies.every((b) => b.query.page.start === 1 && b.query.page.limit === 1_000)).toBe(true);
-    expect(bodies[1]?.query.filter).toContainEqual({ k: 'cost_id', v: ids[999], o: 'gt' });
-    expect(bodies[0]?.query.filter).toEqual([{ k: 'billed_date', v: DAY, o: 'eq' }]);
+    const day = { k: 'billed_date', v: DAY, o: 'eq' };
+    const below = { k: 'cost_id', v: 'cost-8', o: 'lt' };
+    const from = { k: 'cost_id', v: 'cost-8', o: 'gte' };
+    // Both ranges' first pages leave at once, before any page has come.
+    expect(bodies.slice(0, 2).map((b) => b.query.filter)).toEqual(
+      expect.arrayContaining([
+        [day, below],
+        [day, from],
+      ]),
+    );
+    // Every page but each range's last is followed by a request after its last id, in its range.
+    const low = pages.filter((p) => p[0]! < 'cost-8');
+    const high = pages.filter((p) => p[0]! >= 'cost-8');
+    expect(low.flat().every((id) => id < 'cost-8')).toBe(true);
+    expect(high.flat().every((id) => id >= 'cost-8')).toBe(true);
+    for (const [range, bound] of [
+      [low, below],
+      [high, from],
+    ] as const) {
+      for (const page of range.slice(0, -1)) {
+        const after = { k: 'cost_id', v: page.at(-1), o: 'gt' };
+        expect(bodies.map((b) => b.query.filter)).toContainEqual([day, bound, after]);
+      }
+      // Each range's ids ascend across its pages.
+      const flat = range.flat();
+      expect(flat).toEqual([...flat].sort());
+    }
   });
 
   it('fails with drift when the rows left do not fall by exactly the rows received (a re-sync)', async () => {

@@ -165,3 +165,50 @@ describe('keyset pages asked before the page before is parsed', () => {
     ]);
   });
 });
+
+/** 2,345 ids row-00001 …, paged by keyset (`gt`), every other condition ignored. */
+async function startRangeBlindPager() {
+  const total = 2_345;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const { filter = [], page } = JSON.parse(Buffer.concat(chunks).toString()).query;
+      const after = (filter as { k: string; v: string; o: string }[]).find((c) => c.o === 'gt')?.v;
+      const ids = Array.from({ length: total }, (_, i) => `row-${String(i + 1).padStart(5, '0')}`).filter(
+        (id) => after === undefined || id > after,
+      );
+      const results = ids.slice(0, page.limit).map((cost_id) => ({ cost_id }));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ results, total_count: ids.length }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+describe('keyset ranges paged at once', () => {
+  it('fails with drift, repeating nothing, when the server ignores the ranges', async () => {
+    const blind = await startRangeBlindPager();
+    try {
+      const { client, request } = cost(blind.url, 'token');
+      const ids: string[] = [];
+      const error = await (async () => {
+        for await (const page of listPages(client, {
+          ...request('ds'),
+          keyset: true,
+          split: ['row-01000'],
+        })) {
+          for (const row of page) ids.push(String(row.cost_id));
+        }
+      })().catch((e: unknown) => e);
+
+      expect(error).toMatchObject({ code: 'PAGING_DRIFT' });
+      expect(String((error as Error).message)).toContain('outside the range asked for');
+      expect(new Set(ids).size).toBe(ids.length);
+    } finally {
+      await blind.close();
+    }
+  });
+});

@@ -1,12 +1,15 @@
 // Units page `concurrency` at once (pool.ts Gate: costs/run.ts holds a place for a unit from its
-// start to its last page, export/listing-export.ts says when that came); one more may publish. Against the simulator: however
-// the units overlap, no more listings page at once than the run's concurrency.
+// start to its last page, export/listing-export.ts says when that came); one more may publish.
+// A place counts a unit, not a page: a unit pages its day in COST_ID_SPLIT.length + 1 ranges of
+// ids at once, one page in flight each. Against the simulator: however the units overlap, no more
+// cost pages are asked at once than the concurrency times the ranges of a unit.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudforetClient } from '../../../functions/lib/cloudforet/client.ts';
+import { COST_ID_SPLIT } from '../../../functions/lib/costs/days/export-day.ts';
 import { runCostExport } from '../../../functions/lib/costs/run.ts';
 import { Gate } from '../../../functions/lib/pool.ts';
 import { dirSink } from '../../../functions/lib/storage/dir-sink.ts';
@@ -59,7 +62,7 @@ describe('units paging at once', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('never has more cost pages asked at once than the concurrency, and exports every unit', async () => {
+  it("never has more cost pages asked at once than the concurrency times a unit's ranges, and exports every unit", async () => {
     const client = new CloudforetClient({
       endpoint: sim.url,
       token: sim.issueToken(),
@@ -81,7 +84,9 @@ describe('units paging at once', () => {
     );
 
     expect(summary).toMatchObject({ written: 8, failed: 0, rows: 8 * 2_500 });
-    expect(most).toBe(2);
+    // Two places, two ranges of ids a unit: four pages at once, never more.
+    expect(COST_ID_SPLIT).toHaveLength(1);
+    expect(most).toBe(2 * 2);
     expect(inFlight).toBe(0);
   });
 });

@@ -75,8 +75,18 @@ export interface CostUnitResult {
 export const DEFAULT_ARCHIVE_AFTER_DAYS = 330;
 
 /**
+ * Where a day's keyset listing is cut in two, paged at once (one page in flight each). Cloudforet's
+ * cost_id is `cost-` and 12 random lowercase hex digits (python-core utils.generate_id, 6 bytes of
+ * secrets.token_hex), so `lt "cost-8"` and `gte "cost-8"` hold about half a day each; its query
+ * filter passes `lt`/`gte` to MongoDB as they are (python-core filter_operator.py), which compares
+ * strings as we do. Ids of any other shape are still all listed, only not evenly split.
+ */
+export const COST_ID_SPLIT: readonly string[] = ['cost-8'];
+
+/**
  * The listing of one data source's cost rows of one billed day (of one sync job, if given), in
- * keyset pages by cost_id: the server's sort then holds one page, not the day (docs/incremental-exports.md).
+ * keyset pages by cost_id: the server's sort then holds one page, not the day (docs/incremental-exports.md),
+ * in two ranges of ids at once (COST_ID_SPLIT).
  */
 export function costDayRequest(dataSourceId: string, date: string, jobId?: string): ListRequest {
   return {
@@ -85,6 +95,7 @@ export function costDayRequest(dataSourceId: string, date: string, jobId?: strin
     filter: [{ k: 'billed_date', v: date, o: 'eq' }, ...(jobId ? [{ k: 'job_id', v: jobId, o: 'eq' }] : [])],
     idKey: 'cost_id',
     keyset: true,
+    split: COST_ID_SPLIT,
   };
 }
 

@@ -126,7 +126,8 @@ export const COST_JOB: readonly CostJobStep[] = [
     // The inline form; the state machine runs the same executor once per item (units.ts).
     run: async (env, job) => {
       const units = job.plan?.units ?? [];
-      // `concurrency` units page at once, each holding a place from its start to its last page; one
+      // `concurrency` units page at once, each holding a place from its start to its last page (a
+      // place is a unit, not a page: a unit keeps one page in flight per range of ids, COST_ID_SPLIT); one
       // more may be publishing meanwhile (its last checks, commit, ledger and manifest), so no place
       // waits for that. A unit waiting for a place has not started. A unit retried after its pages
       // came (a failed commit) pages again without a place: rare, and bounded by the units running.
