@@ -5,10 +5,12 @@
 -- WHERE version_from <= T AND (version_to IS NULL OR version_to > T) (focus_as_of). A superseded
 -- object also still current (kept just before a replacement that did not happen) is read once.
 -- focus_revisions names BilledCost x_BilledCost, so that CID's discovery does not take it for a
--- FOCUS table; the union names it back.
+-- FOCUS table; the union names it back. The current rows come through focus_combined (run it
+-- first), which reads a confirmed month from focus_monthly with each row's own day: the deployed
+-- focus table registers such a month as one partition whose x_charge_day is '00'.
 CREATE OR REPLACE VIEW focus_versions AS
 WITH current_versions AS (
-  SELECT DISTINCT x_billing_period, x_charge_day, x_data_source_id, x_exported_at FROM focus
+  SELECT DISTINCT x_billing_period, x_charge_day, x_data_source_id, x_exported_at FROM focus_combined
 ),
 objects AS (
   SELECT
@@ -84,7 +86,7 @@ objects AS (
   c.x_exported_at,
   c.x_billing_period,
   c.x_charge_day
-  FROM focus c
+  FROM focus_combined c
   UNION ALL
   SELECT
   r.x_BilledCost,
