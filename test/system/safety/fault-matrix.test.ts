@@ -103,7 +103,9 @@ const cases: FaultCase[] = [
   {
     fault: 're-sync on every attempt of a unit',
     inject: (sim, ds, date) => {
-      for (const afterRequests of [1, 3, 5])
+      // A day is paged in two cost_id ranges at once (export-day.ts COST_ID_SPLIT): an attempt asks
+      // twice as many pages, so the re-syncs come twice as often to land in every attempt.
+      for (const afterRequests of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
         sim.resyncDuringPaging({ afterRequests, dataSourceId: ds[0]!, date, change: { rowDelta: 1 } });
     },
     failures: [{ unit: 0, code: 'PAGING_DRIFT' }],
@@ -127,7 +129,13 @@ const cases: FaultCase[] = [
   {
     fault: '503 that outlasts every request and unit retry',
     inject: (sim) =>
-      sim.injectFault({ path: COST_LIST, kind: '503', afterRequests: 1, times: ATTEMPTS * UNIT_ATTEMPTS }),
+      // Both cost_id ranges of the day take their share of the 503s: twice as many outlast every retry.
+      sim.injectFault({
+        path: COST_LIST,
+        kind: '503',
+        afterRequests: 1,
+        times: 2 * ATTEMPTS * UNIT_ATTEMPTS,
+      }),
     failures: [{ unit: 0, code: 'CLOUDFORET_ERROR_GRPC_CONNECTION' }],
     recovery: 'fails loudly',
   },
