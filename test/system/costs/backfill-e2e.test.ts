@@ -108,7 +108,7 @@ describe('backfill on Step Functions', () => {
   });
 
   it('marks a transient failure retryable for the state machine', async () => {
-    local.simulator.injectFault({ path: '/cost-analysis/cost/list', kind: '503', times: 15 }); // 5 request attempts x 3 unit attempts
+    local.simulator.injectFault({ path: '/cost-analysis/cost/list', kind: '503', times: 30 }); // 5 request attempts x 3 unit attempts x 2 cost_id ranges
     const ds = local.simulator.dataSourceIds()[0]!;
 
     const failure = await runUnit(

@@ -107,5 +107,5 @@ describe('backfill edges', () => {
       .filter((r) => r.path === '/cost-analysis/cost/analyze')
       .map((r) => String((r.body as { query?: { start?: string } }).query?.start).slice(0, 7));
     expect(analyzed.filter((m) => m < monthsBack(1).slice(0, 7))).toEqual([]);
-  });
+  }, 180_000);
 });
