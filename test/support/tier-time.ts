@@ -2,7 +2,7 @@
 // run's start to that tier's last file: "unit tier: 45 files, 12.3 s" (run alone, that is the
 // tier's wall time, start-up included); and per area of the system tier (its folder under
 // test/system/), the files and the sum of their durations: "system/focus: 9 files, 81.0 s of test
-// time" (two workers run files side by side, so an area run alone takes about half of it, plus start-up).
+// time" (on one worker, the system tier's, about what the area takes run alone, plus start-up).
 import type { Reporter, TestModule } from 'vitest/node';
 
 /** The area of a system-tier file: its folder under test/system/, else undefined. */
