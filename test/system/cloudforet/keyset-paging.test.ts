@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CloudforetClient } from '../../../functions/lib/cloudforet/client.ts';
 import { listPages } from '../../../functions/lib/cloudforet/pager.ts';
 import { costDayRequest } from '../../../functions/lib/costs/days/export-day.ts';
@@ -125,6 +125,33 @@ describe('keyset paging of a large cost day', () => {
       const flat = range.flat();
       expect(flat).toEqual([...flat].sort());
     }
+  });
+
+  it("keeps the other range's page unparsed until its turn, its next page already asked for", async () => {
+    // A page parsed early is held as objects (~3 MB a cost page) through the other range's page.
+    let parsed = 0;
+    const counting = new CloudforetClient({ endpoint: sim.url, token: sim.issueToken(), dispatcher });
+    const receive = counting.receive.bind(counting);
+    counting.receive = (async (...args: Parameters<typeof receive>) => {
+      const pending = await receive(...args);
+      const read = () => {
+        parsed++;
+        return pending.read();
+      };
+      return { ...pending, read };
+    }) as typeof counting.receive;
+    sim.resetRequestLog();
+    const costPages = () => sim.requests.filter((r) => r.path === COST_LIST).length;
+    const pages = listPages(counting, costDayRequest(ds, DAY))[Symbol.asyncIterator]();
+
+    expect((await pages.next()).value).toHaveLength(1_000);
+    // Both ranges' first pages came, and each range's second page has been asked for.
+    await vi.waitFor(() => expect(costPages()).toBe(4));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(parsed).toBe(1);
+    expect((await pages.next()).value).toHaveLength(1_000);
+    expect(parsed).toBe(2);
+    await pages.return(undefined);
   });
 
   it('fails with drift when the rows left do not fall by exactly the rows received (a re-sync)', async () => {

@@ -1,0 +1,93 @@
+// npm run bench:ab -- <dir> <dir> … [--rounds 3] [--kind pipeline] [--latency 0]: one bench stage
+// built from each worktree's code (its tools/bench/stage.ts, bundled as the bench does) and run
+// alternately on the same recorded pages, each variant's first run recording what it asks.
+// Prints every run and each variant's median CPU µs a row, wall and peak RSS: a regression found
+// between two commits without a full bench.
+import { rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { build } from 'esbuild';
+import { addDays } from '../../functions/lib/dates.ts';
+import { runStage, startSource } from './harness.ts';
+import type { StageResult, StageSpec } from './stage.ts';
+
+const { values: args, positionals: dirs } = parseArgs({
+  allowPositionals: true,
+  options: {
+    rounds: { type: 'string', default: '3' },
+    kind: { type: 'string', default: 'pipeline' },
+    latency: { type: 'string', default: '0' },
+    concurrency: { type: 'string', default: '4' },
+  },
+});
+if (dirs.length === 0) {
+  console.error(
+    'usage: npm run bench:ab -- <worktree> [<worktree> …] [--rounds N] [--kind pipeline|limit] [--latency ms]',
+  );
+  process.exit(2);
+}
+const FROM = '2026-01-01';
+const DATA_SOURCES = 4;
+const DAYS = 4;
+const UNIT_ROWS = 62_500;
+
+async function bundle(dir: string, index: number): Promise<string> {
+  const outfile = resolve(`node_modules/.cache/bench/ab-${process.pid}-${index}.mjs`);
+  await build({
+    entryPoints: [resolve(dir, 'tools/bench/stage.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    mainFields: ['module', 'main'],
+    external: ['parquetjs-lite'],
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
+    logLevel: 'warning',
+  });
+  return outfile;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+const scripts = await Promise.all(dirs.map(bundle));
+const source = await startSource({
+  seed: 7,
+  dataSources: DATA_SOURCES,
+  from: FROM,
+  to: addDays(FROM, DAYS - 1),
+  rowsPerDay: UNIT_ROWS,
+  exactRowsPerDay: true,
+});
+try {
+  const spec: StageSpec = {
+    kind: args.kind as StageSpec['kind'],
+    url: source.ready.url,
+    token: source.ready.token,
+    from: FROM,
+    to: addDays(FROM, DAYS - 1),
+    concurrency: Number(args.concurrency),
+    sink: { kind: 'dir' },
+  };
+  for (const [i, script] of scripts.entries()) await runStage(script, `${dirs[i]}, recording`, spec);
+  await source.setLatency(Number(args.latency));
+  const results: StageResult[][] = dirs.map(() => []);
+  for (let round = 0; round < Number(args.rounds); round++) {
+    for (const [i, script] of scripts.entries()) {
+      results[i]!.push(await runStage(script, `${dirs[i]}, round ${round + 1}`, spec));
+    }
+  }
+  for (const [i, dir] of dirs.entries()) {
+    const r = results[i]!;
+    console.log(
+      `${dir}: median ${median(r.map((x) => (x.cpuMs * 1000) / x.rows)).toFixed(2)} CPU µs/row, ` +
+        `${(median(r.map((x) => x.wallMs)) / 1000).toFixed(1)} s, peak RSS ${median(r.map((x) => x.peakRssMb)).toFixed(0)} MB ` +
+        `(max ${Math.max(...r.map((x) => x.peakRssMb)).toFixed(0)}), ${(median(r.map((x) => x.bytes)) / 1e6).toFixed(3)} MB`,
+    );
+  }
+} finally {
+  source.stop();
+  await Promise.all(scripts.map((s) => rm(s, { force: true })));
+}
