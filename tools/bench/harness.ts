@@ -67,10 +67,16 @@ export function bestOf(results: readonly StageResult[]): StageResult {
   return { ...fastest, peakRssMb, peakHeapMb, peakExternalMb, peakArrayBuffersMb };
 }
 
-export async function runStage(script: string, stage: string, spec: StageSpec): Promise<StageResult> {
+export async function runStage(
+  script: string,
+  stage: string,
+  spec: StageSpec,
+  /** Node flags after the functions' own (a later V8 flag wins): bench:ab's variants. */
+  moreFlags: readonly string[] = [],
+): Promise<StageResult> {
   // The functions' own Node flags (but source maps, which the bench bundle does not carry) and
   // environment.
-  const flags = LAMBDA_NODE_FLAGS.filter((f) => f !== '--enable-source-maps');
+  const flags = [...LAMBDA_NODE_FLAGS.filter((f) => f !== '--enable-source-maps'), ...moreFlags];
   const child = fork(script, [JSON.stringify(spec)], {
     execArgv: ['--no-warnings', ...flags],
     env: { ...process.env, ...LAMBDA_RUNTIME_ENV },

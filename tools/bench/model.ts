@@ -1,16 +1,22 @@
 // The Cloudforet-bound model: in production a run waits on Cloudforet's answers, not on our CPU.
-// A cost day pages by keyset (each page's request needs the last id of the page before), so each
-// unit has one page in flight while it encodes the one before; units run side by side.
+// A cost day pages by keyset (each page's request needs the last id of the page before) in
+// COST_ID_SPLIT's ranges at once, so each unit has one page in flight per range while it encodes
+// the one before; units run side by side.
 import { PAGE_LIMIT } from '../../functions/lib/cloudforet/pager.ts';
+import { COST_ID_SPLIT } from '../../functions/lib/costs/days/export-day.ts';
 import { settingDefaults } from '../../infra/settings.ts';
 
-/** Keyset paging: one page in flight per unit (functions/lib/cloudforet/pager.ts). */
-export const PAGES_IN_FLIGHT_PER_UNIT = 1;
+/** Keyset paging in ranges of cost_id: one page in flight per range (functions/lib/cloudforet/pager.ts). */
+export const PAGES_IN_FLIGHT_PER_UNIT = COST_ID_SPLIT.length + 1;
 
-/** Rows a second that pages in flight allow: units × pages in flight × rows a page / latency. */
-export function pagesInFlightBound(units: number, latencyMs: number): number {
-  return (units * PAGES_IN_FLIGHT_PER_UNIT * PAGE_LIMIT) / (latencyMs / 1000);
+/** Rows a second that pages in flight allow: pages in flight × rows a page / latency. */
+export function pagesInFlightBound(pagesInFlight: number, latencyMs: number): number {
+  return (pagesInFlight * PAGE_LIMIT) / (latencyMs / 1000);
 }
+
+/** The same for cost units paging at once. */
+export const costUnitsBound = (units: number, latencyMs: number) =>
+  pagesInFlightBound(units * PAGES_IN_FLIGHT_PER_UNIT, latencyMs);
 
 /** Lambda gives a full vCPU at 1,769 MB and CPU in proportion below it. */
 const FULL_VCPU_MB = 1769;
@@ -71,7 +77,7 @@ export function describeBackfill(cpuUsPerRow: number): string {
     `first backfill model: ${c.months} months × ${c.dataSources} data sources × ${c.rowsPerDay.toLocaleString('en-US')} rows a day ` +
       `at ${c.latencyMs} ms a page = ${(e.rows / 1e6).toFixed(0)} M rows in ${e.units.toLocaleString('en-US')} units;`,
     `defaults: ${settingDefaults.backfillMaxConcurrency} units at once, ${settingDefaults.memoryMb} MB, ` +
-      `${PAGES_IN_FLIGHT_PER_UNIT} page in flight per unit, ${cpuUsPerRow.toFixed(1)} CPU µs a row (measured):`,
+      `${PAGES_IN_FLIGHT_PER_UNIT} pages in flight per unit (one per cost_id range), ${cpuUsPerRow.toFixed(1)} CPU µs a row (measured):`,
     `  ${e.unitSeconds.toFixed(1)} s a unit (${e.bound}-bound), ~${e.wallHours.toFixed(1)} h wall, ` +
       `~${Math.round(e.gbSeconds).toLocaleString('en-US')} Lambda GB-seconds`,
   ].join('\n');
