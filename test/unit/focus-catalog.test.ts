@@ -98,9 +98,44 @@ describe('catalogChanges and syncFocusCatalog', () => {
     const summary = await syncFocusCatalog(sink, port, ROOT);
 
     expect(calls).toEqual(['drop 1', 'create 1']);
-    expect(summary).toEqual({ partitions: 1, removed: 1, created: 1, relocated: 0, compactedMonths: 1 });
+    expect(summary).toEqual({
+      partitions: 1,
+      removed: 1,
+      created: 1,
+      relocated: 0,
+      compactedMonths: 1,
+      keptOnEmptyListing: false,
+    });
     expect(partitions).toEqual([
       { values: ['2026-01', '00'], location: `${ROOT}focus_monthly/x_billing_period=2026-01/` },
     ]);
+  });
+
+  it('keeps every partition when the destination lists no focus object (a wrong prefix), and says so', async () => {
+    const registered = [p('2026-01', '00'), p('2026-02', '03')];
+    const calls: string[] = [];
+    const port: CatalogPort = {
+      list: async () => registered,
+      drop: async () => void calls.push('drop'),
+      create: async () => void calls.push('create'),
+      relocate: async () => void calls.push('relocate'),
+    };
+    const empty = { list: async () => [], read: async () => undefined } as unknown as Sink;
+
+    const summary = await syncFocusCatalog(empty, port, ROOT);
+
+    expect(calls).toEqual([]);
+    expect(summary).toMatchObject({
+      partitions: 2,
+      removed: 0,
+      compactedMonths: 1,
+      keptOnEmptyListing: true,
+    });
+    // An empty catalog and an empty destination: nothing to keep, nothing to do.
+    const none: CatalogPort = { ...port, list: async () => [] };
+    expect(await syncFocusCatalog(empty, none, ROOT)).toMatchObject({
+      partitions: 0,
+      keptOnEmptyListing: false,
+    });
   });
 });

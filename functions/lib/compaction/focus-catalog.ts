@@ -123,16 +123,33 @@ export interface CatalogSync {
   readonly relocated: number;
   /** Months read from their compacted objects. */
   readonly compactedMonths: number;
+  /**
+   * The destination listed no focus object while the catalog held partitions: nothing was dropped
+   * (a wrong prefix or bucket would otherwise empty the table until a run saw the objects again).
+   */
+  readonly keptOnEmptyListing: boolean;
 }
 
 /**
  * Moves the catalog to what the destination holds now. Removals go first, so that while the calls
  * run a month is at worst briefly unread, never read from its days and its compacted object at
- * once; a failure leaves the rest to the next run (every run recomputes the whole list).
+ * once; a failure leaves the rest to the next run (every run recomputes the whole list). A listing
+ * with no focus object never empties a catalog that has partitions (keptOnEmptyListing).
  */
 export async function syncFocusCatalog(sink: Sink, catalog: CatalogPort, root: string): Promise<CatalogSync> {
   const wanted = focusPartitions(await readCatalogListing(sink), root);
-  const changes = catalogChanges(await catalog.list(), wanted);
+  const registered = await catalog.list();
+  if (wanted.length === 0 && registered.length > 0) {
+    return {
+      partitions: registered.length,
+      removed: 0,
+      created: 0,
+      relocated: 0,
+      compactedMonths: registered.filter((p) => p.values[1] === WHOLE_MONTH_DAY).length,
+      keptOnEmptyListing: true,
+    };
+  }
+  const changes = catalogChanges(registered, wanted);
   if (changes.drop.length > 0) await catalog.drop(changes.drop);
   if (changes.relocate.length > 0) await catalog.relocate(changes.relocate);
   if (changes.create.length > 0) await catalog.create(changes.create);
@@ -142,5 +159,6 @@ export async function syncFocusCatalog(sink: Sink, catalog: CatalogPort, root: s
     created: changes.create.length,
     relocated: changes.relocate.length,
     compactedMonths: wanted.filter((p) => p.values[1] === WHOLE_MONTH_DAY).length,
+    keptOnEmptyListing: false,
   };
 }

@@ -453,7 +453,12 @@ async function focusCatalogOrFailure(env: CostJobEnv): Promise<void> {
   if (!env.focusCatalog) return;
   try {
     const sync = await syncFocusCatalog(env.sink, env.focusCatalog.port, env.focusCatalog.root);
-    env.log.info('focus table partitions registered', { ...sync });
+    if (sync.keptOnEmptyListing) {
+      env.log.warn(
+        'the destination lists no focus object but the focus table has partitions: kept them; check the bucket and prefix the function writes to',
+        { ...sync },
+      );
+    } else env.log.info('focus table partitions registered', { ...sync });
   } catch (error) {
     env.log.error('focus table partitions not registered; the next run tries again', {
       code: errorCode(error),
