@@ -263,15 +263,16 @@ async function* listRangesAtOnce(
   // A range's page that came before its turn waits as the bytes that came (off the V8 heap), its
   // next page already asked for, and is parsed when its turn comes: parsed early it would be held
   // as ~3 MB of objects a unit through the other range's page (+40 MB of peak RSS at 4 units).
-  const parseWaiting = new Map<number, () => void>();
+  const parseWaiting = new Map<number, { go: () => void; stop: (reason: unknown) => void }>();
   let parsing = -1;
-  const turnToParse = (range: number) => () =>
-    range === parsing || listing.aborted
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => parseWaiting.set(range, resolve));
+  const turnToParse = (range: number) => (): Promise<void> => {
+    if (listing.aborted) return Promise.reject(listing.reason);
+    if (range === parsing) return Promise.resolve();
+    return new Promise<void>((go, stop) => parseWaiting.set(range, { go, stop }));
+  };
   const letParse = (range: number) => {
     parsing = range;
-    parseWaiting.get(range)?.();
+    parseWaiting.get(range)?.go();
     parseWaiting.delete(range);
   };
   const ranges = [undefined, ...cuts].map((from, i) =>
@@ -318,8 +319,10 @@ async function* listRangesAtOnce(
     }
   } finally {
     own.abort();
-    // A range still reading its answer ends on the abort; one waiting for its turn goes on to end.
-    for (const range of [...parseWaiting.keys()]) letParse(range);
+    // A range still reading its answer ends on the abort; so does one waiting for its turn, unparsed
+    // and asking nothing more.
+    for (const waiting of parseWaiting.values()) waiting.stop(listing.reason);
+    parseWaiting.clear();
     await Promise.allSettled(waiting.values());
     await Promise.allSettled(ranges.map((r) => r.return(undefined)));
   }
