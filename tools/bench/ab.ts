@@ -1,7 +1,8 @@
 // npm run bench:ab -- <dir> <dir> … [--rounds 3] [--kind pipeline] [--latency 0] [--sink dir]: one bench stage
 // built from each worktree's code (its tools/bench/stage.ts, bundled as the bench does) and run
 // alternately on the same recorded pages, each variant's first run recording what it asks.
-// `<dir>::--flag,--flag` runs that tree with more Node flags (e.g. ::--max-semi-space-size=8).
+// `<dir>::--flag,NAME=value` runs that tree with more Node flags or environment (e.g.
+// ::--max-semi-space-size=8 or ::MALLOC_ARENA_MAX=1).
 // Prints every run and each variant's median CPU µs a row, wall and peak RSS: a regression found
 // between two commits without a full bench.
 import { rm } from 'node:fs/promises';
@@ -21,19 +22,20 @@ const { values: args, positionals: variants } = parseArgs({
     latency: { type: 'string', default: '0' },
     concurrency: { type: 'string', default: '4' },
     sink: { type: 'string', default: 'dir' },
+    days: { type: 'string', default: '4' },
   },
 });
 const dirs = variants.map((v) => v.split('::')[0]!);
 const flagsOf = variants.map((v) => (v.includes('::') ? v.split('::')[1]!.split(',') : []));
 if (dirs.length === 0) {
   console.error(
-    'usage: npm run bench:ab -- <worktree> [<worktree> …] [--rounds N] [--kind pipeline|limit] [--latency ms] [--sink dir|s3]',
+    'usage: npm run bench:ab -- <worktree> [<worktree> …] [--rounds N] [--kind pipeline|limit] [--latency ms] [--sink dir|s3] [--days 4]',
   );
   process.exit(2);
 }
 const FROM = '2026-01-01';
 const DATA_SOURCES = 4;
-const DAYS = 4;
+const DAYS = Number(args.days);
 const UNIT_ROWS = 62_500;
 
 async function bundle(dir: string, index: number): Promise<string> {

@@ -71,15 +71,17 @@ export async function runStage(
   script: string,
   stage: string,
   spec: StageSpec,
-  /** Node flags after the functions' own (a later V8 flag wins): bench:ab's variants. */
-  moreFlags: readonly string[] = [],
+  /** Node flags after the functions' own (a later V8 flag wins), and NAME=value variables: bench:ab's variants. */
+  more: readonly string[] = [],
 ): Promise<StageResult> {
+  const moreEnv = Object.fromEntries(more.filter((m) => /^[A-Z_]+=/.test(m)).map((m) => m.split(/=(.*)/s)));
+  const moreFlags = more.filter((m) => !/^[A-Z_]+=/.test(m));
   // The functions' own Node flags (but source maps, which the bench bundle does not carry) and
   // environment.
   const flags = [...LAMBDA_NODE_FLAGS.filter((f) => f !== '--enable-source-maps'), ...moreFlags];
   const child = fork(script, [JSON.stringify(spec)], {
     execArgv: ['--no-warnings', ...flags],
-    env: { ...process.env, ...LAMBDA_RUNTIME_ENV },
+    env: { ...process.env, ...LAMBDA_RUNTIME_ENV, ...moreEnv },
   });
   const message = await firstMessage<{ result?: StageResult; error?: string }>(child, stage);
   if (!message.result) throw new Error(`bench stage '${stage}' failed: ${message.error}`);
