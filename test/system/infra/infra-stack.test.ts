@@ -89,6 +89,7 @@ describe('CloudforetExportStack with defaults', () => {
       FRESHNESS_HOURS: '36',
       NODE_OPTIONS: '--enable-source-maps --max-semi-space-size=16',
       MALLOC_ARENA_MAX: '2',
+      MALLOC_MMAP_THRESHOLD_: '131072',
       // Its run ends with compaction, which keeps the focus table's partitions.
       FOCUS_GLUE_DATABASE: 'cloudforet_export',
     });
