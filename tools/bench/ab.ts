@@ -8,10 +8,9 @@
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { build } from 'esbuild';
 import { addDays } from '../../functions/lib/dates.ts';
 import { startS3 } from '../../harness/s3-server.ts';
-import { runStage, startSource } from './harness.ts';
+import { bundleStage, runStage, startSource } from './harness.ts';
 import type { StageResult, StageSpec } from './stage.ts';
 
 const { values: args, positionals: variants } = parseArgs({
@@ -38,28 +37,9 @@ const DATA_SOURCES = 4;
 const DAYS = Number(args.days);
 const UNIT_ROWS = 62_500;
 
-async function bundle(dir: string, index: number): Promise<string> {
-  const outfile = resolve(`node_modules/.cache/bench/ab-${process.pid}-${index}.mjs`);
-  await build({
-    entryPoints: [resolve(dir, 'tools/bench/stage.ts')],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    mainFields: ['module', 'main'],
-    external: ['parquetjs-lite'],
-    banner: {
-      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-    },
-    logLevel: 'warning',
-  });
-  return outfile;
-}
-
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-const scripts = await Promise.all(dirs.map(bundle));
+const scripts = await Promise.all(dirs.map((dir, i) => bundleStage(resolve(dir), `ab-${process.pid}-${i}`)));
 const source = await startSource({
   seed: 7,
   dataSources: DATA_SOURCES,

@@ -13,15 +13,18 @@ import type { StageResult, StageSpec } from './stage.ts';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const progress = (text: string) => process.stderr.write(`${text}\n`);
 
-/** The stage entry bundled like the Lambda (ESM, createRequire banner); parquetjs-lite cannot be. */
-export async function bundleStage(): Promise<string> {
+/**
+ * The stage entry bundled like the Lambda (ESM, createRequire banner); parquetjs-lite cannot be.
+ * `root`: the tree whose code is bundled (bench:ab bundles several); `name`: the file's name.
+ */
+export async function bundleStage(root = ROOT, name = `stage-${process.pid}`): Promise<string> {
   const outdir = `${ROOT}node_modules/.cache/bench`;
   await mkdir(outdir, { recursive: true });
   // One file a bench process: node_modules (and so this folder) may be shared by several
   // worktrees, each running its own bench.
-  const outfile = `${outdir}/stage-${process.pid}.mjs`;
+  const outfile = `${outdir}/${name}.mjs`;
   await build({
-    entryPoints: [`${ROOT}tools/bench/stage.ts`],
+    entryPoints: [`${root.endsWith('/') ? root : `${root}/`}tools/bench/stage.ts`],
     outfile,
     bundle: true,
     platform: 'node',
