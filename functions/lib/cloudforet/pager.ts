@@ -6,6 +6,7 @@
 // However the listing ends (its end, a failure, the caller letting go), every request it started
 // has settled or been aborted before it returns, and no retry of one starts after.
 
+import { setImmediate as turnOfTheLoop } from 'node:timers/promises';
 import { PagingDriftError } from '../errors.ts';
 import type { CloudforetClient, PendingAnswer } from './client.ts';
 import type { AnswerCheck } from './parse-answer.ts';
@@ -129,7 +130,10 @@ export async function* listPages(
   try {
     request();
     for (let next = inFlight.shift(); next; next = inFlight.shift()) {
+      const asked = nextStart;
       page.rows = accept(await (await next).read());
+      // Pages just asked for leave before the caller's work on this one (see sendBeforeWork).
+      if (nextStart !== asked) await sendBeforeWork();
       if (page.rows.length > 0) yield take();
     }
   } finally {
@@ -211,7 +215,10 @@ async function* listKeysetPages(
     // More rows than a page after this one's start: there is a next page; guess where it starts.
     const total = pending.peek('total_count');
     const after = pending.peek(req.idKey);
-    if (typeof total === 'number' && total > limit && typeof after === 'string') guessed = ask(after);
+    if (typeof total === 'number' && total > limit && typeof after === 'string') {
+      guessed = ask(after);
+      await sendBeforeWork();
+    }
     if (beforeParse) await beforeParse();
     return pending.read();
   };
@@ -232,6 +239,16 @@ async function* listKeysetPages(
     await Promise.all(unsettled);
   }
 }
+
+/**
+ * One turn of the event loop, taken after asking for a page and before parsing or handing over
+ * the one in hand. undici writes a request on a reused keep-alive socket only from a setImmediate
+ * (it first lets the poll phase see whether the server closed the socket), so a request asked
+ * just before a page's parse and encode (~10-30 ms of synchronous work) left only after them:
+ * ~8 ms a page at 100 ms a page (docs/performance.md, round 4, fourth session). Immediates run
+ * in the order they were set, so undici's goes first and the request is written now.
+ */
+const sendBeforeWork = (): Promise<void> => turnOfTheLoop();
 
 /** Ids from `from` (inclusive) to `below` (exclusive); either end open when not given. */
 interface IdRange {

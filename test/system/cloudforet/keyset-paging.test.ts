@@ -1,6 +1,7 @@
 // Keyset paging of cost/list against the simulator's model of MongoDB: a sorted page holds
 // start - 1 + limit rows in a blocking sort, so offsets deep into a large day fail past the sort
 // memory limit, while keyset pages (cost_id gt the last id, from row 1) hold one page each.
+import diagnostics from 'node:diagnostics_channel';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -152,6 +153,53 @@ describe('keyset paging of a large cost day', () => {
     expect((await pages.next()).value).toHaveLength(1_000);
     expect(parsed).toBe(2);
     await pages.return(undefined);
+  });
+
+  it("writes each page's next request before the page is parsed and handed over", async () => {
+    // undici writes a request on a reused keep-alive socket from a setImmediate: asked just before
+    // a page's parse and encode, it left after them (~8 ms a page at 100 ms a page).
+    const events: string[] = [];
+    const sent = () => events.push('sent');
+    const oneSocket = new Agent({ connect: { timeout: 2_000 }, connections: 1 });
+    const logging = new CloudforetClient({
+      endpoint: sim.url,
+      token: sim.issueToken(),
+      dispatcher: oneSocket,
+    });
+    const receive = logging.receive.bind(logging);
+    logging.receive = (async (...args: Parameters<typeof receive>) => {
+      const pending = await receive(...args);
+      const read = () => {
+        events.push('parsed');
+        return pending.read();
+      };
+      return { ...pending, read };
+    }) as typeof logging.receive;
+    const oneRange = { ...costDayRequest(ds, DAY), split: undefined };
+    diagnostics.subscribe('undici:client:sendHeaders', sent);
+    try {
+      let pages = 0;
+      for await (const page of listPages(logging, oneRange)) {
+        events.push('handled');
+        pages++;
+        expect(page.length).toBeGreaterThan(0);
+      }
+      expect(pages).toBe(40);
+    } finally {
+      diagnostics.unsubscribe('undici:client:sendHeaders', sent);
+      await oneSocket.close();
+    }
+
+    // Every page but the last: its next request written before it is parsed, so by the time the
+    // k-th page is parsed, k + 1 requests have been written (one socket: no connect to wait for).
+    let written = 0;
+    let parsedPages = 0;
+    for (const event of events) {
+      if (event === 'sent') written++;
+      if (event === 'parsed' && ++parsedPages < 40)
+        expect(written, `page ${parsedPages}`).toBe(parsedPages + 1);
+    }
+    expect(written).toBe(40);
   });
 
   it('fails with drift when the rows left do not fall by exactly the rows received (a re-sync)', async () => {
