@@ -4,6 +4,8 @@
 // after editing around the generated parts.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { PAGE_LIMIT } from '../../functions/lib/cloudforet/pager.ts';
+import { costUnitsBound } from '../../tools/bench/model.ts';
 import {
   againstRecord,
   type BenchRecord,
@@ -12,6 +14,8 @@ import {
   readRecord,
   withRecord,
 } from '../../tools/bench/record.ts';
+import { pagesHeldBack } from '../../tools/bench/report.ts';
+import type { StageResult } from '../../tools/bench/stage.ts';
 
 describe('the docs against docs/bench-record.json', () => {
   it('docs/performance.md prints the recorded figures', () => {
@@ -57,5 +61,25 @@ describe('a run against the record', () => {
     expect(againstRecord(record, summary)).toContain(
       'reading: MORE OBJECTS than the recorded run: cost_by_tag 150 → 151',
     );
+  });
+});
+
+describe('what held the pages back', () => {
+  it("splits the share of the bound into the places' time out, the round trip and the rows a page", () => {
+    // 2 units × 2 places at 100 ms a page: a bound of 40,000 rows/s. 250 pages of 900 rows in 10 s,
+    // each 125 ms from asked to its last byte: places out 250 × 125 / (4 × 10,000) of the time.
+    const result = { rows: 225_000, wallMs: 10_000, pages: 250, pageRoundTripsMs: 250 * 125 } as StageResult;
+
+    const held = pagesHeldBack(result, 2, 100)!;
+
+    expect(held.roundTripMs).toBe(125);
+    expect(held.inFlight).toBeCloseTo(0.78125);
+    expect(held.latencyOverRoundTrip).toBeCloseTo(0.8);
+    expect(held.rowsPerPage).toBe(900);
+    const share = result.rows / (result.wallMs / 1000) / costUnitsBound(2, 100);
+    expect(share).toBeCloseTo(0.5625);
+    expect(held.inFlight * held.latencyOverRoundTrip * (held.rowsPerPage / PAGE_LIMIT)).toBeCloseTo(share);
+    // A record from before the stages counted their pages says nothing.
+    expect(pagesHeldBack({ ...result, pages: 0 }, 2, 100)).toBeUndefined();
   });
 });

@@ -2,7 +2,13 @@
 // figures as one JSON line (printed last, for machines).
 import { type BundleFigures, describeBundles } from './bundles.ts';
 import { markdownTable } from './markdown.ts';
-import { costUnitsBound, describeBackfill, estimateBackfill, pagesInFlightBound } from './model.ts';
+import {
+  costUnitsBound,
+  describeBackfill,
+  estimateBackfill,
+  PAGES_IN_FLIGHT_PER_UNIT,
+  pagesInFlightBound,
+} from './model.ts';
 import { describeSizes, type SizeProfile } from './profile.ts';
 import { describeReading, type ReadingFigures, readingSummary } from './reading.ts';
 import type { StageResult } from './stage.ts';
@@ -161,6 +167,10 @@ function speedTargets(f: Figures): Target[] {
       goal: '≥ 90 %',
       pass: ofFewerBound >= 0.9,
     },
+    ...[
+      [f.latency, f.concurrency],
+      [f.latencyFewer, f.fewerUnits],
+    ].flatMap(([row, units]) => heldBackTarget(row as Row, units as number, f.latencyMs)),
     {
       // The bound above counts the latency alone; each answer also takes the server's own time to
       // send a page, and the next request leaves only once the whole page has come (its last id).
@@ -168,6 +178,38 @@ function speedTargets(f: Figures): Target[] {
       value: `${(ofMeasured * 100).toFixed(0)} % of ${Math.round(measuredBound).toLocaleString('en-US')}`,
       goal: '≥ 90 %',
       pass: ofMeasured >= 0.9,
+    },
+  ];
+}
+
+/**
+ * What held the pages back, as the share's three factors: how much of the time each page place
+ * had a request out, the latency over a page's measured round trip (asked to last byte come),
+ * and how full the pages were. Their product is the share of the bound.
+ */
+export function pagesHeldBack(r: StageResult, units: number, latencyMs: number) {
+  if (!r.pages) return undefined; // a record from before the stage counted its pages
+  const places = units * PAGES_IN_FLIGHT_PER_UNIT;
+  const roundTripMs = r.pageRoundTripsMs / r.pages;
+  return {
+    inFlight: r.pageRoundTripsMs / (places * r.wallMs),
+    roundTripMs,
+    latencyOverRoundTrip: latencyMs / roundTripMs,
+    rowsPerPage: r.rows / r.pages,
+  };
+}
+
+function heldBackTarget(row: Row, units: number, latencyMs: number): Target[] {
+  const held = pagesHeldBack(row.result, units, latencyMs);
+  if (!held) return [];
+  return [
+    {
+      name: `  what held pages back, ${units} units`,
+      value:
+        `a page took ${held.roundTripMs.toFixed(1)} ms asked to last byte (× ${held.latencyOverRoundTrip.toFixed(2)}), ` +
+        `places had one out ${(held.inFlight * 100).toFixed(0)} % of the time, ${held.rowsPerPage.toFixed(0)} rows a page`,
+      goal: 'the share = their product',
+      pass: undefined,
     },
   ];
 }
@@ -269,6 +311,8 @@ function summary(f: Figures, machine: Record<string, string | number>): Record<s
       rowsPerSec(f.latencyFewer.result) / costUnitsBound(f.fewerUnits, f.latencyMs),
       3,
     ),
+    pagesHeldBack: pagesHeldBack(f.latency.result, f.concurrency, f.latencyMs),
+    pagesHeldBackFewerUnits: pagesHeldBack(f.latencyFewer.result, f.fewerUnits, f.latencyMs),
     shareOfLimitAtLatency: round(rowsPerSec(f.latency.result) / rowsPerSec(f.limitLatency.result), 3),
     latencyMs: f.latencyMs,
     largestPageBytes: f.sizes.largestPageBytes,

@@ -1,6 +1,7 @@
 // One measured stage of the bench, alone in its own process so that its peak RSS and CPU time
 // are its own. Bundled by esbuild as the Lambda is; argv[2] is a StageSpec, the StageResult
 // goes back over IPC.
+import diagnostics from 'node:diagnostics_channel';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,6 +54,9 @@ export interface StageResult {
   readonly peakArrayBuffersMb: number;
   /** Parquet bytes written (0 for the limit). */
   readonly bytes: number;
+  /** Cost pages answered, and the sum of their round trips (asked to last byte come), ms. */
+  readonly pages: number;
+  readonly pageRoundTripsMs: number;
 }
 
 interface Unit {
@@ -80,9 +84,11 @@ async function main(): Promise<StageResult> {
     const now = process.memoryUsage();
     if (now.rss > peak.rss) peak = now;
   }, 50);
+  const roundTrips = trackPages();
   const started = performance.now();
   const cpu = process.cpuUsage();
   const { rows, bytes } = await runStage(spec, client).finally(() => clearInterval(sampler));
+  const { pages, pageRoundTripsMs } = roundTrips();
   const wallMs = performance.now() - started;
   const used = process.cpuUsage(cpu);
   return {
@@ -95,8 +101,41 @@ async function main(): Promise<StageResult> {
     peakExternalMb: peak.external / MB,
     peakArrayBuffersMb: peak.arrayBuffers / MB,
     bytes,
+    pages,
+    pageRoundTripsMs,
   };
 }
+
+/**
+ * Cost pages' round trips as undici sees them (its diagnostics channels): from the request made to
+ * the answer's last byte. What the pages in flight were doing, for the latency stages' report.
+ */
+function trackPages(): () => { pages: number; pageRoundTripsMs: number } {
+  const asked = new WeakMap<object, number>();
+  let pages = 0;
+  let pageRoundTripsMs = 0;
+  type Message = { request: { path: string } };
+  const create = (message: unknown) => {
+    const { request } = message as Message;
+    if (request.path.startsWith(COST_LIST)) asked.set(request, performance.now());
+  };
+  const done = (message: unknown) => {
+    const { request } = message as Message;
+    const at = asked.get(request);
+    if (at === undefined) return;
+    asked.delete(request);
+    pages++;
+    pageRoundTripsMs += performance.now() - at;
+  };
+  diagnostics.subscribe('undici:request:create', create);
+  diagnostics.subscribe('undici:request:trailers', done);
+  return () => {
+    diagnostics.unsubscribe('undici:request:create', create);
+    diagnostics.unsubscribe('undici:request:trailers', done);
+    return { pages, pageRoundTripsMs };
+  };
+}
+const COST_LIST = '/cost-analysis/cost/list';
 
 function runStage(spec: StageSpec, client: CloudforetClient): Promise<{ rows: number; bytes: number }> {
   switch (spec.kind) {
