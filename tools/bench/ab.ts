@@ -2,7 +2,7 @@
 // built from each worktree's code (its tools/bench/stage.ts, bundled as the bench does) and run
 // alternately on the same recorded pages, each variant's first run recording what it asks.
 // `<dir>::--flag,NAME=value` runs that tree with more Node flags or environment (e.g.
-// ::--max-semi-space-size=8 or ::MALLOC_ARENA_MAX=1).
+// ::--max-semi-space-size=8, ::MALLOC_ARENA_MAX=1 or ::BENCH_ROW_GROUP_ROWS=12500).
 // Prints every run and each variant's median CPU µs a row, wall and peak RSS: a regression found
 // between two commits without a full bench.
 import { rm } from 'node:fs/promises';

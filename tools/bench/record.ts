@@ -58,6 +58,18 @@ const FIGURES: readonly FigureDef[] = [
     digits: 3,
   },
   {
+    name: 'half the units: a page asked to last byte, ms',
+    path: 'pagesHeldBackFewerUnits.roundTripMs',
+    better: 'lower',
+    digits: 1,
+  },
+  {
+    name: 'half the units: share of the time a page was out',
+    path: 'pagesHeldBackFewerUnits.inFlight',
+    better: 'higher',
+    digits: 3,
+  },
+  {
     name: 'share of fetch + parse at the same latency',
     path: 'shareOfLimitAtLatency',
     better: 'higher',

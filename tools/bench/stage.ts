@@ -137,6 +137,9 @@ function trackPages(): () => { pages: number; pageRoundTripsMs: number } {
 }
 const COST_LIST = '/cost-analysis/cost/list';
 
+const numberFromEnv = (name: string): number | undefined =>
+  process.env[name] ? Number(process.env[name]) : undefined;
+
 function runStage(spec: StageSpec, client: CloudforetClient): Promise<{ rows: number; bytes: number }> {
   switch (spec.kind) {
     case 'limit':
@@ -178,7 +181,8 @@ async function exportAll(
         client,
         sink: openSink(spec, dir),
         concurrency: spec.concurrency,
-        rowGroupRows: spec.rowGroupRows,
+        // bench:ab's variants may differ in it: `<dir>::BENCH_ROW_GROUP_ROWS=12500`.
+        rowGroupRows: spec.rowGroupRows ?? numberFromEnv('BENCH_ROW_GROUP_ROWS'),
         compression: spec.compression,
         unitAttempts: 1,
         // The bench measures cost days; a unified-cost month is a small unit of its own.
