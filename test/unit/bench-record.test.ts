@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PAGE_LIMIT } from '../../functions/lib/cloudforet/pager.ts';
-import { costUnitsBound } from '../../tools/bench/model.ts';
+import { costUnitsBound, pagesHeldBack } from '../../tools/bench/model.ts';
 import {
   againstRecord,
   type BenchRecord,
@@ -14,8 +14,6 @@ import {
   readRecord,
   withRecord,
 } from '../../tools/bench/record.ts';
-import { pagesHeldBack } from '../../tools/bench/report.ts';
-import type { StageResult } from '../../tools/bench/stage.ts';
 
 describe('the docs against docs/bench-record.json', () => {
   it('docs/performance.md prints the recorded figures', () => {
@@ -68,7 +66,7 @@ describe('what held the pages back', () => {
   it("splits the share of the bound into the places' time out, the round trip and the rows a page", () => {
     // 2 units × 2 places at 100 ms a page: a bound of 40,000 rows/s. 250 pages of 900 rows in 10 s,
     // each 125 ms from asked to its last byte: places out 250 × 125 / (4 × 10,000) of the time.
-    const result = { rows: 225_000, wallMs: 10_000, pages: 250, pageRoundTripsMs: 250 * 125 } as StageResult;
+    const result = { rows: 225_000, wallMs: 10_000, pages: 250, pageRoundTripsMs: 250 * 125 };
 
     const held = pagesHeldBack(result, 2, 100)!;
 

@@ -18,6 +18,31 @@ export function pagesInFlightBound(pagesInFlight: number, latencyMs: number): nu
 export const costUnitsBound = (units: number, latencyMs: number) =>
   pagesInFlightBound(units * PAGES_IN_FLIGHT_PER_UNIT, latencyMs);
 
+/** What a stage counted of its cost pages (StageResult's fields). */
+export interface CountedPages {
+  readonly rows: number;
+  readonly wallMs: number;
+  readonly pages?: number;
+  readonly pageRoundTripsMs?: number;
+}
+
+/**
+ * What held the pages back, as the share's three factors: how much of the time each page place
+ * had a request out, the latency over a page's measured round trip (asked to last byte come),
+ * and how full the pages were. Their product is the share of the bound.
+ */
+export function pagesHeldBack(r: CountedPages, units: number, latencyMs: number) {
+  if (!r.pages || r.pageRoundTripsMs === undefined) return undefined; // a stage that counted none
+  const places = units * PAGES_IN_FLIGHT_PER_UNIT;
+  const roundTripMs = r.pageRoundTripsMs / r.pages;
+  return {
+    inFlight: r.pageRoundTripsMs / (places * r.wallMs),
+    roundTripMs,
+    latencyOverRoundTrip: latencyMs / roundTripMs,
+    rowsPerPage: r.rows / r.pages,
+  };
+}
+
 /** Lambda gives a full vCPU at 1,769 MB and CPU in proportion below it. */
 const FULL_VCPU_MB = 1769;
 

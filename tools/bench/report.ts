@@ -6,7 +6,7 @@ import {
   costUnitsBound,
   describeBackfill,
   estimateBackfill,
-  PAGES_IN_FLIGHT_PER_UNIT,
+  pagesHeldBack,
   pagesInFlightBound,
 } from './model.ts';
 import { describeSizes, type SizeProfile } from './profile.ts';
@@ -180,23 +180,6 @@ function speedTargets(f: Figures): Target[] {
       pass: ofMeasured >= 0.9,
     },
   ];
-}
-
-/**
- * What held the pages back, as the share's three factors: how much of the time each page place
- * had a request out, the latency over a page's measured round trip (asked to last byte come),
- * and how full the pages were. Their product is the share of the bound.
- */
-export function pagesHeldBack(r: StageResult, units: number, latencyMs: number) {
-  if (!r.pages) return undefined; // a record from before the stage counted its pages
-  const places = units * PAGES_IN_FLIGHT_PER_UNIT;
-  const roundTripMs = r.pageRoundTripsMs / r.pages;
-  return {
-    inFlight: r.pageRoundTripsMs / (places * r.wallMs),
-    roundTripMs,
-    latencyOverRoundTrip: latencyMs / roundTripMs,
-    rowsPerPage: r.rows / r.pages,
-  };
 }
 
 function heldBackTarget(row: Row, units: number, latencyMs: number): Target[] {
