@@ -180,7 +180,6 @@ describe('keyset paging of a large cost day', () => {
     try {
       let pages = 0;
       for await (const page of listPages(logging, oneRange)) {
-        events.push('handled');
         pages++;
         expect(page.length).toBeGreaterThan(0);
       }
@@ -200,6 +199,47 @@ describe('keyset paging of a large cost day', () => {
         expect(written, `page ${parsedPages}`).toBe(parsedPages + 1);
     }
     expect(written).toBe(40);
+  });
+
+  it('writes the pages asked ahead by offset before the page is handed over', async () => {
+    // The offset listing asks its pages ahead after parsing a page (PAGES_AHEAD): they too must
+    // leave before the caller's work on that page, not after it.
+    const events: string[] = [];
+    const sent = () => events.push('sent');
+    const oneSocket = new Agent({ connect: { timeout: 2_000 }, connections: 1 });
+    const offsets = { ...costDayRequest(ds, DAY), keyset: false };
+    const client = new CloudforetClient({
+      endpoint: sim.url,
+      token: sim.issueToken(),
+      dispatcher: oneSocket,
+    });
+    diagnostics.subscribe('undici:client:sendHeaders', sent);
+    try {
+      let handed = 0;
+      for await (const page of listPages(client, offsets)) {
+        expect(page).toHaveLength(1_000);
+        events.push('handed');
+        if (++handed === 8) break;
+      }
+    } finally {
+      diagnostics.unsubscribe('undici:client:sendHeaders', sent);
+      await oneSocket.close();
+      await quiet(sim);
+    }
+
+    // When the k-th page is handed over, the request for page k + 1 has been written (one socket
+    // and one request at a time on it: the page after that waits for this answer).
+    let written = 0;
+    let handed = 0;
+    for (const event of events) {
+      if (event === 'sent') {
+        written++;
+        continue;
+      }
+      handed++;
+      expect(written, `page ${handed}`).toBeGreaterThanOrEqual(handed + 1);
+    }
+    expect(handed).toBe(8);
   });
 
   it('fails with drift when the rows left do not fall by exactly the rows received (a re-sync)', async () => {
