@@ -100,7 +100,11 @@ function describe(r: StageResult): string {
     `${r.rows.toLocaleString('en-US')} rows in ${(r.wallMs / 1000).toFixed(1)} s, ` +
     `${Math.round(rowsPerSec(r)).toLocaleString('en-US')} rows/s, ${((r.cpuMs * 1000) / r.rows).toFixed(1)} CPU µs/row` +
     `${perMillion}; RSS ${mb(r.startRssMb)} → ${mb(r.peakRssMb)} MB ` +
-    `(at the peak: heap ${mb(r.peakHeapMb)}, external ${mb(r.peakExternalMb)} of which buffers ${mb(r.peakArrayBuffersMb)})`
+    `(at the peak: heap ${mb(r.peakHeapMb)}, external ${mb(r.peakExternalMb)} of which buffers ${mb(r.peakArrayBuffersMb)})` +
+    (r.pages > 0
+      ? `; ${r.pages} cost pages, ${(r.pageRoundTripsMs / r.pages).toFixed(1)} ms a page asked to last byte, ` +
+        `${(r.pageRoundTripsMs / r.wallMs).toFixed(2)} out on average`
+      : '')
   );
 }
 
