@@ -1,6 +1,7 @@
 // A full row group is compressed and written while the next one fills (ParquetRowWriter's
 // handOverGroup): the caller goes on appending, one group is written at a time and in order, a
-// failed write is thrown at the next append or close, and settled() waits for a write still out.
+// failed write is thrown at the next append or close, settled() waits for a write still out, and
+// one group at a time is written behind in the process.
 import { describe, expect, it } from 'vitest';
 import type { TableDef } from '../../functions/lib/parquet/columns.ts';
 import { ParquetRowWriter } from '../../functions/lib/parquet/row-writer.ts';
@@ -101,6 +102,31 @@ describe('a row group written while the next fills', () => {
     await done;
     expect(settled).toBe(true);
     await expect(writer.append(rows(100, 100))).rejects.toThrow('the disk is full');
+  });
+
+  it('writes one group behind at a time in the process: a second writer waits for its own', async () => {
+    const first = heldOutput();
+    const second = heldOutput();
+    const a = new ParquetRowWriter(table, first.out, undefined, { rowGroupRows: 100 });
+    const b = new ParquetRowWriter(table, second.out, undefined, { rowGroupRows: 100 });
+    await a.append(rows(0, 100)); // written behind
+    let appended = false;
+    const bAppend = b.append(rows(0, 100)).then(() => {
+      appended = true;
+    });
+    while (second.waiting.length === 0) await settle();
+    await settle();
+    expect(appended).toBe(false); // b's group is written before b goes on
+    second.waiting.shift()!.go();
+    await bAppend;
+    first.waiting.shift()!.go();
+    await a.settled();
+    // a's write is done: b's next group is written behind again, its append resolved before it.
+    await b.append(rows(100, 100));
+    while (second.waiting.length === 0) await settle();
+    expect(second.chunks).toHaveLength(1);
+    second.waiting.shift()!.go();
+    await b.settled();
   });
 
   it('throws a failed write at close', async () => {

@@ -44,6 +44,14 @@ const INLINE_BYTES = 4096;
 const MAGIC = Buffer.from('PAR1');
 const NO_RECORDS: readonly never[] = [];
 const noop = () => undefined;
+/**
+ * Row groups written behind their writer (handOverGroup) at once, in the process. Each holds a
+ * copy of its pages: with every writer's allowed, four units at once peaked ~13 MB higher for no
+ * more rows a second (docs/performance.md, round 4, fifth session). A group past the limit is
+ * written before its writer goes on.
+ */
+const MAX_WRITING_BEHIND = 1;
+let writingBehind = 0;
 
 export class ParquetRowWriter<R, C> {
   private readonly table: TableDef<R, C>;
@@ -157,15 +165,23 @@ export class ParquetRowWriter<R, C> {
    * A full row group goes to be compressed and written while the next one fills: its pages are
    * copied out of the columns (one buffer, about a tenth of the rows' JSON) and the columns start
    * again at once. Waits for the group before it, whose failure it throws; one group at a time
-   * is written, in order. Waiting for the whole write instead held the unit's paging for ~200 ms
-   * a row group at 100 ms a page (docs/performance.md, round 4, fifth session).
+   * is written, in order, and one in the process at a time is written behind. Waiting for the
+   * whole write held the unit's paging ~200 ms a row group at 100 ms a page (docs/performance.md,
+   * round 4, fifth session).
    */
   private async handOverGroup(): Promise<void> {
     await this.writing;
     const numRows = this.buffered;
+    if (writingBehind >= MAX_WRITING_BEHIND) {
+      // Another file's group is written behind already: this one is written before going on.
+      await this.writeGroup(this.takeGroup(), numRows);
+      for (const column of this.columns) column.reset();
+      return;
+    }
     const pages = ownPages(this.takeGroup());
     for (const column of this.columns) column.reset();
-    const writing = this.writeGroup(pages, numRows);
+    writingBehind++;
+    const writing = this.writeGroup(pages, numRows).finally(() => writingBehind--);
     writing.catch(noop); // thrown at the next append or close, which await it
     this.writing = writing;
   }
