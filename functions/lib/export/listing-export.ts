@@ -263,7 +263,6 @@ async function writeObject<C>(
     };
   } catch (error) {
     await pages.return(undefined); // as for-await would: the listing ends, its requests with it
-    await writer?.settled(); // a row group still being written reaches the upload before its abort
     await upload?.abort();
     throw error;
   }

@@ -43,15 +43,6 @@ export const DEFAULT_ROW_GROUP_ROWS = 25_000;
 const INLINE_BYTES = 4096;
 const MAGIC = Buffer.from('PAR1');
 const NO_RECORDS: readonly never[] = [];
-const noop = () => undefined;
-/**
- * Row groups written behind their writer (handOverGroup) at once, in the process. Each holds a
- * copy of its pages: with every writer's allowed, four units at once peaked ~13 MB higher for no
- * more rows a second (docs/performance.md, round 4, fifth session). A group past the limit is
- * written before its writer goes on.
- */
-const MAX_WRITING_BEHIND = 1;
-let writingBehind = 0;
 
 export class ParquetRowWriter<R, C> {
   private readonly table: TableDef<R, C>;
@@ -68,8 +59,6 @@ export class ParquetRowWriter<R, C> {
   private readonly rowGroups: RowGroup[] = [];
   private buffered = 0;
   private offset = 0;
-  /** The row group being compressed and written while the next fills (handOverGroup). */
-  private writing: Promise<void> | undefined;
   rows = 0;
 
   constructor(table: TableDef<R, C>, out: ByteOut, context: C, opts: ParquetWriterOptions = {}) {
@@ -118,7 +107,7 @@ export class ParquetRowWriter<R, C> {
       from = to;
       if (this.buffered >= this.rowGroupRows) {
         if (from === rest.length) rest = NO_RECORDS;
-        await this.handOverGroup();
+        await this.flushGroup();
       }
     }
   }
@@ -128,16 +117,8 @@ export class ParquetRowWriter<R, C> {
     // Readers disagree on a footer with no row groups (arrow-rs rejects it): a day without rows
     // has no object at all, so callers remove the key instead of closing an empty file.
     if (this.rows === 0) throw new Error(`parquet: no rows appended to the ${this.table.name} file`);
-    await this.writing;
-    // The last row group: nothing fills the columns after it, so its pages need no copy.
-    if (this.buffered > 0) {
-      const numRows = this.buffered;
-      await this.writeGroup(this.takeGroup(), numRows);
-    }
-    for (const column of this.columns) {
-      column.reset();
-      column.release();
-    }
+    await this.flushGroup();
+    for (const column of this.columns) column.release();
     const footer = new ByteWriter();
     const metadata: FileMetaData = {
       version: 2,
@@ -153,49 +134,13 @@ export class ParquetRowWriter<R, C> {
     return { rows: this.rows, bytes: this.offset };
   }
 
-  /**
-   * Resolves once every row group handed over has been written (or failed): a caller giving up on
-   * the file waits for this before it aborts the output, so that no write reaches it after.
-   */
-  settled(): Promise<void> {
-    return this.writing?.then(noop, noop) ?? Promise.resolve();
-  }
-
-  /**
-   * A full row group goes to be compressed and written while the next one fills: its pages are
-   * copied out of the columns (one buffer, about a tenth of the rows' JSON) and the columns start
-   * again at once. Waits for the group before it, whose failure it throws; one group at a time
-   * is written, in order, and one in the process at a time is written behind. Waiting for the
-   * whole write held the unit's paging ~200 ms a row group at 100 ms a page (docs/performance.md,
-   * round 4, fifth session).
-   */
-  private async handOverGroup(): Promise<void> {
-    await this.writing;
-    const numRows = this.buffered;
-    if (writingBehind >= MAX_WRITING_BEHIND) {
-      // Another file's group is written behind already: this one is written before going on.
-      await this.writeGroup(this.takeGroup(), numRows);
-      for (const column of this.columns) column.reset();
-      return;
-    }
-    const pages = ownPages(this.takeGroup());
-    for (const column of this.columns) column.reset();
-    writingBehind++;
-    const writing = this.writeGroup(pages, numRows).finally(() => writingBehind--);
-    writing.catch(noop); // thrown at the next append or close, which await it
-    this.writing = writing;
-  }
-
-  /** The buffered rows ordered by the clustering columns, and the row group's pages. */
-  private takeGroup(): ColumnPages[] {
+  private async flushGroup(): Promise<void> {
+    if (this.buffered === 0) return;
     const numRows = this.buffered;
     this.buffered = 0;
     const order = this.clusterBy.length > 0 ? clusterOrder(this.clusterBy, numRows) : undefined;
     if (order) for (const column of this.columns) column.permute(order);
-    return this.columns.flatMap((c) => c.takePages());
-  }
-
-  private async writeGroup(pages: ColumnPages[], numRows: number): Promise<void> {
+    const pages = this.columns.flatMap((c) => c.takePages());
     // Two at a time: zlib's pool has four threads, and each deflate holds ~256 KB while it runs.
     const compressed: Compressed[] = [];
     await forEachLimit(pages, 2, async (p, i) => {
@@ -211,7 +156,10 @@ export class ParquetRowWriter<R, C> {
     const start = this.offset + head.length * MAGIC.length;
     const group = assembleRowGroup(pages, compressed, { start, numRows });
     this.rowGroups.push(group.rowGroup);
-    await this.emit([...head, ...group.parts]);
+    // emit copies the parts at once; an uncompressed chunk's are the columns' own memory.
+    const written = this.emit([...head, ...group.parts]);
+    for (const column of this.columns) column.reset();
+    await written;
   }
 
   private compress(parts: Uint8Array[], content: PageContent): Promise<Uint8Array[]> | Uint8Array[] {
@@ -225,27 +173,6 @@ export class ParquetRowWriter<R, C> {
     this.offset += chunk.length;
     await this.out.write(chunk);
   }
-}
-
-/** The pages with their bytes copied into one buffer of their own, off the columns' memory. */
-function ownPages(pages: ColumnPages[]): ColumnPages[] {
-  let total = 0;
-  for (const p of pages) {
-    total += p.dictionary?.length ?? 0;
-    for (const page of p.pages) total += byteLength(page.parts);
-  }
-  const bytes = Buffer.allocUnsafeSlow(total);
-  let at = 0;
-  const copy = (part: Uint8Array): Uint8Array => {
-    bytes.set(part, at);
-    at += part.length;
-    return bytes.subarray(at - part.length, at);
-  };
-  return pages.map((p) => ({
-    ...p,
-    dictionary: p.dictionary && copy(p.dictionary),
-    pages: p.pages.map((page) => ({ rows: page.rows, parts: page.parts.map(copy) })),
-  }));
 }
 
 interface GroupLayout {
