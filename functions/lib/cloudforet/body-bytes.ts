@@ -120,8 +120,13 @@ const HEAD_BYTES = 160;
 const KB64 = 64 * 1024;
 /** A declared length sizes the first buffer up to this; a longer body grows it as it comes. */
 const MAX_HINT = 16 * 1024 * 1024;
-/** Free buffers kept at most: a run has concurrency × (1 + pages ahead) answers out at once. */
-const POOL_BYTES = 16 * 1024 * 1024;
+/**
+ * Free buffers kept at most, beside the answers out (a unit's ranges' pages in hand and asked
+ * ahead). What the pool keeps free stays resident: at 16 MB the bench's four units at 100 ms a page
+ * peaked at 291 MB, at 4 MB 273 (medians of three, the same rows a second; docs/performance.md,
+ * round 4, fifth session).
+ */
+const POOL_BYTES = 4 * 1024 * 1024;
 
 /** Sizes rounded up with an eighth to spare, so that pages of nearly one size share buffers. */
 const sized = (bytes: number) => Math.max(KB64, Math.ceil((bytes * 1.125) / KB64) * KB64);
