@@ -6,6 +6,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { LAMBDA_NODE_FLAGS, LAMBDA_RUNTIME_ENV } from '../../infra/lambda-node-options.ts';
+import { pageFigures } from './model.ts';
 import { rowsPerSec } from './report.ts';
 import type { SourceReady } from './source-process.ts';
 import type { StageResult, StageSpec } from './stage.ts';
@@ -94,6 +95,7 @@ export async function runStage(
 
 function describe(r: StageResult): string {
   const mb = (n: number) => n.toFixed(0);
+  const pages = pageFigures(r);
   const perMillion =
     r.bytes > 0 ? `, ${(((r.bytes / r.rows) * 1e6) / 1048576).toFixed(1)} MB per M rows` : '';
   return (
@@ -101,9 +103,9 @@ function describe(r: StageResult): string {
     `${Math.round(rowsPerSec(r)).toLocaleString('en-US')} rows/s, ${((r.cpuMs * 1000) / r.rows).toFixed(1)} CPU µs/row` +
     `${perMillion}; RSS ${mb(r.startRssMb)} → ${mb(r.peakRssMb)} MB ` +
     `(at the peak: heap ${mb(r.peakHeapMb)}, external ${mb(r.peakExternalMb)} of which buffers ${mb(r.peakArrayBuffersMb)})` +
-    (r.pages > 0
-      ? `; ${r.pages} cost pages, ${(r.pageRoundTripsMs / r.pages).toFixed(1)} ms a page asked to last byte, ` +
-        `${(r.pageRoundTripsMs / r.wallMs).toFixed(2)} out on average`
+    (pages
+      ? `; ${pages.pages} cost pages, ${pages.roundTripMs.toFixed(1)} ms a page asked to last byte, ` +
+        `${pages.outOnAverage.toFixed(2)} out on average`
       : '')
   );
 }

@@ -32,14 +32,24 @@ export interface CountedPages {
  * and how full the pages were. Their product is the share of the bound.
  */
 export function pagesHeldBack(r: CountedPages, units: number, latencyMs: number) {
-  if (!r.pages || r.pageRoundTripsMs === undefined) return undefined; // a stage that counted none
+  const pages = pageFigures(r);
+  if (!pages) return undefined;
   const places = units * PAGES_IN_FLIGHT_PER_UNIT;
-  const roundTripMs = r.pageRoundTripsMs / r.pages;
   return {
-    inFlight: r.pageRoundTripsMs / (places * r.wallMs),
-    roundTripMs,
-    latencyOverRoundTrip: latencyMs / roundTripMs,
-    rowsPerPage: r.rows / r.pages,
+    inFlight: pages.outOnAverage / places,
+    roundTripMs: pages.roundTripMs,
+    latencyOverRoundTrip: latencyMs / pages.roundTripMs,
+    rowsPerPage: r.rows / pages.pages,
+  };
+}
+
+/** A stage's cost pages: their mean round trip and how many were out on average; none counted, undefined. */
+export function pageFigures(r: CountedPages) {
+  if (!r.pages || r.pageRoundTripsMs === undefined) return undefined;
+  return {
+    pages: r.pages,
+    roundTripMs: r.pageRoundTripsMs / r.pages,
+    outOnAverage: r.pageRoundTripsMs / r.wallMs,
   };
 }
 
