@@ -6,50 +6,13 @@
 // as they are; a day leaves a compacted month only when its own manifest records the gate's proof
 // of its removal (`removedBecause`, written by export/listing-export.ts).
 
+import type { UnprovenDrop } from '../destination/day-drops.ts';
 import { MANIFESTS_DIR } from '../destination/layout.ts';
 import { ExportError } from '../errors.ts';
 import type { Sink } from '../storage/sink.ts';
 import type { CompactedTable } from '../tables/compacted.ts';
 
 export const DAY_MISSING = 'COMPACTION_DAY_MISSING';
-
-/** A day a monthly manifest names, as its daily manifest says now (undefined: not listed). */
-export interface DayNow {
-  readonly day: string;
-  readonly key: string | null;
-  readonly removedBecause?: string;
-}
-
-export interface UnprovenDrop {
-  readonly day: string;
-  readonly why: string;
-}
-
-/**
- * The days the previous monthly manifest holds that a rebuild from `now` would drop without
- * proof: no daily manifest listed, or one that names no object where the month held rows and
- * records no proven removal.
- */
-export function unprovenDrops(
-  previous:
-    | ReadonlyArray<{ readonly day: string; readonly key: string | null; readonly rows: number }>
-    | undefined,
-  now: readonly DayNow[],
-): UnprovenDrop[] {
-  if (!Array.isArray(previous)) return [];
-  const byDay = new Map(now.map((d) => [d.day, d]));
-  const drops: UnprovenDrop[] = [];
-  for (const held of previous) {
-    // A day the month held no row of loses nothing, whatever its daily manifest says now.
-    if (held.key === null || held.rows <= 0) continue;
-    const day = byDay.get(held.day);
-    if (!day) drops.push({ day: held.day, why: 'its daily manifest is missing' });
-    else if (day.key === null && !day.removedBecause) {
-      drops.push({ day: held.day, why: 'its daily manifest names no object and records no proven removal' });
-    }
-  }
-  return drops;
-}
 
 /**
  * The unit's failure: which days, why, and what to do; nothing of the month is touched.

@@ -24,6 +24,7 @@ import {
   readCompactionState,
   writeCompactionState,
 } from '../destination/compaction-state.ts';
+import { unprovenDrops } from '../destination/day-drops.ts';
 import { ownScratch, proveCompactedFrom, removeProven } from '../destination/gate.ts';
 import { MANIFESTS_DIR, manifestKey, objectKey } from '../destination/layout.ts';
 import { parseManifest, type UnitManifest } from '../destination/manifest.ts';
@@ -35,7 +36,7 @@ import { forEachLimit } from '../pool.ts';
 import { parquetRowGroups } from '../published/read-objects.ts';
 import type { Sink, StoredObject } from '../storage/sink.ts';
 import { type CompactedTable, compactedTables } from '../tables/compacted.ts';
-import { DAY_MISSING, DayMissingError, monthlyUnits, unprovenDrops } from './absence.ts';
+import { DAY_MISSING, DayMissingError, monthlyUnits } from './absence.ts';
 
 export interface CompactionDeps {
   readonly client: CloudforetClient;

@@ -13,6 +13,7 @@
 // The line holds no time: lowered for a day that then failed, and raised again, it is the same bytes.
 import { forEachLimit } from '../pool.ts';
 import type { Sink } from '../storage/sink.ts';
+import { type DayNow, dailyManifestKey, unprovenDrops } from './day-drops.ts';
 import { compactionDirtyKey, compactionDirtyPrefix, compactionStateKey, MANIFESTS_DIR } from './layout.ts';
 import type { UnitManifest } from './manifest.ts';
 import { objectDifference } from './object-check.ts';
@@ -159,24 +160,48 @@ export interface DamagedDailyUnit {
   readonly why: string;
 }
 
-/** The daily units of the months after `after` through `through` that a reader must not be sent to. */
+/** What a monthly manifest says of the days it was built from, as far as this check goes. */
+interface MonthlyFields {
+  readonly dataSourceId?: unknown;
+  readonly sources?: ReadonlyArray<{
+    readonly key: string | null;
+    readonly rows?: number;
+    readonly day?: string;
+    readonly manifest?: { readonly key?: string };
+  }>;
+}
+
+/**
+ * The daily units of the months after `after` through `through` that a reader must not be sent to:
+ * a unit whose object is not what its manifest says, and a day a compacted month holds that the
+ * daily side no longer shows (its manifest gone, or naming no object without a proven removal:
+ * day-drops.ts). Read from its days, such a month would miss that day's rows.
+ */
 export async function damagedDailyUnits(
   sink: Sink,
   dailyTable: string,
   after: string,
   through: string,
 ): Promise<DamagedDailyUnit[]> {
-  const prefix = `${MANIFESTS_DIR}/${dailyTable}/`;
-  const monthOf = (key: string) => /^[^/=]+=(\d{4}-\d\d)/.exec(key.slice(prefix.length))?.[1];
-  const keys = [...(await sink.listObjects(prefix)).keys()].filter((k) => {
-    const month = monthOf(k);
-    return k.endsWith('.json') && month !== undefined && month > after && month <= through;
-  });
-  if (keys.length === 0) return [];
+  const inRange = (prefix: string) => async () => {
+    const monthOf = (key: string) => /^[^/=]+=(\d{4}-\d\d)/.exec(key.slice(prefix.length))?.[1];
+    return (await sink.list(prefix)).flatMap((k) => {
+      const month = monthOf(k);
+      return k.endsWith('.json') && month !== undefined && month > after && month <= through
+        ? [{ key: k, month }]
+        : [];
+    });
+  };
+  const [daily, monthly] = await Promise.all([
+    inRange(`${MANIFESTS_DIR}/${dailyTable}/`)(),
+    inRange(`${MANIFESTS_DIR}/${dailyTable}_monthly/`)(),
+  ]);
+  if (daily.length === 0 && monthly.length === 0) return [];
   const objects = await sink.listObjects(`${dailyTable}/`);
   const found: DamagedDailyUnit[] = [];
-  await forEachLimit(keys, 16, async (manifestKey) => {
-    const month = monthOf(manifestKey)!;
+  /** The days each (month, data source) shows now, from its daily manifests. */
+  const days = new Map<string, DayNow[]>();
+  await forEachLimit(daily, 16, async ({ key: manifestKey, month }) => {
     let m: UnitManifest;
     try {
       m = JSON.parse((await sink.read(manifestKey)) ?? '') as UnitManifest;
@@ -184,6 +209,17 @@ export async function damagedDailyUnits(
     } catch {
       found.push({ table: dailyTable, month, manifestKey, why: 'manifest unparsable' });
       return;
+    }
+    if (typeof m.partition === 'string' && typeof m.dataSourceId === 'string') {
+      const unit = `${month} ${m.dataSourceId}`;
+      days.set(unit, [
+        ...(days.get(unit) ?? []),
+        {
+          day: m.partition.slice(0, 10),
+          key: m.key,
+          ...(m.removedBecause && { removedBecause: m.removedBecause }),
+        },
+      ]);
     }
     if (m.key === null || typeof m.key !== 'string') return;
     const why = await objectDifference(sink, m, m.key, objects.get(m.key), false);
@@ -196,6 +232,30 @@ export async function damagedDailyUnits(
         manifestKey,
         why,
       });
+  });
+  await forEachLimit(monthly, 16, async ({ key, month }) => {
+    let m: MonthlyFields;
+    try {
+      m = JSON.parse((await sink.read(key)) ?? '') as MonthlyFields;
+    } catch {
+      return; // the compaction step rebuilds an unparsable monthly manifest from its days
+    }
+    if (typeof m?.dataSourceId !== 'string' || !Array.isArray(m.sources)) return;
+    const name = m.dataSourceId;
+    const held = m.sources.flatMap((s) =>
+      typeof s.day === 'string' ? [{ ...s, day: s.day, rows: s.rows ?? 0 }] : [],
+    );
+    for (const drop of unprovenDrops(held, days.get(`${month} ${name}`) ?? [])) {
+      const source = held.find((s) => s.day === drop.day)!;
+      found.push({
+        table: dailyTable,
+        month,
+        partition: drop.day,
+        name,
+        manifestKey: dailyManifestKey(key, source),
+        why: `${drop.why}, and the compacted month ${key} holds its rows`,
+      });
+    }
   });
   return found;
 }

@@ -8,7 +8,8 @@
 import { forEachLimit } from '../pool.ts';
 import type { Sink } from '../storage/sink.ts';
 import { type CompactionStateRead, parseCompactionState } from './compaction-state.ts';
-import { COMPACTION_STATE_DIR, LEDGER_DIR, MANIFESTS_DIR } from './layout.ts';
+import { dailyManifestKey } from './day-drops.ts';
+import { COMPACTION_STATE_DIR, LEDGER_DIR } from './layout.ts';
 
 export interface Finding {
   readonly key: string;
@@ -133,14 +134,4 @@ export function checkCompactedMonth(
   if ([...days.keys()].some((day) => !named.has(day))) {
     findings.push({ key: objectKey, why: 'compaction-incomplete' });
   }
-}
-
-/** Where a named day's daily manifest is (or was): as recorded, from its object's key, or the month's. */
-function dailyManifestKey(
-  monthlyKey: string,
-  s: { readonly key: string | null; readonly day?: string; readonly manifest?: { readonly key?: string } },
-): string {
-  if (s.manifest?.key) return s.manifest.key;
-  if (s.key) return `${MANIFESTS_DIR}/${s.key.replace(/\.parquet$/, '.json')}`;
-  return `${monthlyKey} (day ${s.day ?? '?'})`;
 }

@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudforetClient } from '../../../functions/lib/cloudforet/client.ts';
-import { unprovenDrops } from '../../../functions/lib/compaction/absence.ts';
 import { compactConfirmedMonths } from '../../../functions/lib/compaction/compact.ts';
 import { runCostExport } from '../../../functions/lib/costs/run.ts';
 import { addDays, utcDay } from '../../../functions/lib/dates.ts';
@@ -23,6 +22,7 @@ import {
   markCompactionDirty,
   monthBefore,
 } from '../../../functions/lib/destination/compaction-state.ts';
+import { unprovenDrops } from '../../../functions/lib/destination/day-drops.ts';
 import { verifyDestination } from '../../../functions/lib/destination/verify-destination.ts';
 import { dirSink } from '../../../functions/lib/storage/dir-sink.ts';
 import type { Sink } from '../../../functions/lib/storage/sink.ts';
@@ -159,6 +159,37 @@ describe('compaction takes no missing daily unit as proof', () => {
       expect(again.summary.repaired).toBe(0);
     }, 120_000);
   }
+});
+
+describe('a day gone with its manifest keeps its month read compacted until the day is back', () => {
+  it('its re-export failing, the run ends with the views still reading the day from the monthly object; the next run heals it', async () => {
+    const out = await copyOfBase('gone-refetch-fails');
+    const rows = await viewRows(out, DAY);
+    expect(rows).toBeGreaterThan(0);
+    await rm(join(out, dailyManifest(DAY)));
+    await rm(join(out, dailyObject(DAY)));
+
+    // A run over the month (so it hands months to their days), every cost page refused.
+    sim.injectFault({ path: '/cost-analysis/cost/list', kind: '403', times: 100_000 });
+    let failed: Awaited<ReturnType<typeof costs>>;
+    try {
+      failed = await costs(out, '--from', FROM, '--to', TO);
+    } finally {
+      sim.clearFaults();
+    }
+
+    expect(failed.code).not.toBe(0);
+    expect(failed.err).toContain('daily units damaged in compacted months');
+    expect(failed.err).toContain(dailyManifest(DAY));
+    // The month was not handed to its days, one of which is gone: the rows are still read.
+    expect(await viewRows(out, DAY)).toBe(rows);
+
+    const healed = await costs(out);
+    expect(healed.code).toBe(0);
+    expect(healed.summary.repaired).toBeGreaterThanOrEqual(1);
+    expect(failuresOf(healed.summary)).toEqual([]);
+    expect(await viewRows(out, DAY)).toBe(rows);
+  }, 120_000);
 });
 
 describe('a daily manifest that does not parse proves nothing of its day', () => {
