@@ -291,6 +291,7 @@ export function commandArbitraries(opts: { s3?: boolean } = {}): Array<fc.Arbitr
           'daily-object',
           'daily-manifest',
           'daily-manifest',
+          'daily-unit',
           'monthly-object',
           'compaction-state',
           'job-mark',

@@ -1,5 +1,5 @@
 // Damage to stored bytes in the destination: delete, truncate or replace one object, manifest,
-// compaction state, job mark or ledger line.
+// compaction state, job mark or ledger line, or a daily unit whole (its manifest and its object).
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { costManifestKey, costObjectKey } from '../../functions/lib/costs/sources/day-keys.ts';
@@ -9,6 +9,7 @@ import { monthlyKey } from './reader.ts';
 export type DamageTarget =
   | 'daily-object'
   | 'daily-manifest'
+  | 'daily-unit'
   | 'monthly-object'
   | 'compaction-state'
   | 'job-mark'
@@ -32,26 +33,35 @@ async function ledgerLine(out: string, ds: string, day: string): Promise<string 
   );
 }
 
-/** The key damaged, or undefined when there was nothing to damage. */
-export async function applyDamage(out: string, d: Damage): Promise<string | undefined> {
-  const key =
-    d.target === 'daily-object'
-      ? costObjectKey(d.ds, d.day)
-      : d.target === 'daily-manifest'
-        ? costManifestKey(d.ds, d.day)
-        : d.target === 'monthly-object'
-          ? monthlyKey(d.ds, d.day.slice(0, 7))
-          : d.target === 'compaction-state'
-            ? compactionStateKey('costs')
-            : d.target === 'job-mark'
-              ? jobMarkKey(d.ds)
-              : await ledgerLine(out, d.ds, d.day).then((f) => f && `ledger/${f}`);
-  if (key === undefined) return undefined;
-  const path = join(out, key);
+/** The keys damaged (none when there was nothing to damage). */
+export async function applyDamage(out: string, d: Damage): Promise<string[]> {
+  const keys =
+    d.target === 'daily-unit'
+      ? [costManifestKey(d.ds, d.day), costObjectKey(d.ds, d.day)]
+      : [
+          d.target === 'daily-object'
+            ? costObjectKey(d.ds, d.day)
+            : d.target === 'daily-manifest'
+              ? costManifestKey(d.ds, d.day)
+              : d.target === 'monthly-object'
+                ? monthlyKey(d.ds, d.day.slice(0, 7))
+                : d.target === 'compaction-state'
+                  ? compactionStateKey('costs')
+                  : d.target === 'job-mark'
+                    ? jobMarkKey(d.ds)
+                    : await ledgerLine(out, d.ds, d.day).then((f) => f && `ledger/${f}`),
+        ];
+  const damaged: string[] = [];
+  for (const key of keys) if (key !== undefined && (await damageOne(join(out, key), d.op))) damaged.push(key);
+  return damaged;
+}
+
+/** Whether there were bytes to damage. */
+async function damageOne(path: string, op: DamageOp): Promise<boolean> {
   const bytes = await readFile(path).catch(() => undefined);
-  if (!bytes) return undefined;
-  if (d.op === 'delete') await rm(path);
-  else if (d.op === 'truncate') await writeFile(path, bytes.subarray(0, Math.floor(bytes.length / 2)));
+  if (!bytes) return false;
+  if (op === 'delete') await rm(path);
+  else if (op === 'truncate') await writeFile(path, bytes.subarray(0, Math.floor(bytes.length / 2)));
   else {
     // Replaced by other bytes of the same size: a flipped run in the middle.
     const copy = Buffer.from(bytes);
@@ -59,5 +69,5 @@ export async function applyDamage(out: string, d: Damage): Promise<string | unde
     for (let i = at; i < Math.min(copy.length, at + 32); i++) copy[i] = copy[i]! ^ 0x5a;
     await writeFile(path, copy);
   }
-  return key;
+  return true;
 }

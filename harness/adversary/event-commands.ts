@@ -126,9 +126,9 @@ export class Damage extends Base {
     a.count('commands', 'damage');
     const id = a.world.dataSources[this.dsIndex % a.world.dataSources.length]!;
     await a.world.s3?.mirror(a.world.out);
-    const key = await applyDamage(a.world.out, { target: this.target, op: this.op, ds: id, day: this.day });
-    if (key) a.count('damages', `${this.op} ${this.target}`);
-    if (key) await a.world.s3?.push(a.world.out, key);
+    const keys = await applyDamage(a.world.out, { target: this.target, op: this.op, ds: id, day: this.day });
+    if (keys.length > 0) a.count('damages', `${this.op} ${this.target}`);
+    for (const key of keys) await a.world.s3?.push(a.world.out, key);
     await a.afterDamage();
   }
   toString() {

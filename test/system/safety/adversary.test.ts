@@ -134,6 +134,11 @@ describe("the adversary replays issue 45's findings", () => {
         new Scheduled({ lanes: 2, cut: 1 }),
         new CliCosts('default'),
       ],
+    'new: a day of a compacted month deleted whole, then a run over it whose cost pages are HTML': [
+      new Damage('daily-unit', 'delete', 0, days[1]!),
+      new Fault('list', 1, 'html', undefined),
+      new CliCosts('range', days[1]!, days[1]!),
+    ],
     'bug 3: {} from cost/list and from page 2 of cost/analyze, then costs': [
       new Fault('list', 1, 'empty', undefined),
       new Fault('analyze', 2, 'empty', undefined),
