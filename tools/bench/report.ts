@@ -250,6 +250,14 @@ function summary(f: Figures, machine: Record<string, string | number>): Record<s
   const pipeline = rowsPerSec(f.pipelineS3.result);
   const baseline = rowsPerSec(f.baseline.result);
   const round = (n: number, digits = 0) => Number(n.toFixed(digits));
+  /** What held pages back, as the record keeps it: shares to 3 digits, a round trip to 0.1 ms. */
+  const roundHeld = (h: ReturnType<typeof pagesHeldBack>) =>
+    h && {
+      inFlight: round(h.inFlight, 3),
+      roundTripMs: round(h.roundTripMs, 1),
+      latencyOverRoundTrip: round(h.latencyOverRoundTrip, 3),
+      rowsPerPage: round(h.rowsPerPage, 1),
+    };
   return {
     limitRowsPerSec: round(limit),
     pipelineRowsPerSec: round(pipeline),
@@ -292,8 +300,8 @@ function summary(f: Figures, machine: Record<string, string | number>): Record<s
       rowsPerSec(f.latencyFewer.result) / costUnitsBound(f.fewerUnits, f.latencyMs),
       3,
     ),
-    pagesHeldBack: pagesHeldBack(f.latency.result, f.concurrency, f.latencyMs),
-    pagesHeldBackFewerUnits: pagesHeldBack(f.latencyFewer.result, f.fewerUnits, f.latencyMs),
+    pagesHeldBack: roundHeld(pagesHeldBack(f.latency.result, f.concurrency, f.latencyMs)),
+    pagesHeldBackFewerUnits: roundHeld(pagesHeldBack(f.latencyFewer.result, f.fewerUnits, f.latencyMs)),
     shareOfLimitAtLatency: round(rowsPerSec(f.latency.result) / rowsPerSec(f.limitLatency.result), 3),
     latencyMs: f.latencyMs,
     largestPageBytes: f.sizes.largestPageBytes,
