@@ -183,7 +183,8 @@ export async function damagedDailyUnits(
   after: string,
   through: string,
 ): Promise<DamagedDailyUnit[]> {
-  const inRange = (prefix: string) => async () => {
+  /** The manifests under `prefix` of the months after `after` through `through`. */
+  const inRange = async (prefix: string) => {
     const monthOf = (key: string) => /^[^/=]+=(\d{4}-\d\d)/.exec(key.slice(prefix.length))?.[1];
     return (await sink.list(prefix)).flatMap((k) => {
       const month = monthOf(k);
@@ -193,8 +194,8 @@ export async function damagedDailyUnits(
     });
   };
   const [daily, monthly] = await Promise.all([
-    inRange(`${MANIFESTS_DIR}/${dailyTable}/`)(),
-    inRange(`${MANIFESTS_DIR}/${dailyTable}_monthly/`)(),
+    inRange(`${MANIFESTS_DIR}/${dailyTable}/`),
+    inRange(`${MANIFESTS_DIR}/${dailyTable}_monthly/`),
   ]);
   if (daily.length === 0 && monthly.length === 0) return [];
   const objects = await sink.listObjects(`${dailyTable}/`);
