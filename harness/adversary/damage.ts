@@ -35,25 +35,30 @@ async function ledgerLine(out: string, ds: string, day: string): Promise<string 
 
 /** The keys damaged (none when there was nothing to damage). */
 export async function applyDamage(out: string, d: Damage): Promise<string[]> {
-  const keys =
-    d.target === 'daily-unit'
-      ? [costManifestKey(d.ds, d.day), costObjectKey(d.ds, d.day)]
-      : [
-          d.target === 'daily-object'
-            ? costObjectKey(d.ds, d.day)
-            : d.target === 'daily-manifest'
-              ? costManifestKey(d.ds, d.day)
-              : d.target === 'monthly-object'
-                ? monthlyKey(d.ds, d.day.slice(0, 7))
-                : d.target === 'compaction-state'
-                  ? compactionStateKey('costs')
-                  : d.target === 'job-mark'
-                    ? jobMarkKey(d.ds)
-                    : await ledgerLine(out, d.ds, d.day).then((f) => f && `ledger/${f}`),
-        ];
   const damaged: string[] = [];
-  for (const key of keys) if (key !== undefined && (await damageOne(join(out, key), d.op))) damaged.push(key);
+  for (const key of await targetKeys(out, d))
+    if (key !== undefined && (await damageOne(join(out, key), d.op))) damaged.push(key);
   return damaged;
+}
+
+/** The keys a damage aims at (undefined: no ledger line to aim at). */
+async function targetKeys(out: string, d: Damage): Promise<Array<string | undefined>> {
+  switch (d.target) {
+    case 'daily-unit':
+      return [costManifestKey(d.ds, d.day), costObjectKey(d.ds, d.day)];
+    case 'daily-object':
+      return [costObjectKey(d.ds, d.day)];
+    case 'daily-manifest':
+      return [costManifestKey(d.ds, d.day)];
+    case 'monthly-object':
+      return [monthlyKey(d.ds, d.day.slice(0, 7))];
+    case 'compaction-state':
+      return [compactionStateKey('costs')];
+    case 'job-mark':
+      return [jobMarkKey(d.ds)];
+    case 'ledger-line':
+      return [await ledgerLine(out, d.ds, d.day).then((f) => f && `ledger/${f}`)];
+  }
 }
 
 /** Whether there were bytes to damage. */

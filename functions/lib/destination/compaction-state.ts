@@ -13,7 +13,7 @@
 // The line holds no time: lowered for a day that then failed, and raised again, it is the same bytes.
 import { forEachLimit } from '../pool.ts';
 import type { Sink } from '../storage/sink.ts';
-import { type DayNow, dailyManifestKey, unprovenDrops } from './day-drops.ts';
+import { type DayNow, dailyManifestKey, type HeldDay, unprovenDrops } from './day-drops.ts';
 import { compactionDirtyKey, compactionDirtyPrefix, compactionStateKey, MANIFESTS_DIR } from './layout.ts';
 import type { UnitManifest } from './manifest.ts';
 import { objectDifference } from './object-check.ts';
@@ -160,17 +160,6 @@ export interface DamagedDailyUnit {
   readonly why: string;
 }
 
-/** What a monthly manifest says of the days it was built from, as far as this check goes. */
-interface MonthlyFields {
-  readonly dataSourceId?: unknown;
-  readonly sources?: ReadonlyArray<{
-    readonly key: string | null;
-    readonly rows?: number;
-    readonly day?: string;
-    readonly manifest?: { readonly key?: string };
-  }>;
-}
-
 /**
  * The daily units of the months after `after` through `through` that a reader must not be sent to:
  * a unit whose object is not what its manifest says, and a day a compacted month holds that the
@@ -202,6 +191,8 @@ export async function damagedDailyUnits(
   const found: DamagedDailyUnit[] = [];
   /** The days each (month, data source) shows now, from its daily manifests. */
   const days = new Map<string, DayNow[]>();
+  /** Daily manifests found but unparsable (below: not "missing" but what they are). */
+  const unparsable = new Set<string>();
   await forEachLimit(daily, 16, async ({ key: manifestKey, month }) => {
     let m: UnitManifest;
     try {
@@ -209,6 +200,7 @@ export async function damagedDailyUnits(
       if (typeof m !== 'object' || m === null) throw new Error('not an object');
     } catch {
       found.push({ table: dailyTable, month, manifestKey, why: 'manifest unparsable' });
+      unparsable.add(manifestKey);
       return;
     }
     if (typeof m.partition === 'string' && typeof m.dataSourceId === 'string') {
@@ -235,9 +227,9 @@ export async function damagedDailyUnits(
       });
   });
   await forEachLimit(monthly, 16, async ({ key, month }) => {
-    let m: MonthlyFields;
+    let m: { readonly dataSourceId?: unknown; readonly sources?: readonly HeldDay[] };
     try {
-      m = JSON.parse((await sink.read(key)) ?? '') as MonthlyFields;
+      m = JSON.parse((await sink.read(key)) ?? '') as typeof m;
     } catch {
       return; // the compaction step rebuilds an unparsable monthly manifest from its days
     }
@@ -247,14 +239,16 @@ export async function damagedDailyUnits(
       typeof s.day === 'string' ? [{ ...s, day: s.day, rows: s.rows ?? 0 }] : [],
     );
     for (const drop of unprovenDrops(held, days.get(`${month} ${name}`) ?? [])) {
-      const source = held.find((s) => s.day === drop.day)!;
+      const manifestKey = dailyManifestKey(key, held.find((s) => s.day === drop.day)!);
+      // Also for a day whose manifest did not parse: this entry names the day, so the run repairs it.
+      const why = unparsable.has(manifestKey) ? 'its daily manifest does not parse' : drop.why;
       found.push({
         table: dailyTable,
         month,
         partition: drop.day,
         name,
-        manifestKey: dailyManifestKey(key, source),
-        why: `${drop.why}, and the compacted month ${key} holds its rows`,
+        manifestKey,
+        why: `${why}, and the compacted month ${key} holds its rows`,
       });
     }
   });

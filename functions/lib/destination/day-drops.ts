@@ -12,6 +12,15 @@ export interface DayNow {
   readonly removedBecause?: string;
 }
 
+/** A day a monthly manifest names (its `sources`), as far as these checks go. */
+export interface HeldDay {
+  readonly key: string | null;
+  readonly sha256?: string;
+  readonly rows?: number;
+  readonly day?: string;
+  readonly manifest?: { readonly key?: string };
+}
+
 export interface UnprovenDrop {
   readonly day: string;
   readonly why: string;
@@ -44,10 +53,7 @@ export function unprovenDrops(
 }
 
 /** Where a named day's daily manifest is (or was): as recorded, from its object's key, or the month's. */
-export function dailyManifestKey(
-  monthlyKey: string,
-  s: { readonly key: string | null; readonly day?: string; readonly manifest?: { readonly key?: string } },
-): string {
+export function dailyManifestKey(monthlyKey: string, s: HeldDay): string {
   if (s.manifest?.key) return s.manifest.key;
   if (s.key) return `${MANIFESTS_DIR}/${s.key.replace(/\.parquet$/, '.json')}`;
   return `${monthlyKey} (day ${s.day ?? '?'})`;

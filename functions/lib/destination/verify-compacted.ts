@@ -8,7 +8,7 @@
 import { forEachLimit } from '../pool.ts';
 import type { Sink } from '../storage/sink.ts';
 import { type CompactionStateRead, parseCompactionState } from './compaction-state.ts';
-import { dailyManifestKey } from './day-drops.ts';
+import { dailyManifestKey, type HeldDay } from './day-drops.ts';
 import { COMPACTION_STATE_DIR, LEDGER_DIR } from './layout.ts';
 
 export interface Finding {
@@ -28,13 +28,7 @@ export interface UnitFields {
   readonly key?: string | null;
   readonly rows?: number;
   readonly removedBecause?: string;
-  readonly sources?: ReadonlyArray<{
-    readonly key: string | null;
-    readonly sha256?: string;
-    readonly rows?: number;
-    readonly day?: string;
-    readonly manifest?: { readonly key?: string };
-  }>;
+  readonly sources?: readonly HeldDay[];
 }
 
 /**
