@@ -79,5 +79,26 @@ describe('what held the pages back', () => {
     expect(held.inFlight * held.latencyOverRoundTrip * (held.rowsPerPage / PAGE_LIMIT)).toBeCloseTo(share);
     // A record from before the stages counted their pages says nothing.
     expect(pagesHeldBack({ ...result, pages: 0 }, 2, 100)).toBeUndefined();
+    // Nor of the main thread, before the stages measured it.
+    expect(held.mainThreadAtBound).toBeUndefined();
+  });
+
+  it("sets the main thread's time a page against the pages the bound asks for", () => {
+    // The same 250 pages in 10 s, the main thread active 7.5 s of it: 30 ms a page. The bound's
+    // 40 pages a second would take 1.2 s of main thread a second: more than it has.
+    const result = {
+      rows: 225_000,
+      wallMs: 10_000,
+      pages: 250,
+      pageRoundTripsMs: 250 * 125,
+      mainThreadMs: 7_500,
+    };
+
+    const held = pagesHeldBack(result, 2, 100)!;
+
+    expect(held.mainThreadBusy).toBeCloseTo(0.75);
+    expect(held.mainThreadMsPerPage).toBeCloseTo(30);
+    expect(held.boundPagesPerSec).toBe(40);
+    expect(held.mainThreadAtBound).toBeCloseTo(1.2);
   });
 });

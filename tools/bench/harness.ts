@@ -106,7 +106,11 @@ function describe(r: StageResult): string {
     (pages
       ? `; ${pages.pages} cost pages, ${pages.roundTripMs.toFixed(1)} ms a page asked to last byte, ` +
         `${pages.outOnAverage.toFixed(2)} out on average`
-      : '')
+      : '') +
+    (r.mainThreadMs === undefined
+      ? ''
+      : `; main thread busy ${((r.mainThreadMs / r.wallMs) * 100).toFixed(0)} %` +
+        (pages ? `, ${(r.mainThreadMs / pages.pages).toFixed(1)} ms a page` : ''))
   );
 }
 

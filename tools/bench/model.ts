@@ -24,22 +24,39 @@ export interface CountedPages {
   readonly wallMs: number;
   readonly pages?: number;
   readonly pageRoundTripsMs?: number;
+  /** The main thread's active time (StageResult.mainThreadMs); absent in records before it. */
+  readonly mainThreadMs?: number;
 }
 
 /**
  * What held the pages back, as the share's three factors: how much of the time each page place
  * had a request out, the latency over a page's measured round trip (asked to last byte come),
  * and how full the pages were. Their product is the share of the bound.
+ *
+ * Beside them, what drives the first two: the main thread, which reads every answer and also
+ * parses and encodes every page. `mainThreadBusy` is its active share of the wall; at the bound
+ * (places / latency pages a second) it would need `mainThreadAtBound` of itself, its measured
+ * time a page times those pages: near 1 or above, one thread cannot keep the places busy however
+ * the pages are scheduled, and only less main-thread time a page (or another thread) raises the
+ * share.
  */
 export function pagesHeldBack(r: CountedPages, units: number, latencyMs: number) {
   const pages = pageFigures(r);
   if (!pages) return undefined;
   const places = units * PAGES_IN_FLIGHT_PER_UNIT;
+  const mainThreadMsPerPage = r.mainThreadMs === undefined ? undefined : r.mainThreadMs / pages.pages;
   return {
     inFlight: pages.outOnAverage / places,
     roundTripMs: pages.roundTripMs,
     latencyOverRoundTrip: latencyMs / pages.roundTripMs,
     rowsPerPage: r.rows / pages.pages,
+    ...(mainThreadMsPerPage !== undefined && {
+      mainThreadBusy: r.mainThreadMs! / r.wallMs,
+      mainThreadMsPerPage,
+      /** The bound's pages a second: places / latency. */
+      boundPagesPerSec: (places * 1000) / latencyMs,
+      mainThreadAtBound: (mainThreadMsPerPage * places) / latencyMs,
+    }),
   };
 }
 

@@ -70,6 +70,18 @@ const FIGURES: readonly FigureDef[] = [
     digits: 3,
   },
   {
+    name: 'half the units: main-thread ms a page',
+    path: 'pagesHeldBackFewerUnits.mainThreadMsPerPage',
+    better: 'lower',
+    digits: 1,
+  },
+  {
+    name: 'half the units: main thread at the bound (share of it)',
+    path: 'pagesHeldBackFewerUnits.mainThreadAtBound',
+    better: 'lower',
+    digits: 3,
+  },
+  {
     name: 'share of fetch + parse at the same latency',
     path: 'shareOfLimitAtLatency',
     better: 'higher',

@@ -200,6 +200,19 @@ function heldBackTarget(row: Row, units: number, latencyMs: number): Target[] {
       goal: 'the share = their product',
       pass: undefined,
     },
+    ...(held.mainThreadAtBound === undefined
+      ? []
+      : [
+          {
+            name: `  the main thread, ${units} units`,
+            value:
+              `busy ${(held.mainThreadBusy! * 100).toFixed(0)} % of the wall, ${held.mainThreadMsPerPage!.toFixed(1)} ms a page: ` +
+              `the bound's ${Math.round(held.boundPagesPerSec!)} pages/s would take ` +
+              `${(held.mainThreadAtBound * 100).toFixed(0)} % of it`,
+            goal: 'well under 100 % for a share near 1',
+            pass: undefined,
+          },
+        ]),
   ];
 }
 
@@ -265,6 +278,9 @@ function summary(f: Figures, machine: Record<string, string | number>): Record<s
       roundTripMs: round(h.roundTripMs, 1),
       latencyOverRoundTrip: round(h.latencyOverRoundTrip, 3),
       rowsPerPage: round(h.rowsPerPage, 1),
+      mainThreadBusy: h.mainThreadBusy === undefined ? undefined : round(h.mainThreadBusy, 3),
+      mainThreadMsPerPage: h.mainThreadMsPerPage === undefined ? undefined : round(h.mainThreadMsPerPage, 1),
+      mainThreadAtBound: h.mainThreadAtBound === undefined ? undefined : round(h.mainThreadAtBound, 3),
     };
   return {
     limitRowsPerSec: round(limit),

@@ -57,6 +57,11 @@ export interface StageResult {
   /** Cost pages answered, and the sum of their round trips (asked to last byte come), ms. */
   readonly pages: number;
   readonly pageRoundTripsMs: number;
+  /**
+   * Time the main thread ran (JavaScript, GC, callbacks: the event loop's active time), ms. The
+   * pages' answers are read on that thread, so a busy one holds them back.
+   */
+  readonly mainThreadMs: number;
 }
 
 interface Unit {
@@ -86,11 +91,13 @@ async function main(): Promise<StageResult> {
   }, 50);
   const roundTrips = trackPages();
   const started = performance.now();
+  const loop = performance.eventLoopUtilization();
   const cpu = process.cpuUsage();
   const { rows, bytes } = await runStage(spec, client).finally(() => clearInterval(sampler));
   const { pages, pageRoundTripsMs } = roundTrips();
   const wallMs = performance.now() - started;
   const used = process.cpuUsage(cpu);
+  const mainThreadMs = performance.eventLoopUtilization(loop).active;
   return {
     rows,
     wallMs,
@@ -103,6 +110,7 @@ async function main(): Promise<StageResult> {
     bytes,
     pages,
     pageRoundTripsMs,
+    mainThreadMs,
   };
 }
 
