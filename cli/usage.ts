@@ -52,7 +52,8 @@ last export, only the days that are new or changed (row count and cost sum per p
 and service account). A published object that is not what its manifest says (missing, resized, a
 new ETag, a file changed since) is exported again.
 Options:
-  --date YYYY-MM-DD        one day (UTC); not with --from/--to
+  --date YYYY-MM-DD        one day (UTC); not with --from/--to. Any day here may also be
+                           today-N: N days before today (UTC), e.g. --date today-1
   --from YYYY-MM-DD        first day of a range (with --to; both included); days before
                            Cloudforet's 12-month retention are reported, not exported
   --to YYYY-MM-DD          last day of the range, today at the latest

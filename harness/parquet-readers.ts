@@ -20,6 +20,20 @@ export function readWithArrow(bytes: Uint8Array): {
   return { rows, schema };
 }
 
+/**
+ * A MAP column through arrow-rs as each row's [key, value] pairs (null for a NULL map): read as
+ * pairs, not built into an object, so a key such as "__proto__" is not lost on the way.
+ */
+export function readMapWithArrow(bytes: Uint8Array, column: string): Array<Array<[unknown, unknown]> | null> {
+  const table = tableFromIPC(readParquet(bytes).intoIPCStream());
+  const map = table.getChild(column);
+  if (!map) throw new Error(`no column ${column}`);
+  return Array.from({ length: map.length }, (_, i) => {
+    const row = map.get(i) as Iterable<[unknown, unknown]> | null;
+    return row === null ? null : [...row];
+  });
+}
+
 export interface DuckResult {
   rows: Row[];
   columns: Array<{ name: string; type: string }>;

@@ -38,6 +38,20 @@ export function calendarNote(value: unknown): string {
   return `: not a date of the calendar, ${MONTH_NAMES[month - 1]} ${year} has ${days} days`;
 }
 
+/** How an event may name a day: "YYYY-MM-DD", or "today" or "today-N", N days before today (UTC). */
+export const DAY_FORMS = '"YYYY-MM-DD", or "today" or "today-N" (N days before today, UTC)';
+
+/**
+ * The day an event field names: YYYY-MM-DD as given, or "today" / "today-N" read against `now`
+ * (a saved test event or example that names a day relative to today keeps naming one Cloudforet
+ * holds). Anything else, undefined.
+ */
+export function eventDay(value: unknown, now: Date): string | undefined {
+  if (isIsoDate(value)) return value;
+  const relative = typeof value === 'string' ? /^today(?:-(\d{1,4}))?$/.exec(value) : null;
+  return relative ? addDays(utcDay(now), -Number(relative[1] ?? 0)) : undefined;
+}
+
 export function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 }

@@ -83,21 +83,21 @@ export function eventRows(): Row[] {
       `${label}: a bad date`,
       { date: '2026-02-30' },
       'EVENT_BAD_DATE',
-      /^"date" must be a date as YYYY-MM-DD \(got "2026-02-30"\)/,
+      /^"date" must be a day as "YYYY-MM-DD", or "today" or "today-N" \(N days before today, UTC\) \(got "2026-02-30"\)/,
     ]);
     rows.push([
       name,
       `${label}: a date as a number`,
       { date: 20260101 },
       'EVENT_BAD_DATE',
-      /^"date" must be a date as YYYY-MM-DD \(got 20260101\)/,
+      /^"date" must be a day as "YYYY-MM-DD", or "today" or "today-N" \(N days before today, UTC\) \(got 20260101\)/,
     ]);
     rows.push([
       name,
       `${label}: "to" as a number`,
       { from: LAST_WEEK, to: 5 },
       'EVENT_BAD_DATE',
-      /^"to" must be a date as YYYY-MM-DD \(got 5\)/,
+      /^"to" must be a day as "YYYY-MM-DD", or "today" or "today-N" \(N days before today, UTC\) \(got 5\)/,
     ]);
     rows.push([
       name,
@@ -163,7 +163,7 @@ export function eventRows(): Row[] {
     '"from" as a number',
     { from: 20260101, to: YESTERDAY },
     'EVENT_BAD_DATE',
-    /^"from" must be a date as YYYY-MM-DD \(got 20260101\)/,
+    /^"from" must be a day as "YYYY-MM-DD", or "today" or "today-N" \(N days before today, UTC\) \(got 20260101\)/,
   ]);
   rows.push([
     'cost-export',
@@ -257,7 +257,7 @@ export function eventRows(): Row[] {
     'February 29 of a common year',
     { date: '2025-02-29' },
     'EVENT_BAD_DATE',
-    /^"date" must be a date as YYYY-MM-DD \(got "2025-02-29"\): not a date of the calendar, February 2025 has 28 days$/,
+    /^"date" must be a day as "YYYY-MM-DD", or "today" or "today-N" \(N days before today, UTC\) \(got "2025-02-29"\): not a date of the calendar, February 2025 has 28 days$/,
   ]);
   rows.push([
     'cost-export',
@@ -286,7 +286,7 @@ export function eventRows(): Row[] {
     '"from" after today',
     { from: addDays(TODAY, 1) },
     'EVENT_BAD_DATE',
-    /^"from" must be a past day as YYYY-MM-DD/,
+    /^"from" must be a past day as "YYYY-MM-DD"/,
   ]);
   rows.push(['alerts', '"from" not a date', { from: 'last week' }, 'EVENT_BAD_DATE', /\(got "last week"\)/]);
   rows.push([

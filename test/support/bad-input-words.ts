@@ -61,7 +61,7 @@ export function wordRows(ctx: WordsContext): Row[] {
       act: noRequest('costs', '--date', '2025-02-29'),
       expected: 2,
       first:
-        /^cloudforet-export: --date must be a date as YYYY-MM-DD \(got "2025-02-29"\): not a date of the calendar, February 2025 has 28 days \[EVENT_BAD_DATE\]$/,
+        /^cloudforet-export: --date must be a day as "YYYY-MM-DD", or "today" or "today-N" \(N days before today, UTC\) \(got "2025-02-29"\): not a date of the calendar, February 2025 has 28 days \[EVENT_BAD_DATE\]$/,
       alone: true,
     },
     {

@@ -4,8 +4,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseAlertsEvent } from '../../functions/lib/alerts/run.ts';
+import { refuseWhollyBeyondRetention } from '../../functions/lib/costs/beyond-retention.ts';
 import { parseCostEvent } from '../../functions/lib/costs/event.ts';
-import { utcDay } from '../../functions/lib/dates.ts';
+import { addDays, utcDay } from '../../functions/lib/dates.ts';
 import { parseInventoryEvent } from '../../functions/lib/inventory/event.ts';
 import { parseStatementsEvent } from '../../functions/lib/statements/monthly.ts';
 import { readSettings } from '../../infra/settings.ts';
@@ -19,8 +20,16 @@ const settings = readSettings({ cloudforetEndpoint: 'https://cf.example.com' });
 const limits = { maxDays: settings.maxInlineDays, windowMonths: settings.costWindowMonths };
 /** What functions/backfill-plan.ts passes: a state machine execution may span 400 days. */
 const backfillLimits = { maxDays: 400, windowMonths: settings.costWindowMonths };
-/** The backfill sample ends in March 2026; today must be past it. */
-const afterBackfill = new Date('2026-04-15T12:00:00Z');
+/**
+ * Clocks the samples must hold at: they name days relative to today, so an example in the README
+ * or a test event saved in the console never drifts out of Cloudforet's 12 months.
+ */
+const clocks = [
+  now,
+  new Date('2026-11-29T00:30:00Z'),
+  new Date('2027-03-01T23:59:00Z'),
+  new Date('2031-07-15T08:00:00Z'),
+];
 
 describe('sample console events', () => {
   it('cover every documented case', () => {
@@ -42,7 +51,7 @@ describe('sample console events', () => {
 
   it('alerts-*.json: {} alerts the last 35 days, {"from"} from that day', () => {
     expect(parseAlertsEvent(read('alerts-default.json'), now)).toEqual({ from: '2025-12-28' });
-    expect(parseAlertsEvent(read('alerts-from.json'), now)).toEqual({ from: '2026-01-01' });
+    expect(parseAlertsEvent(read('alerts-from.json'), now)).toEqual({ from: '2025-12-03' });
   });
 
   it('statements-*.json: {} looks at the three months before this one and restated ones, {"month"} at one', () => {
@@ -59,7 +68,7 @@ describe('sample console events', () => {
 
   it('refuse alerts and statements events they cannot run, saying what to give', () => {
     expect(() => parseAlertsEvent({ from: '2026-13-01' }, now)).toThrow(
-      /"from" must be a past day as YYYY-MM-DD/,
+      /"from" must be a past day as "YYYY-MM-DD"/,
     );
     expect(() => parseAlertsEvent({ form: '2026-01-01' }, now)).toThrow(
       /unknown key\(s\): form \(did you mean from\?\)/,
@@ -72,16 +81,44 @@ describe('sample console events', () => {
     );
   });
 
-  it.each(files.filter((f) => f.startsWith('costs-')))('%s is a valid cost event', (file) => {
-    expect(() => parseCostEvent(read(file), now, limits)).not.toThrow();
+  it.each(files.filter((f) => f.startsWith('costs-')))('%s is a valid cost event at any clock', (file) => {
+    for (const at of clocks) {
+      // As the cost face parses it (faces/costs.ts): the range, then Cloudforet's retention.
+      expect(() => refuseWhollyBeyondRetention(parseCostEvent(read(file), at, limits), at)).not.toThrow();
+    }
   });
 
   it.each(files.filter((f) => f.startsWith('backfill-')))(
-    '%s is a valid event for the backfill state machine',
+    '%s is a valid event for the backfill state machine at any clock',
     (file) => {
-      expect(() => parseCostEvent(read(file), afterBackfill, backfillLimits)).not.toThrow();
+      for (const at of clocks) {
+        expect(() =>
+          refuseWhollyBeyondRetention(parseCostEvent(read(file), at, backfillLimits), at),
+        ).not.toThrow();
+      }
     },
   );
+
+  it('name days relative to today as "today-N", read against the run\'s clock (UTC)', () => {
+    const lateEvening = new Date('2026-12-31T23:59:59Z');
+
+    expect(parseCostEvent({ date: 'today' }, lateEvening, limits)).toEqual({
+      from: '2026-12-31',
+      to: '2026-12-31',
+    });
+    expect(parseCostEvent({ from: 'today-365', to: 'today-1' }, lateEvening, backfillLimits)).toEqual({
+      from: '2025-12-31',
+      to: '2026-12-30',
+    });
+    expect(parseAlertsEvent({ from: 'today-0' }, lateEvening)).toEqual({ from: '2026-12-31' });
+    for (const bad of ['today+1', 'today-', 'today - 1', 'yesterday', 'Today-1', 'today-12345']) {
+      expect(() => parseCostEvent({ date: bad }, lateEvening, limits)).toThrow(
+        new RegExp(
+          `"date" must be a day as "YYYY-MM-DD", or "today" or "today-N".*\\(got "${bad.replace('+', '\\+')}"\\)`,
+        ),
+      );
+    }
+  });
 
   it.each(files.filter((f) => f.startsWith('inventory-')))('%s is a valid inventory event', (file) => {
     expect(() => parseInventoryEvent(read(file), now)).not.toThrow();
@@ -98,23 +135,29 @@ describe('sample console events', () => {
   });
 
   it('send a backfill range to the state machine: the cost function refuses it and says so', () => {
-    expect(() => parseCostEvent(read('backfill-range.json'), afterBackfill, limits)).toThrow(
+    expect(() => parseCostEvent(read('backfill-range.json'), now, limits)).toThrow(
       /90 days .*start the backfill state machine/,
     );
   });
 
   it('ask for what their names say', () => {
+    const yesterday = addDays(utcDay(now), -1);
     expect(parseCostEvent(read('costs-one-day.json'), now, limits)).toEqual({
-      from: '2026-01-15',
-      to: '2026-01-15',
+      from: yesterday,
+      to: yesterday,
+    });
+    expect(parseCostEvent(read('costs-force-one-day.json'), now, limits)).toEqual({
+      from: yesterday,
+      to: yesterday,
+      force: true,
     });
     expect(parseCostEvent(read('costs-range.json'), now, limits)).toEqual({
-      from: '2026-01-01',
-      to: '2026-01-07',
+      from: addDays(utcDay(now), -7),
+      to: yesterday,
     });
-    expect(parseCostEvent(read('backfill-range.json'), afterBackfill, backfillLimits)).toEqual({
-      from: '2026-01-01',
-      to: '2026-03-31',
+    expect(parseCostEvent(read('backfill-range.json'), now, backfillLimits)).toEqual({
+      from: addDays(utcDay(now), -90),
+      to: yesterday,
     });
     expect(parseCostEvent(read('costs-one-data-source.json'), now, limits)).toMatchObject({
       dataSourceIds: [expect.stringMatching(/^ds-/)],

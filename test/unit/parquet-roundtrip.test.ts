@@ -84,7 +84,13 @@ const row: fc.Arbitrary<Probe> = fc.record({
   amount: fc.option(fc.double({ noNaN: true, noDefaultInfinity: true }), { nil: null }),
   at: fc.option(fc.integer({ min: 0, max: 4_102_444_800_000 }), { nil: null }),
   tags: fc.option(
-    fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), fc.option(text, { nil: null }), { maxKeys: 4 }),
+    // Not "__proto__": hyparquet builds a map by assignment, which drops that key (ours keeps it:
+    // DuckDB and arrow-rs read it back, test/system/parquet/parquet-map.test.ts).
+    fc.dictionary(
+      fc.string({ minLength: 1, maxLength: 12 }).filter((k) => k !== '__proto__'),
+      fc.option(text, { nil: null }),
+      { maxKeys: 4 },
+    ),
     {
       nil: null,
     },

@@ -3,7 +3,7 @@
 // the sent-alerts ledger at the destination. Reads the destination only: no Cloudforet request.
 import { type Anomaly, detectAnomalies } from '../anomalies/detect.ts';
 import { readPublishedCosts } from '../anomalies/series.ts';
-import { addDays, isIsoDate, utcDay } from '../dates.ts';
+import { addDays, DAY_FORMS, eventDay, utcDay } from '../dates.ts';
 import { EventError, errorMessage } from '../errors.ts';
 import { eventFields } from '../input/event-shape.ts';
 import type { Logger } from '../log.ts';
@@ -128,15 +128,15 @@ async function dataSourcesOf(
   return sources;
 }
 
-/** `{}`, or `{"from": "YYYY-MM-DD"}` to alert anomalies of billed days from that one on. */
+/** `{}`, or `{"from": "YYYY-MM-DD"}` (or "today-N") to alert anomalies of billed days from that one on. */
 export function parseAlertsEvent(event: unknown, now: Date): AlertsRequest {
   const fields = eventFields(event, ['from'], '{"from": "2026-01-01"}');
-  const from = fields?.from;
-  if (from === undefined) return defaultAlertsRequest(now);
-  if (!isIsoDate(from) || from > utcDay(now)) {
+  if (fields?.from === undefined) return defaultAlertsRequest(now);
+  const from = eventDay(fields.from, now);
+  if (from === undefined || from > utcDay(now)) {
     throw new EventError(
       'EVENT_BAD_DATE',
-      `"from" must be a past day as YYYY-MM-DD (got ${JSON.stringify(from)})`,
+      `"from" must be a past day as ${DAY_FORMS} (got ${JSON.stringify(fields.from)})`,
     );
   }
   return { from };

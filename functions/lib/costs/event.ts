@@ -1,7 +1,7 @@
 // The cost function's event: {} (the default window: this month and the previous one, UTC),
-// {"date"}, or {"from","to"}, with optional "dataSourceIds" and "force". Anything else is
-// refused with a message that names it.
-import { calendarNote, dayCount, isIsoDate, utcDay } from '../dates.ts';
+// {"date"}, or {"from","to"} (each YYYY-MM-DD, or "today-N"), with optional "dataSourceIds" and
+// "force". Anything else is refused with a message that names it.
+import { calendarNote, DAY_FORMS, dayCount, eventDay, utcDay } from '../dates.ts';
 import { EventError } from '../errors.ts';
 import { eventFields, flag } from '../input/event-shape.ts';
 import type { CostRunRequest } from './run.ts';
@@ -62,14 +62,18 @@ function parseRange(
     if (e.from !== undefined || e.to !== undefined) {
       throw new EventError('EVENT_DATE_AND_RANGE', 'give either "date" or "from"/"to", not both');
     }
-    return { from: day('date', e.date), to: day('date', e.date) };
+    const date = day('date', e.date, now);
+    return { from: date, to: date };
   }
   if (e.from === undefined && e.to === undefined) return defaultWindow(now, windowMonths);
   if (e.from === undefined || e.to === undefined) {
-    throw new EventError('EVENT_RANGE_INCOMPLETE', 'give both "from" and "to" (YYYY-MM-DD, inclusive)');
+    throw new EventError(
+      'EVENT_RANGE_INCOMPLETE',
+      `give both "from" and "to" (each ${DAY_FORMS}; inclusive)`,
+    );
   }
-  const from = day('from', e.from);
-  const to = day('to', e.to);
+  const from = day('from', e.from, now);
+  const to = day('to', e.to, now);
   if (from > to) {
     throw new EventError(
       'EVENT_RANGE_REVERSED',
@@ -79,14 +83,15 @@ function parseRange(
   return { from, to };
 }
 
-function day(name: string, value: unknown): string {
-  if (!isIsoDate(value)) {
+function day(name: string, value: unknown, now: Date): string {
+  const day = eventDay(value, now);
+  if (day === undefined) {
     throw new EventError(
       'EVENT_BAD_DATE',
-      `"${name}" must be a date as YYYY-MM-DD (got ${JSON.stringify(value)})${calendarNote(value)}`,
+      `"${name}" must be a day as ${DAY_FORMS} (got ${JSON.stringify(value)})${calendarNote(value)}`,
     );
   }
-  return value;
+  return day;
 }
 
 function parseIds(value: unknown): string[] | undefined {
