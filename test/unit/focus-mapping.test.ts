@@ -81,6 +81,13 @@ describe('FOCUS value mappings', () => {
       meta: '{"a":1}',
       list: '["x"]',
     });
+    // A key the language treats specially is a tag like any other.
+    expect(Object.entries(focusTags('{"__proto__":"x","constructor":null,"env":"prod"}')!)).toEqual([
+      ['__proto__', 'x'],
+      ['constructor', null],
+      ['env', 'prod'],
+    ]);
+    expect(Object.entries(focusTags('{"__proto__":null}')!)).toEqual([['__proto__', null]]);
     expect(focusTags('{"":"no key"}')).toBeNull();
     expect(focusTags('{}')).toBeNull();
     expect(focusTags(null)).toBeNull();

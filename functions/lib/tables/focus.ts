@@ -42,7 +42,9 @@ const DAY_MS = 86_400_000;
 export function focusTags(value: unknown): Record<string, string | null> | null {
   const tags = objectOf(value);
   if (!tags) return null;
-  const map: Record<string, string | null> = {};
+  // No prototype: a tag key "__proto__" (a valid AWS tag key) is then a key like any other, where
+  // on a plain object assigning it would set the prototype and lose the tag.
+  const map: Record<string, string | null> = Object.create(null);
   let count = 0;
   for (const [key, v] of Object.entries(tags)) {
     if (key === '') continue;
