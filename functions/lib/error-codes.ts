@@ -91,7 +91,11 @@ const EVENT: readonly ErrorCode[] = [
   code('CLI_USAGE', 'no', 'a command line the CLI cannot run (exit code 2)'),
   code('EVENT_NOT_OBJECT', 'no', 'the event is not a JSON object'),
   code('EVENT_UNKNOWN_KEYS', 'no', 'the event has keys the function does not take'),
-  code('EVENT_BAD_DATE', 'no', 'a day that is neither YYYY-MM-DD nor `today-N` (where an event takes either)'),
+  code(
+    'EVENT_BAD_DATE',
+    'no',
+    'a day that is neither YYYY-MM-DD nor `today-N` (where an event takes either)',
+  ),
   code('EVENT_DATE_AND_RANGE', 'no', 'both "date" and "from"/"to"'),
   code('EVENT_RANGE_INCOMPLETE', 'no', '"from" without "to", or the reverse'),
   code('EVENT_RANGE_REVERSED', 'no', '"from" after "to"'),
