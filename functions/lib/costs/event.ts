@@ -84,14 +84,14 @@ function parseRange(
 }
 
 function day(name: string, value: unknown, now: Date): string {
-  const day = eventDay(value, now);
-  if (day === undefined) {
+  const named = eventDay(value, now);
+  if (named === undefined) {
     throw new EventError(
       'EVENT_BAD_DATE',
       `"${name}" must be a day as ${DAY_FORMS} (got ${JSON.stringify(value)})${calendarNote(value)}`,
     );
   }
-  return day;
+  return named;
 }
 
 function parseIds(value: unknown): string[] | undefined {

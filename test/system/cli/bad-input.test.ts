@@ -106,19 +106,19 @@ const rows: Row[] = [
     input: 'event date 2026-13-01',
     act: () => lambda({ date: '2026-13-01' }),
     code: 'EVENT_BAD_DATE',
-    says: /must be a date as YYYY-MM-DD/,
+    says: /must be a day as "YYYY-MM-DD", or "today" or "today-N" \(N days before today, UTC\)/,
   },
   {
     input: 'event date 2026-02-30',
     act: () => lambda({ date: '2026-02-30' }),
     code: 'EVENT_BAD_DATE',
-    says: /YYYY-MM-DD \(got "2026-02-30"\)/,
+    says: /today-N" \(N days before today, UTC\) \(got "2026-02-30"\)/,
   },
   {
     input: 'event date as a number',
     act: () => lambda({ date: 20261001 }),
     code: 'EVENT_BAD_DATE',
-    says: /YYYY-MM-DD \(got 20261001\)/,
+    says: /today-N" \(N days before today, UTC\) \(got 20261001\)/,
   },
   {
     input: 'event from after to',
@@ -395,7 +395,7 @@ const rows: Row[] = [
     input: 'CLI --date 2026-02-30 (bad usage: exit 2, named as the flag)',
     act: () => costs('--date', '2026-02-30'),
     code: 'EVENT_BAD_DATE',
-    says: /--date must be a date as YYYY-MM-DD/,
+    says: /--date must be a day as "YYYY-MM-DD", or "today" or "today-N" \(N days before today, UTC\)/,
     exit: 2,
   },
 ];
