@@ -45,6 +45,8 @@ export function pagesHeldBack(r: CountedPages, units: number, latencyMs: number)
   if (!pages) return undefined;
   const places = units * PAGES_IN_FLIGHT_PER_UNIT;
   const mainThreadMsPerPage = r.mainThreadMs === undefined ? undefined : r.mainThreadMs / pages.pages;
+  /** The bound's pages a second: places / latency. */
+  const boundPagesPerSec = (places * 1000) / latencyMs;
   return {
     inFlight: pages.outOnAverage / places,
     roundTripMs: pages.roundTripMs,
@@ -53,9 +55,8 @@ export function pagesHeldBack(r: CountedPages, units: number, latencyMs: number)
     ...(mainThreadMsPerPage !== undefined && {
       mainThreadBusy: r.mainThreadMs! / r.wallMs,
       mainThreadMsPerPage,
-      /** The bound's pages a second: places / latency. */
-      boundPagesPerSec: (places * 1000) / latencyMs,
-      mainThreadAtBound: (mainThreadMsPerPage * places) / latencyMs,
+      boundPagesPerSec,
+      mainThreadAtBound: (mainThreadMsPerPage * boundPagesPerSec) / 1000,
     }),
   };
 }
