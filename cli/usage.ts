@@ -107,7 +107,8 @@ workspace go to unassigned.csv|.html. Reads the unified costs 'costs' exported u
 workspace's costs add up to its unified-cost total. No Cloudforet request. A statement the
 statements function archived is never rewritten: a changed one gets <workspace_id>.rN.csv beside it.
 Options:
-  --month YYYY-MM          the billed month of the statements (required)
+  --month YYYY-MM          the billed month of the statements (required); may also be
+                           this-month-N: N months before this one (UTC), e.g. this-month-1
   --currency CODE          USD, KRW or JPY, at the month's rates (default USD)
   --out DIR | s3://bucket/prefix   the destination 'costs' exported to (env EXPORT_DESTINATION)
 ${TENANT}
@@ -133,7 +134,8 @@ focus_as_of answer the same in Athena. No Cloudforet request; reads every object
 Options:
   --table costs|focus      the table to read (required: no default)
   --at INSTANT             the instant, ISO 8601 with its zone, Z for UTC (required: no default)
-  --from YYYY-MM-DD        the first day read (default: every day exported)
+  --from YYYY-MM-DD        the first day read (default: every day exported); either day may
+                           also be today-N: N days before today (UTC), e.g. --from today-7
   --to YYYY-MM-DD          the last day read (default: every day exported)
   --out DIR | s3://bucket/prefix   the destination 'costs' exported to (env EXPORT_DESTINATION)
 ${TENANT}

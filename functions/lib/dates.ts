@@ -52,6 +52,23 @@ export function eventDay(value: unknown, now: Date): string | undefined {
   return relative ? addDays(utcDay(now), -Number(relative[1] ?? 0)) : undefined;
 }
 
+/** The forms a month may take in an event: statements. */
+export const MONTH_FORMS = '"YYYY-MM", or "this-month" or "this-month-N" (N months before this one, UTC)';
+
+/**
+ * The month an event field names: YYYY-MM as given, or "this-month" / "this-month-N" read against
+ * `now` (so a saved event names a month relative to today, as "today-N" does a day). Anything
+ * else, undefined.
+ */
+export function eventMonth(value: unknown, now: Date): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  if (/^\d{4}-(0[1-9]|1[0-2])$/.test(value)) return value;
+  const relative = /^this-month(?:-(\d{1,3}))?$/.exec(value);
+  if (!relative) return undefined;
+  const back = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - Number(relative[1] ?? 0), 1));
+  return back.toISOString().slice(0, 7);
+}
+
 export function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 }

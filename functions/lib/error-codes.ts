@@ -110,7 +110,7 @@ const EVENT: readonly ErrorCode[] = [
   code('EVENT_BAD_DATA_SOURCE_IDS', 'no', '"dataSourceIds" is not a non-empty list of ids'),
   code('EVENT_BAD_FORCE', 'no', '"force" is not true or false'),
   code('EVENT_BAD_INCLUDE_INACTIVE', 'no', '"includeInactive" is not true or false'),
-  code('EVENT_BAD_MONTH', 'no', '"month" is not a past month as YYYY-MM'),
+  code('EVENT_BAD_MONTH', 'no', '"month" is not a past month as YYYY-MM or this-month-N'),
   code('EVENT_BAD_CURRENCY', 'no', '"currency" is not a supported currency'),
   code('EVENT_BAD_TABLE', 'no', '"table" is not a table the as-of read knows (costs, focus)'),
   code('EVENT_BAD_AT', 'no', '"at" is not an ISO 8601 instant'),

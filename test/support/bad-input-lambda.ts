@@ -236,7 +236,7 @@ export function eventRows(): Row[] {
     'month 2026-13',
     { month: '2026-13' },
     'EVENT_BAD_MONTH',
-    /^"month" must be a past month as YYYY-MM/,
+    /^"month" must be a past month as "YYYY-MM", or "this-month"/,
   ]);
   rows.push([
     'statements',
@@ -250,7 +250,7 @@ export function eventRows(): Row[] {
     'month 2026-1, without its leading zero',
     { month: '2026-1' },
     'EVENT_BAD_MONTH',
-    /^"month" must be a past month as YYYY-MM, two digits for the month \(got "2026-1"\)$/,
+    /^"month" must be a past month as "YYYY-MM", or "this-month" or "this-month-N" \(N months before this one, UTC\), two digits for the month \(got "2026-1"\)$/,
   ]);
   rows.push([
     'cost-export',

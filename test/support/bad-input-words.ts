@@ -70,7 +70,27 @@ export function wordRows(ctx: WordsContext): Row[] {
       act: () => ctx.cli(['statements', '--out', ctx.file('out')]),
       expected: 2,
       first:
-        /^cloudforet-export: --month is required: give the month as YYYY-MM, e\.g\. "2026-01" \[EVENT_BAD_MONTH\]$/,
+        /^cloudforet-export: --month is required: give the month as "YYYY-MM", or "this-month" or "this-month-N" \(N months before this one, UTC\) \[EVENT_BAD_MONTH\]$/,
+      alone: true,
+    },
+    {
+      kind: 'flag',
+      name: 'as-of: --from yesterday, a word the days do not take',
+      act: () =>
+        ctx.cli([
+          'as-of',
+          '--out',
+          ctx.file('out'),
+          '--table',
+          'costs',
+          '--at',
+          '2026-10-03T00:00:00Z',
+          '--from',
+          'yesterday',
+        ]),
+      expected: 2,
+      first:
+        /^cloudforet-export: --from must be a day as "YYYY-MM-DD", or "today" or "today-N" \(N days before today, UTC\) \(got "yesterday"\) \[EVENT_BAD_DATE\]$/,
       alone: true,
     },
     {

@@ -69,6 +69,13 @@ describe('sample console events', () => {
       months: ['2026-01'],
       currency: 'KRW',
     });
+    // A month relative to the clock: the sample never names a month past the archive's days.
+    for (const at of clocks) {
+      const before = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() - 1, 1));
+      expect(parseStatementsEvent(read('statements-one-month.json'), at).months).toEqual([
+        before.toISOString().slice(0, 7),
+      ]);
+    }
   });
 
   it('refuse alerts and statements events they cannot run, saying what to give', () => {

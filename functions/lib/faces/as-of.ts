@@ -2,7 +2,7 @@
 // from the destination alone (the current objects and the revisions kept for good; no Cloudforet
 // request), as the saved queries costs_as_of and focus_as_of answer it in Athena. Its input:
 // {"table", "at", "from"?, "to"?}, the optional days narrowing which partitions are read.
-import { isIsoDate } from '../dates.ts';
+import { DAY_FORMS, eventDay } from '../dates.ts';
 import { EventError } from '../errors.ts';
 import { eventFields } from '../input/event-shape.ts';
 import { connectSink } from '../lambda/connect-sink.ts';
@@ -38,15 +38,19 @@ export interface AsOfResult {
 
 const EXAMPLE = '{"table": "costs", "at": "2026-10-03T00:00:00Z"}';
 
-function day(fields: Record<string, unknown>, key: string): string | undefined {
+function day(fields: Record<string, unknown>, key: string, now: Date): string | undefined {
   const value = fields[key];
   if (value === undefined) return undefined;
-  if (!isIsoDate(value))
-    throw new EventError('EVENT_BAD_DATE', `"${key}" must be YYYY-MM-DD (got ${JSON.stringify(value)})`);
-  return value;
+  const named = eventDay(value, now);
+  if (named === undefined)
+    throw new EventError(
+      'EVENT_BAD_DATE',
+      `"${key}" must be a day as ${DAY_FORMS} (got ${JSON.stringify(value)})`,
+    );
+  return named;
 }
 
-function parseAsOf(input: unknown): AsOfRequest {
+function parseAsOf(input: unknown, now: Date): AsOfRequest {
   const fields = eventFields(input, ['table', 'at', 'from', 'to'], EXAMPLE) ?? {};
   const table = fields.table;
   if (typeof table !== 'string' || !(table in TABLES)) {
@@ -63,7 +67,7 @@ function parseAsOf(input: unknown): AsOfRequest {
       `"at" must be an ISO 8601 instant such as 2026-10-03T00:00:00Z (got ${JSON.stringify(fields.at)})`,
     );
   }
-  return { table, at, from: day(fields, 'from'), to: day(fields, 'to') };
+  return { table, at, from: day(fields, 'from', now), to: day(fields, 'to', now) };
 }
 
 /** A row as JSON: instants as ISO text, big integers as numbers. */
@@ -80,7 +84,7 @@ export const asOf: Face<{ readonly sink: Sink }, AsOfRequest, AsOfResult> = {
   label: 'as-of',
   needs: 'sink',
   connect: connectSink,
-  parse: (input) => parseAsOf(input),
+  parse: (input, _settings, now) => parseAsOf(input, now),
   run: async ({ sink }, { table, at, from, to }) => {
     const spec = TABLES[table]!;
     const dayOf = (p: Record<string, string>) =>

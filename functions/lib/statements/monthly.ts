@@ -1,7 +1,7 @@
 // The statements function's run: for each month asked, once Cloudforet has confirmed it (every
 // unified-cost manifest of the month says so), archive each workspace's statement, or a revision
 // beside it when the month was restated since (publish.ts). An unconfirmed month writes nothing.
-import { addDays, utcDay } from '../dates.ts';
+import { addDays, eventMonth, MONTH_FORMS, utcDay } from '../dates.ts';
 import { MANIFESTS_DIR, manifestPrefix, partitionManifestPrefix, STATEMENTS } from '../destination/layout.ts';
 import { parseManifest } from '../destination/manifest.ts';
 import { EventError } from '../errors.ts';
@@ -161,7 +161,8 @@ export function parseStatementsEvent(
   now: Date,
   opts: { readonly workingCopies?: boolean } = {},
 ): StatementsRequest {
-  const fields = eventFields(event, ['month', 'currency'], '{"month": "2026-01", "currency": "USD"}') ?? {};
+  const fields =
+    eventFields(event, ['month', 'currency'], '{"month": "this-month-1", "currency": "USD"}') ?? {};
   const currency = fields.currency ?? 'USD';
   if (typeof currency !== 'string' || !(SUPPORTED_CURRENCIES as readonly string[]).includes(currency)) {
     throw new EventError(
@@ -170,31 +171,23 @@ export function parseStatementsEvent(
     );
   }
   const thisMonth = utcDay(now).slice(0, 7);
-  if (opts.workingCopies) {
-    const month = fields.month;
+  if (opts.workingCopies && fields.month === undefined) {
+    throw new EventError('EVENT_BAD_MONTH', `"month" is required: give the month as ${MONTH_FORMS}`);
+  }
+  if (fields.month !== undefined) {
+    const month = eventMonth(fields.month, now);
     if (month === undefined) {
       throw new EventError(
         'EVENT_BAD_MONTH',
-        '"month" is required: give the month as YYYY-MM, e.g. "2026-01"',
+        `"month" must be ${opts.workingCopies ? 'a month' : 'a past month'} as ${MONTH_FORMS}` +
+          `${/^\d{4}-\d$/.test(String(fields.month)) ? ', two digits for the month' : ''} (got ${JSON.stringify(fields.month)})`,
       );
     }
-    if (typeof month !== 'string' || !MONTH.test(month)) {
-      throw new EventError('EVENT_BAD_MONTH', `"month" must be YYYY-MM (got ${JSON.stringify(month)})`);
-    }
-    return { months: [month], currency, workingCopies: true };
-  }
-  if (fields.month !== undefined) {
-    const month = fields.month;
-    if (typeof month !== 'string' || !MONTH.test(month)) {
-      throw new EventError(
-        'EVENT_BAD_MONTH',
-        `"month" must be a past month as YYYY-MM, two digits for the month (got ${JSON.stringify(month)})`,
-      );
-    }
+    if (opts.workingCopies) return { months: [month], currency, workingCopies: true };
     if (month >= thisMonth) {
       throw new EventError(
         'EVENT_BAD_MONTH',
-        `"month" must be a past month as YYYY-MM (got ${JSON.stringify(month)}): ${month === thisMonth ? 'the current month is never confirmed' : `${month} has not ended`}`,
+        `"month" must be a past month (got ${JSON.stringify(fields.month)}): ${month === thisMonth ? 'the current month is never confirmed' : `${month} has not ended`}`,
       );
     }
     return { months: [month], currency };
@@ -206,5 +199,3 @@ export function parseStatementsEvent(
   }
   return { months: months.reverse(), currency, followRestated: true };
 }
-
-const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;

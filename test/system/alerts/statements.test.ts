@@ -178,7 +178,7 @@ describe('statements', () => {
     ];
 
     expect(codes).toEqual([2, 2]);
-    expect(bad.err()).toContain('--month must be YYYY-MM');
+    expect(bad.err()).toContain('--month must be a month as "YYYY-MM", or "this-month"');
     expect(none.err()).toContain('no unified costs of 2001-01');
   });
 });

@@ -70,6 +70,21 @@ describe('an account-routed data source', () => {
     expect(answer.results.reduce((n, r) => n + r.n, 0)).toBe(listed.length);
   });
 
+  it('a run reads the account links once: its units map rows through the links its plan read', async () => {
+    sim.resetRequestLog();
+
+    const run = await costs(join(dir, 'links-once'));
+
+    expect(run.code).toBe(0);
+    expect(run.summary.written).toBe(6);
+    const asked = sim.requests
+      .filter((r) => r.path === '/cost-analysis/data-source-account/list')
+      .map((r) => JSON.stringify(r.body));
+    expect(asked.length).toBeGreaterThan(0);
+    // Each page of the listing asked once: a second read would ask its first page again.
+    expect(new Set(asked).size).toBe(asked.length);
+  });
+
   it('exported twice: the second run lists no page, rewrites nothing and appends no restatement', async () => {
     const out = join(dir, 'twice');
     const first = await costs(out);

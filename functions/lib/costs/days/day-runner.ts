@@ -3,7 +3,7 @@
 import { attemptUnit, type UnitFailureInfo } from '../../export/unit-attempts.ts';
 import type { Logger } from '../../log.ts';
 import type { PlannedUnit } from '../planning/plan-units.ts';
-import { type DataSourceInfo, virtualWorkspaceMap } from '../sources/data-sources.ts';
+import { type AccountLinks, type DataSourceInfo, virtualWorkspaceMap } from '../sources/data-sources.ts';
 import { type CostUnitDeps, type CostUnitResult, exportCostUnit } from './export-day.ts';
 import { restating } from './restatements.ts';
 
@@ -19,17 +19,22 @@ export type UnitExecutorDeps = Omit<CostUnitDeps, 'workspaceOfVirtual' | 'syncSt
   readonly unitAttempts?: number;
 };
 
-/** Exports one planned unit with bounded retries; shared by the inline run and the Step Functions worker. */
+/**
+ * Exports one planned unit with bounded retries; shared by the inline run and the Step Functions
+ * worker. `links`: the account links the run's plan read, where this process planned; read here
+ * otherwise (a unit of the state machine's Map runs in an invocation of its own).
+ */
 export async function unitExecutor(
   deps: UnitExecutorDeps,
   dataSources: readonly DataSourceInfo[],
+  links?: AccountLinks,
 ): Promise<{
   /** pagingDone: called when the unit's (first attempt's) last page has come. */
   run(unit: PlannedUnit, pagingDone?: () => void): Promise<CostUnitResult | UnitFailure>;
   retries(): number;
 }> {
   const byId = new Map(dataSources.map((d) => [d.id, d]));
-  const workspaceOfVirtual = await virtualWorkspaceMap(deps.client);
+  const workspaceOfVirtual = links ?? (await virtualWorkspaceMap(deps.client));
   const unitDeps: CostUnitDeps = { ...deps, workspaceOfVirtual, syncStamps: new Map() };
   let retries = 0;
   const run = async (

@@ -24,7 +24,12 @@ import { planCostExport } from '../planning/plan-export.ts';
 import { jobMarksOf, warnAboutSources } from '../planning/plan-notes.ts';
 import type { PlannedUnit } from '../planning/plan-units.ts';
 import { clampToRetention } from '../planning/retention.ts';
-import { checkNoneListed, listDataSources, selectDataSources } from '../sources/data-sources.ts';
+import {
+  type AccountLinks,
+  checkNoneListed,
+  listDataSources,
+  selectDataSources,
+} from '../sources/data-sources.ts';
 import {
   changedDaysByMonth,
   exportUnifiedMonths,
@@ -42,6 +47,13 @@ export interface CostJobStep {
   skip(env: CostJobEnv, job: CostJob): Omit<SkippedStep, 'step'> | undefined;
   run(env: CostJobEnv, job: CostJob): Promise<void>;
 }
+
+/**
+ * The account links the plan read, for the units this process runs after it (the inline form):
+ * units map rows through the links their plan compared with, and data-source-account/list is read
+ * once a run. Not in the job's JSON: a state of the state machine, loading the job, reads them.
+ */
+const linksOfPlan = new WeakMap<CostJob, AccountLinks>();
 
 /** The run was stopped by its signal (SIGINT, SIGTERM, the deadline). */
 const stopped = (env: CostJobEnv) => env.signal?.aborted === true;
@@ -93,6 +105,7 @@ export const COST_JOB: readonly CostJobStep[] = [
         skippedSyncInProgress: plan.skippedSyncing,
       });
       warnAboutSources(env.log, plan);
+      linksOfPlan.set(job, plan.workspaceOf);
       job.window = window;
       job.plan = {
         units: plan.units,
@@ -133,7 +146,7 @@ export const COST_JOB: readonly CostJobStep[] = [
       // came (a failed commit) pages again without a place: rare, and bounded by the units running.
       const concurrency = env.concurrency ?? 4;
       const paging = new Gate(concurrency);
-      const exec = await unitExecutor(env, job.dataSources);
+      const exec = await unitExecutor(env, job.dataSources, linksOfPlan.get(job));
       let rows = 0;
       await forEachLimit(units, concurrency + 1, async (unit) => {
         const leave = await paging.enter();
@@ -392,7 +405,7 @@ async function repairBookkeeping(env: CostJobEnv, report: VerifyReport): Promise
 
 /** Units exported again after planning (their objects or manifests not what they should be). */
 async function exportRepairs(env: CostJobEnv, job: CostJob, repairs: readonly PlannedUnit[]): Promise<void> {
-  const exec = await unitExecutor(env, job.dataSources);
+  const exec = await unitExecutor(env, job.dataSources, linksOfPlan.get(job));
   for (const unit of repairs) {
     const outcome = await exec.run(unit, () => undefined);
     if ('code' in outcome) job.failures.push(outcome);

@@ -5,7 +5,7 @@ import { daysBetween } from '../../dates.ts';
 import { parseManifest } from '../../destination/manifest.ts';
 import { forEachLimit } from '../../pool.ts';
 import type { Sink } from '../../storage/sink.ts';
-import { type DataSourceInfo, virtualWorkspaceMap } from '../sources/data-sources.ts';
+import { type AccountLinks, type DataSourceInfo, virtualWorkspaceMap } from '../sources/data-sources.ts';
 import { costManifestKey, costManifestPrefix } from '../sources/day-keys.ts';
 import { canonicalGroups, type WorkspaceOfVirtual } from '../sources/fingerprint.ts';
 import { type DayStat, dayStats, listSyncJobs, type SyncJob } from '../sources/source-state.ts';
@@ -66,6 +66,8 @@ export interface CostExportPlan extends CostPlan {
   readonly reexamined: ReadonlyMap<string, readonly string[]>;
   /** Published objects that are not what their manifest describes: re-exported as repairs. */
   readonly damaged: readonly DamagedUnit[];
+  /** The account links the plan keyed both sides through: the run's units map rows through them too. */
+  readonly workspaceOf: AccountLinks;
 }
 
 export async function planCostExport(
@@ -126,6 +128,7 @@ export async function planCostExport(
   return {
     ...plan,
     damaged,
+    workspaceOf,
     units: plan.units.map((u) => withAnalyzed(u, source)),
     jobsReadAt: now.toISOString(),
     jobs,
