@@ -70,6 +70,7 @@ function describeCosts(s: CostRunSummary & { scope: string }): string[] {
       : []),
     ...(s.costReports ? [describeReports(s.costReports)] : []),
     ...(s.interrupted ? [`  INTERRUPTED: ${s.notStarted} units not started; rerun to finish`] : []),
+    ...describeLeft(s.stepsLeft),
     ...(s.notSynced.length > 0
       ? [
           `  ${s.notSynced.length} days not synced yet by Cloudforet (sync job ${[...new Set(s.notSynced.map((d) => d.jobId))].join(', ')} ` +
@@ -107,7 +108,16 @@ function describeCompaction(c: CostRunSummary['compaction']): string[] {
   ]);
 }
 
+/** The steps left for the next run, a line for each reason. */
+function describeLeft(left: CostRunSummary['stepsLeft']): string[] {
+  const byWhy = new Map<string, string[]>();
+  for (const l of left) byWhy.set(l.why, [...(byWhy.get(l.why) ?? []), l.step]);
+  return [...byWhy].map(([why, steps]) => `  LEFT for the next run: ${steps.join(', ')}: ${why}`);
+}
+
 function describeUnified(u: CostRunSummary['unifiedCosts']): string[] {
+  // No scope: the step did not run (stopped, or left for the next run: stepsLeft says which).
+  if (u.scope === '') return [];
   const months = u.months.map((m) => `${m.month} ${m.rows} rows${m.isConfirmed ? ' (confirmed)' : ''}`);
   return [
     `  unified costs (${u.scope}): ${months.join(', ') || 'none'}`,

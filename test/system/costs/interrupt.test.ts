@@ -125,6 +125,11 @@ describe('interrupted local runs', () => {
       expect(stopped.stdout).toContain('1 failed, 1 not started');
       expect(stopped.stdout).toContain(`stopped before it finished (interrupted by ${signal})`);
       expect(stopped.stdout).toContain('[UNIT_INTERRUPTED]');
+      // The steps after the units say they were left, and no step prints an empty figure.
+      expect(stopped.stdout).toContain(
+        `LEFT for the next run: unified, focus, compaction: the run was stopped (interrupted by ${signal})`,
+      );
+      expect(stopped.stdout).not.toContain('unified costs ()');
       expect(stopped.left).toEqual([]);
       expect(await globRows(out)).toBe(truthRows());
     },
