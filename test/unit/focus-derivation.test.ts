@@ -112,8 +112,10 @@ describe('FOCUS rows derived from the published costs objects', () => {
       ).toBeCloseTo(costSum, 9);
       if (isAzure) {
         azure++;
-        // Azure's cost is pay-as-you-go, above what was invoiced: the two totals differ.
-        expect(focusSum).toBeLessThan(costSum);
+        // Azure's cost is pay-as-you-go, where the invoice (Actual Cost) has reservation
+        // discounts below it and reservation purchases above it (on some days): the totals differ,
+        // either way round (2026-11-29's purchases put the invoice above).
+        expect(Math.abs(focusSum - costSum)).toBeGreaterThan(1e-6);
       } else expect(focusSum).toBeCloseTo(costSum, 9);
     }
     expect(azure).toBe(2);
