@@ -2,6 +2,11 @@
 
 const DAY_MS = 86_400_000;
 
+/** A month as YYYY-MM, its month 01-12. */
+export function isIsoMonth(value: unknown): value is string {
+  return typeof value === 'string' && /^\d{4}-(0[1-9]|1[0-2])$/.test(value);
+}
+
 export function isIsoDate(value: unknown): value is string {
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
   const at = new Date(`${value}T00:00:00Z`);
@@ -61,8 +66,8 @@ export const MONTH_FORMS = '"YYYY-MM", or "this-month" or "this-month-N" (N mont
  * else, undefined.
  */
 export function eventMonth(value: unknown, now: Date): string | undefined {
+  if (isIsoMonth(value)) return value;
   if (typeof value !== 'string') return undefined;
-  if (/^\d{4}-(0[1-9]|1[0-2])$/.test(value)) return value;
   const relative = /^this-month(?:-(\d{1,3}))?$/.exec(value);
   if (!relative) return undefined;
   const back = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - Number(relative[1] ?? 0), 1));

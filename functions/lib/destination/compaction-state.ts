@@ -11,6 +11,7 @@
 // its costs day) marks the month with an object of its own (markCompactionDirty), which no other
 // write can lose; the next run lowers the state below it and the compaction step compacts it again.
 // The line holds no time: lowered for a day that then failed, and raised again, it is the same bytes.
+import { isIsoMonth } from '../dates.ts';
 import { forEachLimit } from '../pool.ts';
 import type { Sink } from '../storage/sink.ts';
 import { type DayNow, dailyManifestKey, type HeldDay, unprovenDrops } from './day-drops.ts';
@@ -61,7 +62,7 @@ export function parseCompactionState(text: string): CompactionStateRead {
   }
   const month = state.through_month;
   if (month === null && state.through_date === null) return { through: undefined };
-  if (typeof month !== 'string' || !/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) {
+  if (!isIsoMonth(month)) {
     return {
       through: undefined,
       unreadable: `through_month is ${JSON.stringify(month)}, not YYYY-MM or null`,
